@@ -1,0 +1,19 @@
+/**
+ * @pontis/core: the plugin contract, the registry, chain config loading, the error catalog and
+ * amount helpers shared by every Pontis package.
+ */
+
+// The HTTP shapes of both services, generated from openapi/*.yaml (never edited by hand).
+export type * as IntentsApi from '../../../generated/intents/types.gen.js'
+export type * as OracleApi from '../../../generated/oracle/types.gen.js'
+export * from './amounts.js'
+export * from './chains.js'
+export * from './config.js'
+export * from './config-error.js'
+export * from './config-schema.js'
+export * from './errors.js'
+export * from './logger.js'
+export * from './plugin.js'
+export * from './registry.js'
+export * from './semver.js'
+export { createAjv, type JsonSchema, joinPath, type ValidationIssue } from './validation.js'

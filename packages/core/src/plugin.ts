@@ -1,0 +1,397 @@
+/**
+ * The plugin contract. A VM-family plugin is a package whose default export is
+ * `definePlugin({...})`; the registry turns each configured chain of that family into a
+ * `ChainAdapter` through it. Core and the services only ever talk to adapters, so nothing outside
+ * a plugin needs to know what family a chain is.
+ */
+
+import type { ChainConfig } from './chains.js'
+import { deepFreeze } from './deep-freeze.js'
+import { PontisError } from './errors.js'
+import type { Logger } from './logger.js'
+import { assertValidRange } from './semver.js'
+import type { JsonSchema } from './validation.js'
+
+/** The version of this contract. A plugin's `coreApi` range must include it. */
+export const CORE_API_VERSION = '1.0.0'
+
+/** The families this interface knows: EVM, Solana VM, Bitcoin, Lighter, Hyperliquid, Tron, TON. */
+export type KnownVmType = 'evm' | 'svm' | 'bvm' | 'lvm' | 'hypevm' | 'tvm' | 'tonvm'
+
+/** The known families, in the order above. */
+export const KNOWN_VM_TYPES: readonly KnownVmType[] = Object.freeze([
+  'evm',
+  'svm',
+  'bvm',
+  'lvm',
+  'hypevm',
+  'tvm',
+  'tonvm',
+])
+
+/** A family id: a known one, or any lower-case word a plugin author picks for a new family. */
+export type VmType = KnownVmType | (string & {})
+
+// ------------------------------------------------------------------------------------------------
+// identity
+
+/**
+ * What an address is for. It picks the error code (`recipient` → INVALID_RECIPIENT, anything
+ * else → INVALID_ADDRESS) and words the message, so a client knows which field was wrong.
+ */
+export type AddressRole =
+  | 'user'
+  | 'recipient'
+  | 'refundTo'
+  | 'recoveryAddress'
+  | 'referrerAddress'
+  | 'appFeeRecipient'
+  | 'depositFeePayer'
+  | 'depositor'
+  | 'solver'
+  | 'contract'
+  | 'address'
+
+/** What a currency id is for: `input`/`output` pick INVALID_INPUT/OUTPUT_CURRENCY, `currency` UNSUPPORTED_CURRENCY. */
+export type CurrencyRole = 'input' | 'output' | 'currency'
+
+/** Required of every family: recognise and normalise its own addresses and currency ids. */
+export interface IdentityCapability {
+  /**
+   * The canonical form of `address` (EVM: EIP-55 checksummed), the one stored and compared.
+   * @throws PontisError INVALID_RECIPIENT (role `recipient`) or INVALID_ADDRESS (other roles)
+   * with a message naming the role and the value; {@link invalidAddressError} builds it.
+   */
+  normalizeAddress(address: string, role: AddressRole): string
+  /** True when `normalizeAddress` would accept `address`. Never throws. */
+  isValidAddress(address: string): boolean
+  /**
+   * The canonical form of a currency id (EVM: checksummed token address; the native currency is
+   * `0x` followed by 40 zeros).
+   * @throws PontisError per {@link CurrencyRole}; {@link invalidCurrencyError} builds it.
+   */
+  normalizeCurrency(currencyId: string, role?: CurrencyRole): string
+  /** The canonical id of the chain's native currency. */
+  readonly nativeCurrencyId: string
+}
+
+// ------------------------------------------------------------------------------------------------
+// quoting (filled in by later work; shapes kept minimal and family-neutral)
+
+/** A cost in the chain's native currency, smallest unit. */
+export interface CostEstimate {
+  readonly currencyId: string
+  readonly amount: bigint
+  /** Gas, compute units, vbytes…: the family's own unit, when it has one. */
+  readonly units?: bigint
+  /** Price per unit in `currencyId`, when it has one. */
+  readonly unitPrice?: bigint
+}
+
+/** Estimate what depositing `amount` of `currencyId` costs the depositor on this (origin) chain. */
+export interface OriginCostRequest {
+  readonly depositor: string
+  readonly currencyId: string
+  readonly amount: bigint
+}
+
+/** Estimate what paying `amount` of `currencyId` to `recipient` costs the solver on this chain. */
+export interface FillCostRequest {
+  readonly recipient: string
+  readonly currencyId: string
+  readonly amount: bigint
+}
+
+/** The deposit a user must make on this chain for one request. */
+export interface DepositStepsRequest {
+  /** The request id the deposit is tagged with (32-byte hex). */
+  readonly requestId: string
+  readonly depositor: string
+  readonly currencyId: string
+  readonly amount: bigint
+  /** Depository to pay into; default the chain's `protocol.v2.depository`. */
+  readonly depository?: string
+}
+
+/** One item the user acts on: a transaction to send or a payload to sign. */
+export interface PreparedStepItem {
+  readonly kind: 'transaction' | 'signature'
+  /** The item's `data` as served in a quote step (family-specific shape: EVM tx, PSBT, …). */
+  readonly data: Readonly<Record<string, unknown>>
+}
+
+/** A quote step built by the family, e.g. `approve` then `deposit`. */
+export interface PreparedStep {
+  /** Step id, e.g. `approve`, `deposit`. */
+  readonly id: string
+  readonly action: string
+  readonly description: string
+  readonly items: readonly PreparedStepItem[]
+}
+
+/** Size of a built transaction against the family's limit, for families that have one. */
+export interface TransactionSizeCheck {
+  readonly sizeBytes: number
+  readonly limitBytes: number
+  readonly fits: boolean
+}
+
+/** Pricing and step building on this chain. */
+export interface QuotingCapability {
+  estimateOriginCost(request: OriginCostRequest): Promise<CostEstimate>
+  estimateFillCost(request: FillCostRequest): Promise<CostEstimate>
+  buildDepositSteps(request: DepositStepsRequest): Promise<readonly PreparedStep[]>
+  /** Only for families with a transaction size limit (SVM: 1232 bytes). */
+  checkTransactionSize?(step: PreparedStep): TransactionSizeCheck
+}
+
+// ------------------------------------------------------------------------------------------------
+// reading (facts the oracle signs and the indexer uses)
+
+/** Where a transaction stands. */
+export type TransactionState = 'not_found' | 'pending' | 'success' | 'reverted'
+
+/** The facts of one kind found in one transaction, with the transaction's state. */
+export interface TransactionFacts<Fact> {
+  readonly transactionId: string
+  readonly state: TransactionState
+  /** True once the family's finality rule (confirmations, finalized slot…) is met. */
+  readonly final: boolean
+  readonly blockNumber?: bigint
+  readonly facts: readonly Fact[]
+}
+
+/** A deposit into a depository. */
+export interface DepositFact {
+  /** Position inside the transaction (log index, output index…). */
+  readonly index: number
+  readonly depository: string
+  /** The id the deposit was tagged with (32-byte hex). */
+  readonly depositId: string
+  readonly depositor: string
+  readonly currencyId: string
+  readonly amount: bigint
+}
+
+/** A payment tagged with an order id: a solver fill or refund. */
+export interface PayoutFact {
+  readonly index: number
+  readonly orderId: string
+  readonly recipient: string
+  readonly currencyId: string
+  readonly amount: bigint
+}
+
+/** State of a depository withdrawal. */
+export interface WithdrawalFact {
+  readonly withdrawalId: string
+  readonly depository: string
+  readonly status: 'pending' | 'executed' | 'expired'
+}
+
+/** Reading chain state as facts. */
+export interface ReadingCapability {
+  readDeposits(transactionId: string): Promise<TransactionFacts<DepositFact>>
+  readFills(transactionId: string): Promise<TransactionFacts<PayoutFact>>
+  readRefunds(transactionId: string): Promise<TransactionFacts<PayoutFact>>
+  readWithdrawal(withdrawalId: string, depository: string): Promise<WithdrawalFact>
+  /** Balance of `owner` in `currencyId`, smallest unit. */
+  readBalance(owner: string, currencyId: string): Promise<bigint>
+}
+
+// ------------------------------------------------------------------------------------------------
+// filling (reference solver)
+
+/** A payment the solver makes, tagged with the order it settles. */
+export interface PayoutRequest {
+  readonly orderId: string
+  readonly recipient: string
+  readonly currencyId: string
+  readonly amount: bigint
+}
+
+/** A transaction handed to the chain; follow it with `reading`. */
+export interface SubmittedTransaction {
+  readonly transactionId: string
+}
+
+/** Paying out and refunding on this chain, for the reference solver. */
+export interface FillingCapability {
+  payOut(request: PayoutRequest): Promise<SubmittedTransaction>
+  refund(request: PayoutRequest): Promise<SubmittedTransaction>
+}
+
+// ------------------------------------------------------------------------------------------------
+// adapter and plugin
+
+/**
+ * When a chain's facts count as final. The indexer and the oracle read it instead of knowing
+ * families: `fast` attestations wait for `fastConfirmations`, `slow` ones for `slowConfirmations`
+ * and, when the chain has a finalized checkpoint, for that too.
+ */
+export interface FinalityPolicy {
+  readonly fastConfirmations: number
+  /** At least `fastConfirmations`. */
+  readonly slowConfirmations: number
+  readonly slowRequiresFinalized: boolean
+}
+
+/** Everything one chain can do, grouped by capability. `identity` and `finality` are required. */
+export interface ChainAdapter {
+  readonly identity: IdentityCapability
+  readonly finality: FinalityPolicy
+  readonly quoting?: QuotingCapability
+  readonly reading?: ReadingCapability
+  readonly filling?: FillingCapability
+  /** Releases connections and timers; called once when the registry closes. */
+  close?(): Promise<void>
+}
+
+/** What a plugin gets besides the chain's config. */
+export interface AdapterContext {
+  /** Already tagged with the chain id and name. */
+  readonly logger: Logger
+  /** The `ENVIRONMENT` in use (`local`, `testnet`, `mainnet`, …). */
+  readonly environment: string
+}
+
+/** What a plugin author writes. */
+export interface PluginDefinition<Config> {
+  /** The family this plugin serves; must match its key under `plugins` in the chains file. */
+  readonly vmType: VmType
+  /** Package name, e.g. `@pontis/plugin-evm`. */
+  readonly name: string
+  /** Semver range of core API versions this plugin works with, e.g. `^1.0.0`. */
+  readonly coreApi: string
+  /** JSON Schema (2020-12) of a chain entry's `plugin` options; its defaults are applied. */
+  readonly configSchema: JsonSchema
+  /** Turns one chain's config into its adapter. */
+  createAdapter(chain: ChainConfig<Config>, context: AdapterContext): ChainAdapter | Promise<ChainAdapter>
+}
+
+// Symbol.for, so a plugin that resolved its own copy of core is still recognised.
+const PLUGIN_BRAND = Symbol.for('@pontis/core/plugin')
+
+/** A plugin made by {@link definePlugin}: frozen, branded, checked. */
+export interface PontisPlugin<Config = unknown> extends PluginDefinition<Config> {
+  readonly [PLUGIN_BRAND]: true
+}
+
+const VM_TYPE = /^[a-z][a-z0-9-]*$/
+
+/**
+ * Declares a plugin. Checks the definition now, so a mistake fails in the plugin's own tests
+ * rather than at an operator's start-up.
+ * @throws TypeError naming the member that is wrong.
+ */
+export function definePlugin<Config>(definition: PluginDefinition<Config>): PontisPlugin<Config> {
+  const label = typeof definition?.name === 'string' ? `plugin '${definition.name}'` : 'plugin'
+  if (typeof definition !== 'object' || definition === null) {
+    throw new TypeError('definePlugin needs an object { vmType, name, coreApi, configSchema, createAdapter }')
+  }
+  if (typeof definition.name !== 'string' || definition.name.trim() === '') {
+    throw new TypeError('definePlugin: name must be a non-empty string (the package name)')
+  }
+  if (typeof definition.vmType !== 'string' || !VM_TYPE.test(definition.vmType)) {
+    throw new TypeError(
+      `${label}: vmType must be a lower-case word such as 'evm', got ${JSON.stringify(definition.vmType)}`,
+    )
+  }
+  try {
+    assertValidRange(definition.coreApi)
+  } catch (error) {
+    throw new TypeError(
+      `${label}: coreApi must be a semver range such as '^1.0.0': ${(error as Error).message}`,
+    )
+  }
+  const schema: unknown = definition.configSchema
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    throw new TypeError(`${label}: configSchema must be a JSON Schema object`)
+  }
+  if (typeof definition.createAdapter !== 'function') {
+    throw new TypeError(`${label}: createAdapter must be a function`)
+  }
+  const createAdapter = definition.createAdapter
+  return Object.freeze({
+    vmType: definition.vmType,
+    name: definition.name,
+    coreApi: definition.coreApi,
+    configSchema: deepFreeze(structuredClone(definition.configSchema)),
+    createAdapter: (chain: ChainConfig<Config>, context: AdapterContext) =>
+      createAdapter.call(definition, chain, context),
+    [PLUGIN_BRAND]: true as const,
+  })
+}
+
+/** True for a value made by {@link definePlugin} (by this or another copy of core). */
+export function isPontisPlugin(value: unknown): value is PontisPlugin {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[PLUGIN_BRAND] === true &&
+    Object.isFrozen(value)
+  )
+}
+
+// ------------------------------------------------------------------------------------------------
+// helpers for plugin authors, so every family words its errors the same way
+
+const MAX_ECHOED_LENGTH = 100
+
+function echo(value: unknown): string {
+  const text = typeof value === 'string' ? value : String(value)
+  return text.length > MAX_ECHOED_LENGTH ? `${text.slice(0, MAX_ECHOED_LENGTH)}…` : text
+}
+
+/** A chain as error messages name it. */
+export interface ChainLabel {
+  readonly id: number
+  readonly displayName: string
+}
+
+/**
+ * The error `normalizeAddress` throws: INVALID_RECIPIENT for role `recipient`, else INVALID_ADDRESS.
+ * Message: `recipient '0x12' is not a valid address on Base (8453): expected …`.
+ */
+export function invalidAddressError(
+  role: AddressRole,
+  address: unknown,
+  reason: string,
+  chain?: ChainLabel,
+): PontisError {
+  const where = chain === undefined ? '' : ` on ${chain.displayName} (${chain.id})`
+  return new PontisError(
+    role === 'recipient' ? 'INVALID_RECIPIENT' : 'INVALID_ADDRESS',
+    `${role} '${echo(address)}' is not a valid address${where}: ${reason}`,
+    { role, address: echo(address), ...(chain === undefined ? {} : { chainId: chain.id }) },
+  )
+}
+
+/**
+ * The error `normalizeCurrency` throws: INVALID_INPUT_CURRENCY, INVALID_OUTPUT_CURRENCY or
+ * UNSUPPORTED_CURRENCY by role, with a message naming the value and the chain.
+ */
+export function invalidCurrencyError(
+  role: CurrencyRole,
+  currencyId: unknown,
+  reason: string,
+  chain?: ChainLabel,
+): PontisError {
+  const code =
+    role === 'input'
+      ? 'INVALID_INPUT_CURRENCY'
+      : role === 'output'
+        ? 'INVALID_OUTPUT_CURRENCY'
+        : 'UNSUPPORTED_CURRENCY'
+  const noun = role === 'currency' ? 'currency' : `${role} currency`
+  const where = chain === undefined ? '' : ` on ${chain.displayName} (${chain.id})`
+  return new PontisError(
+    code,
+    `${noun} '${echo(currencyId)}' is not a valid currency id${where}: ${reason}`,
+    {
+      role,
+      currency: echo(currencyId),
+      ...(chain === undefined ? {} : { chainId: chain.id }),
+    },
+  )
+}

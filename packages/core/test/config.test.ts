@@ -1,0 +1,311 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the config files' placeholders are written like template strings
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import {
+  ConfigError,
+  findConfigDir,
+  hubSigningDomain,
+  listEnvironments,
+  loadChainsConfig,
+  resolvePlaceholders,
+  toPublicChainRecord,
+} from '../src/index.js'
+
+const here = fileURLToPath(new URL('.', import.meta.url))
+const fixtureConfigs = join(here, 'fixtures', 'configs')
+
+/** A minimal valid chain entry for files written by tests. */
+const chain = (overrides: Record<string, unknown> = {}) => ({
+  id: 7001,
+  name: 'alpha',
+  displayName: 'Alpha',
+  vmType: 'testvm',
+  currency: { id: 'alp', symbol: 'ALP', name: 'Alpha coin', address: 'native', decimals: 9 },
+  rpc: { url: 'http://127.0.0.1:9001' },
+  ...overrides,
+})
+const hub = {
+  hub: {
+    chainId: 7001,
+    name: 'alpha',
+    oracleContract: '0x00000000000000000000000000000000000000aa',
+    domain: { name: 'PontisOracle', version: '1' },
+  },
+}
+const files = (environment: string, chains: unknown, hubFile: unknown = hub) => ({
+  [`chains.${environment}.json`]: typeof chains === 'string' ? chains : JSON.stringify(chains, null, 2),
+  [`chains.hub.${environment}.json`]: typeof hubFile === 'string' ? hubFile : JSON.stringify(hubFile),
+})
+
+/** The ConfigError a promise rejects with; anything else fails the test. */
+async function configError(promise: Promise<unknown>): Promise<ConfigError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  )
+  if (!(error instanceof ConfigError)) throw new Error(`expected a ConfigError, got ${String(error)}`)
+  return error
+}
+
+t.test('loads the fixture environment with defaults applied and placeholders resolved', async (t) => {
+  const config = await loadChainsConfig({ configDir: fixtureConfigs, environment: 'dev', env: {} })
+  t.equal(config.environment, 'dev')
+  t.equal(config.chainsFile, join(fixtureConfigs, 'chains.dev.json'))
+  t.equal(config.hubFile, join(fixtureConfigs, 'chains.hub.dev.json'))
+  t.same(config.plugins, { testvm: '../plugins/test-family.ts' })
+  t.same(
+    config.chains.map((entry) => entry.id),
+    [7001, 7002],
+  )
+  const [alpha, beta] = config.chains
+  t.equal(alpha?.rpc.url, 'http://127.0.0.1:9001', 'default used')
+  t.same(alpha?.rpc.headers, { 'x-api-key': 'none' })
+  t.equal(alpha?.depositEnabled, true, 'depositEnabled defaults to true')
+  t.equal(alpha?.disabled, false, 'disabled defaults to false')
+  t.equal(beta?.disabled, true, 'explicit value kept')
+  t.equal(config.hub.oracleContract, '0x00000000000000000000000000000000000000aa')
+  t.ok(Object.isFrozen(config.chains[0]), 'the loaded config is frozen')
+})
+
+t.test('ENVIRONMENT picks the files; variables override defaults', async (t) => {
+  const config = await loadChainsConfig({
+    configDir: fixtureConfigs,
+    env: {
+      ENVIRONMENT: 'dev',
+      ALPHA_RPC_URL: 'https://alpha.example/rpc',
+      DEV_ORACLE: `0x${'b'.repeat(40)}`,
+    },
+  })
+  t.equal(config.environment, 'dev')
+  t.equal(config.chains[0]?.rpc.url, 'https://alpha.example/rpc')
+  t.equal(config.hub.oracleContract, `0x${'b'.repeat(40)}`)
+})
+
+t.test('the environment defaults to local', async (t) => {
+  const dir = t.testdir(files('local', { plugins: {}, chains: [] }))
+  const config = await loadChainsConfig({ configDir: dir, env: {} })
+  t.equal(config.environment, 'local')
+  t.same(config.chains, [])
+})
+
+t.test('every missing variable is named, with the file, the JSON path and the chain', async (t) => {
+  const error = await configError(
+    loadChainsConfig({ configDir: fixtureConfigs, environment: 'staging', env: {} }),
+  )
+  t.same([...error.missingVariables].sort(), [
+    'DELTA_RPC_URL',
+    'GAMMA_FALLBACK_RPC_URL',
+    'GAMMA_RPC_URL',
+    'STAGING_ORACLE_ADDRESS',
+  ])
+  t.match(error.message, "environment 'staging': 4 environment variables are not set")
+  t.match(
+    error.message,
+    /chains\.staging\.json: GAMMA_RPC_URL is not set \(used at chains\[0\]\.rpc\.url \(chain 7101 gamma\)\)/,
+  )
+  t.match(
+    error.message,
+    'GAMMA_FALLBACK_RPC_URL is not set (used at chains[0].rpc.fallbackUrls[0] (chain 7101 gamma))',
+  )
+  t.match(error.message, 'DELTA_RPC_URL is not set (used at chains[1].rpc.url (chain 7102 delta))')
+  t.match(
+    error.message,
+    /chains\.hub\.staging\.json: STAGING_ORACLE_ADDRESS is not set \(used at hub\.oracleContract\)/,
+  )
+  const issue = error.issues.find((item) => item.message.startsWith('DELTA_RPC_URL'))
+  t.equal(issue?.file, join(fixtureConfigs, 'chains.staging.json'))
+  t.equal(issue?.path, 'chains[1].rpc.url')
+})
+
+t.test('a variable used in several places lists every place; empty counts as unset', async (t) => {
+  const dir = t.testdir(
+    files('dev', {
+      plugins: {},
+      chains: [chain({ rpc: { url: '${SHARED_URL}', wsUrl: '${SHARED_URL}' } })],
+    }),
+  )
+  const error = await configError(
+    loadChainsConfig({ configDir: dir, environment: 'dev', env: { SHARED_URL: '' } }),
+  )
+  t.same(error.missingVariables, ['SHARED_URL'])
+  t.match(
+    error.message,
+    'SHARED_URL is not set (used at chains[0].rpc.url (chain 7001 alpha), chains[0].rpc.wsUrl (chain 7001 alpha))',
+  )
+})
+
+t.test('resolvePlaceholders: defaults, embedding, escapes and malformed placeholders', async (t) => {
+  const env = { HOST: 'rpc.example', EMPTY: '' }
+  const { value, problems } = resolvePlaceholders(
+    {
+      a: 'https://${HOST}/v1',
+      b: '${MISSING:-fallback}',
+      c: '${EMPTY:-used}',
+      d: '${HOST:-unused}',
+      e: 'cost $5 and $${LITERAL}',
+      f: ['${HOST}', 7, true, null],
+      g: '${MISSING:-}',
+      h: 'http://${HOST}:${PORT:-8545}',
+    },
+    env,
+  )
+  t.same(problems, [])
+  t.same(value, {
+    a: 'https://rpc.example/v1',
+    b: 'fallback',
+    c: 'used',
+    d: 'rpc.example',
+    e: 'cost $5 and ${LITERAL}',
+    f: ['rpc.example', 7, true, null],
+    g: '',
+    h: 'http://rpc.example:8545',
+  })
+  const malformed = resolvePlaceholders({ x: '${1BAD}', y: 'abc ${UNTERMINATED', z: '${A-B}' }, {})
+  t.same(
+    malformed.problems.map((problem) => problem.path),
+    ['x', 'y', 'z'],
+  )
+  t.match(malformed.problems[0]?.message, "x has a malformed placeholder '${1BAD}'")
+  t.match(malformed.problems[1]?.message, 'y has an unterminated placeholder')
+})
+
+t.test('malformed placeholders stop start-up with the file and path', async (t) => {
+  const dir = t.testdir(files('dev', { plugins: {}, chains: [chain({ rpc: { url: '${not valid}' } })] }))
+  const error = await configError(loadChainsConfig({ configDir: dir, environment: 'dev', env: {} }))
+  t.match(
+    error.message,
+    /chains\.dev\.json: chains\[0\]\.rpc\.url has a malformed placeholder '\$\{not valid\}'/,
+  )
+  t.match(error.message, '(chain 7001 alpha)')
+})
+
+t.test('an unknown environment names the file and lists the environments found', async (t) => {
+  const error = await configError(
+    loadChainsConfig({ configDir: fixtureConfigs, environment: 'prod', env: {} }),
+  )
+  t.match(error.message, "unknown environment 'prod'")
+  t.match(error.message, 'chains.prod.json does not exist')
+  t.match(error.message, 'environments found in')
+  t.match(error.message, 'dev, staging')
+  t.same(await listEnvironments(fixtureConfigs), ['dev', 'staging'])
+})
+
+t.test('an environment without its hub file is refused', async (t) => {
+  const dir = t.testdir({ 'chains.dev.json': JSON.stringify({ plugins: {}, chains: [] }) })
+  const error = await configError(loadChainsConfig({ configDir: dir, environment: 'dev', env: {} }))
+  t.match(error.message, 'no ')
+  t.match(error.message, 'chains.hub.dev.json')
+})
+
+t.test('environment names cannot walk out of the directory', async (t) => {
+  const error = await configError(
+    loadChainsConfig({ configDir: fixtureConfigs, environment: '../dev', env: {} }),
+  )
+  t.match(error.message, "invalid environment name '../dev'")
+})
+
+t.test('malformed JSON names the file and the position', async (t) => {
+  const broken = '{\n  "plugins": {},\n  "chains": [\n    { "id": 1, }\n  ]\n}\n'
+  const dir = t.testdir(files('dev', broken))
+  const error = await configError(loadChainsConfig({ configDir: dir, environment: 'dev', env: {} }))
+  t.match(error.message, /chains\.dev\.json is not valid JSON: .+ at line 4, column 16 \(position 48\)/)
+  const emptyDir = t.testdir(files('dev', { plugins: {}, chains: [] }, ''))
+  const empty = await configError(loadChainsConfig({ configDir: emptyDir, environment: 'dev', env: {} }))
+  t.match(empty.message, /chains\.hub\.dev\.json is not valid JSON/)
+})
+
+t.test('shape errors name the chain and the field; every error is reported', async (t) => {
+  const dir = t.testdir(
+    files(
+      'dev',
+      {
+        plugins: {},
+        chains: [
+          chain({
+            currency: { id: 'alp', symbol: 'ALP', name: 'Alpha', address: 'native', decimals: 1.5 },
+            depositEnabled: 'yes',
+          }),
+          chain({ id: 0, name: 'Beta Chain', rpc: {} }),
+          chain({ id: 7003, name: 'gamma', displayName: undefined, rpcUrl: 'http://typo' }),
+        ],
+      },
+      { hub: { ...hub.hub, oracleContract: '0x1234', domain: { name: 'PontisOracle' } } },
+    ),
+  )
+  const error = await configError(loadChainsConfig({ configDir: dir, environment: 'dev', env: {} }))
+  const messages = error.issues.map((issue) => issue.message)
+  t.match(
+    messages,
+    [
+      'chains[0].depositEnabled must be a boolean (chain 7001 alpha)',
+      'chains[0].currency.decimals must be an integer (chain 7001 alpha)',
+    ].map((text) => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))),
+  )
+  t.ok(messages.includes('chains[0].currency.decimals must be an integer (chain 7001 alpha)'))
+  t.ok(messages.includes('chains[0].depositEnabled must be a boolean (chain 7001 alpha)'))
+  t.ok(messages.includes('chains[1].rpc.url is required (chain 0 Beta Chain)'))
+  t.ok(messages.some((message) => /^chains\[1\]\.id must be >= 1/.test(message)))
+  t.ok(messages.some((message) => /^chains\[1\]\.name does not match/.test(message)))
+  t.ok(messages.includes('chains[2].displayName is required (chain 7003 gamma)'))
+  t.ok(messages.includes('chains[2].rpcUrl is not a known field (chain 7003 gamma)'))
+  t.ok(messages.some((message) => /^hub\.oracleContract does not match/.test(message)))
+  t.ok(messages.includes('hub.domain.version is required'))
+  t.match(error.message, /chains\.hub\.dev\.json: hub\.domain\.version is required/)
+})
+
+t.test('required fields of a chain', async (t) => {
+  const dir = t.testdir(files('dev', { plugins: {}, chains: [{ name: 'alpha' }] }))
+  const error = await configError(loadChainsConfig({ configDir: dir, environment: 'dev', env: {} }))
+  const messages = error.issues.map((issue) => issue.message)
+  for (const field of ['id', 'displayName', 'vmType', 'currency', 'rpc']) {
+    t.ok(messages.includes(`chains[0].${field} is required (chain alpha)`), field)
+  }
+})
+
+t.test('findConfigDir walks up to the nearest configs/ with chains files', async (t) => {
+  const root = t.testdir({
+    configs: files('local', { plugins: {}, chains: [] }),
+    packages: { service: { src: {} } },
+    empty: { configs: { 'readme.txt': 'no chains here' } },
+  })
+  t.equal(await findConfigDir(join(root, 'packages', 'service', 'src')), join(root, 'configs'))
+  t.equal(
+    await findConfigDir(join(root, 'empty')),
+    join(root, 'configs'),
+    'skips a configs/ without chains files',
+  )
+  const config = await loadChainsConfig({ cwd: join(root, 'packages', 'service'), env: {} })
+  t.equal(config.configDir, resolve(root, 'configs'))
+  // The repository's own configs/ is found from this package.
+  t.equal(await findConfigDir(here), resolve(here, '..', '..', '..', 'configs'))
+})
+
+t.test('toPublicChainRecord drops rpc and plugin and keeps the rest', async (t) => {
+  const config = await loadChainsConfig({
+    configDir: fixtureConfigs,
+    environment: 'dev',
+    env: { ALPHA_RPC_URL: 'https://secret.example/v2/KEY123', ALPHA_API_KEY: 'k-999' },
+  })
+  const entry = config.chains[0]
+  t.ok(entry)
+  if (entry === undefined) return
+  const record = toPublicChainRecord(entry)
+  t.notOk('rpc' in record)
+  t.notOk('plugin' in record)
+  t.equal(record.id, 7001)
+  t.same(record.protocol, { v2: { chainId: 'alpha', depository: 'tv1depository' } })
+  const text = JSON.stringify(record)
+  t.notOk(text.includes('KEY123'), 'no rpc secret')
+  t.notOk(text.includes('k-999'), 'no header secret')
+})
+
+t.test('hubSigningDomain carries every EIP-712 domain member', async (t) => {
+  const config = await loadChainsConfig({ configDir: fixtureConfigs, environment: 'dev', env: {} })
+  t.same(hubSigningDomain(config.hub), {
+    name: 'PontisOracle',
+    version: '1',
+    chainId: 7001,
+    verifyingContract: '0x00000000000000000000000000000000000000aa',
+  })
+})

@@ -1,0 +1,148 @@
+/**
+ * Every `configs/chains.<environment>.json` of the repository loads through the real registry with
+ * the real EVM plugin: `local` with no variables at all, the others with a fake value for each
+ * placeholder, and never without them.
+ */
+
+import { readFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { ConfigError, type EnvironmentVariables, listEnvironments, loadRegistry } from '../src/index.js'
+
+const configDir = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'configs')
+
+/** Placeholders without a default, `${NAME}`, in both files of an environment. */
+async function requiredVariables(environment: string): Promise<string[]> {
+  const names = new Set<string>()
+  for (const file of [`chains.${environment}.json`, `chains.hub.${environment}.json`]) {
+    const text = await readFile(join(configDir, file), 'utf8')
+    for (const match of text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) names.add(match[1] ?? '')
+  }
+  return [...names].sort()
+}
+
+/** A plausible value per naming convention: `<CHAIN>_RPC_URL` a URL, `*_ADDRESS` an address. */
+function fakeEnvironment(variables: readonly string[]): EnvironmentVariables {
+  return Object.fromEntries(
+    variables.map((name, index) => {
+      if (name.endsWith('_URL')) return [name, `https://rpc.invalid/${name.toLowerCase()}`]
+      if (name.endsWith('_ADDRESS')) return [name, `0x${(index + 1).toString(16).padStart(40, '0')}`]
+      return [name, `value-of-${name}`]
+    }),
+  )
+}
+
+t.test('the repository has local, testnet and mainnet', async (t) => {
+  const environments = await listEnvironments(configDir)
+  for (const name of ['local', 'testnet', 'mainnet']) t.ok(environments.includes(name), name)
+})
+
+t.test('local loads with no variables set and serves the two devnet chains', async (t) => {
+  const registry = await loadRegistry({ configDir, environment: 'local', env: {} })
+  t.same(
+    registry.chains().map((chain) => [chain.id, chain.entry.name, chain.plugin.name]),
+    [
+      [31337, 'pontis-local-a', '@pontis/plugin-evm'],
+      [31338, 'pontis-local-b', '@pontis/plugin-evm'],
+    ],
+  )
+  const a = registry.chain(31337)
+  t.equal(a.entry.rpc.url, 'http://127.0.0.1:8545')
+  t.equal(registry.chain(31338).entry.rpc.url, 'http://127.0.0.1:8546')
+  t.equal(a.entry.currency.decimals, 18)
+  t.equal(a.entry.currency.address, '0x0000000000000000000000000000000000000000')
+  t.equal(a.entry.erc20Currencies?.[0]?.address, '0x5FbDB2315678afecb367f032d93F642f64180aa3')
+  t.equal(a.entry.protocol?.v2?.depository, '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512')
+  t.same(a.entry.plugin, {
+    confirmations: 1,
+    fastConfirmations: 1,
+    waitForFinalized: false,
+    eip1559: true,
+    maxLogBlockRange: 1000,
+  })
+  t.same(a.adapter.finality, { fastConfirmations: 1, slowConfirmations: 1, slowRequiresFinalized: false })
+  t.equal(a.adapter.identity.nativeCurrencyId, '0x0000000000000000000000000000000000000000')
+  t.same(registry.hub(), {
+    chainId: 31337,
+    name: 'pontis-local-a',
+    oracleContract: '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0',
+    domain: { name: 'PontisOracle', version: '1' },
+  })
+  t.notOk(JSON.stringify(registry.publicChainRecords()).includes('"rpc"'))
+})
+
+t.test('local placeholders can be overridden', async (t) => {
+  const registry = await loadRegistry({
+    configDir,
+    environment: 'local',
+    env: { LOCAL_A_RPC_URL: 'http://devnet:9545', LOCAL_A_USDC_ADDRESS: `0x${'ab'.repeat(20)}` },
+  })
+  t.equal(registry.chain(31337).entry.rpc.url, 'http://devnet:9545')
+  t.equal(registry.chain(31337).entry.erc20Currencies?.[0]?.address, `0x${'ab'.repeat(20)}`)
+})
+
+for (const environment of ['testnet', 'mainnet']) {
+  t.test(`${environment} names every missing variable, then loads with them`, async (t) => {
+    const variables = await requiredVariables(environment)
+    t.ok(variables.length > 0, 'has placeholders')
+    for (const name of variables) {
+      t.match(name, /^[A-Z0-9_]+_(RPC_URL|ADDRESS)$/, `${name} follows the <CHAIN>_… convention`)
+    }
+
+    const error = await loadRegistry({ configDir, environment, env: {} }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )
+    t.type(error, ConfigError)
+    const configError = error as ConfigError
+    t.same([...configError.missingVariables].sort(), variables)
+    for (const name of variables) t.match(configError.message, `${name} is not set (used at `)
+
+    const env = fakeEnvironment(variables)
+    const registry = await loadRegistry({ configDir, environment, env })
+    t.equal(registry.environment, environment)
+    t.ok(registry.chains().length >= 2)
+    for (const chain of registry.chains()) {
+      t.equal(chain.entry.vmType, 'evm')
+      t.equal(chain.plugin.name, '@pontis/plugin-evm')
+      t.match(chain.entry.rpc.url, /^https:\/\/rpc\.invalid\//, `${chain.entry.name} rpc from env`)
+      t.equal(chain.entry.protocol?.v2?.chainId, chain.entry.name)
+    }
+    t.match(registry.hub()?.oracleContract, /^0x[0-9a-f]{40}$/)
+
+    // Only one variable missing: that one is named, the others are not.
+    const [first, ...rest] = variables
+    const partial = { ...env, [first ?? '']: undefined }
+    const single = await loadRegistry({ configDir, environment, env: partial }).then(
+      () => undefined,
+      (caught: unknown) => caught as ConfigError,
+    )
+    t.same(single?.missingVariables, [first])
+    for (const name of rest) t.notMatch(single?.message ?? '', new RegExp(`\\b${name} is not set`))
+  })
+}
+
+t.test('testnet and mainnet list the expected chains', async (t) => {
+  const ids = async (environment: string) => {
+    const env = fakeEnvironment(await requiredVariables(environment))
+    const registry = await loadRegistry({ configDir, environment, env })
+    return registry.chains().map((chain) => chain.id)
+  }
+  t.same(await ids('testnet'), [11155111, 84532])
+  t.same(await ids('mainnet'), [1, 8453, 42161, 10])
+})
+
+t.test('an invalid address given through a variable fails start-up naming chain and field', async (t) => {
+  const variables = await requiredVariables('mainnet')
+  const env = { ...fakeEnvironment(variables), BASE_DEPOSITORY_ADDRESS: '0x1234' }
+  const error = await loadRegistry({ configDir, environment: 'mainnet', env }).then(
+    () => undefined,
+    (caught: unknown) => caught as ConfigError,
+  )
+  t.type(error, ConfigError)
+  t.match(
+    error?.message,
+    "chain 8453 (base): protocol.v2.depository: contract '0x1234' is not a valid address on Base (8453)",
+  )
+})

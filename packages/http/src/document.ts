@@ -1,0 +1,48 @@
+import { readFile } from 'node:fs/promises'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { parse as parseYaml } from 'yaml'
+
+/** An OpenAPI 3.1 document as parsed JSON. Shapes below the top level are read through helpers. */
+export interface OpenApiDocument {
+  openapi: string
+  info: { title: string; version: string; description?: string }
+  paths: Record<string, Record<string, unknown>>
+  components?: Record<string, unknown>
+  [key: string]: unknown
+}
+
+export interface LoadedDocument {
+  /** The document as written (with `$ref`s), served at /documentation/openapi.json. */
+  readonly document: OpenApiDocument
+  /** The YAML source, served at /documentation/openapi.yaml. */
+  readonly source: string
+  readonly path: string
+}
+
+/**
+ * Reads an OpenAPI document and validates it as OpenAPI 3.1. openapi-backend only knows 3.0 and
+ * would otherwise drop every operation silently, so a document that fails here never serves.
+ */
+export async function loadOpenApiDocument(path: string): Promise<LoadedDocument> {
+  const source = await readFile(path, 'utf8')
+  const document = parseYaml(source) as OpenApiDocument
+  await assertValidOpenApi31(document, path)
+  return { document, source, path }
+}
+
+export async function assertValidOpenApi31(document: OpenApiDocument, name: string): Promise<void> {
+  if (typeof document?.openapi !== 'string' || !document.openapi.startsWith('3.1.')) {
+    throw new Error(`${name}: expected an OpenAPI 3.1 document, found openapi: ${String(document?.openapi)}`)
+  }
+  const validator = new Validator()
+  const result = await validator.validate(structuredClone(document))
+  if (!result.valid) {
+    const details = JSON.stringify(result.errors, null, 2)
+    throw new Error(`${name} is not a valid OpenAPI 3.1 document:\n${details}`)
+  }
+}
+
+/** JSON pointer escaping for a path segment. */
+export function pointerSegment(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1')
+}

@@ -1,0 +1,23 @@
+export { createOpenApiAjv } from './ajv.js'
+export {
+  type ApiApp,
+  type ApiAppOptions,
+  createApiApp,
+  DEFAULT_BODY_LIMIT_BYTES,
+  type HandlerMap,
+  type OperationHandler,
+  type OperationRequest,
+  type OperationResponse,
+  type RequestOf,
+  type ResponseOf,
+} from './app.js'
+export { isJsonContentType, parseJsonBody, readTextBody } from './body.js'
+export { documentationPage } from './docs.js'
+export {
+  assertValidOpenApi31,
+  type LoadedDocument,
+  loadOpenApiDocument,
+  type OpenApiDocument,
+} from './document.js'
+export { describeProblems, type FieldProblem, toFieldProblems } from './problems.js'
+export { listen, type RunningServer } from './server.js'

@@ -1,0 +1,99 @@
+/**
+ * @pontis/plugin-evm: the EVM family. For now the identity capability only (addresses and
+ * currency ids); quoting, reading and filling come later.
+ */
+
+import {
+  type AdapterContext,
+  type AddressRole,
+  type ChainAdapter,
+  type ChainConfig,
+  type ChainLabel,
+  type CurrencyRole,
+  definePlugin,
+  type IdentityCapability,
+  invalidAddressError,
+  invalidCurrencyError,
+} from '@pontis/core'
+import { getAddress, isAddress } from 'viem'
+
+/** The native currency's id on every EVM chain: `0x` and 40 zeros. */
+export const EVM_NATIVE_CURRENCY_ID = '0x0000000000000000000000000000000000000000'
+
+/** Options of an EVM chain entry's `plugin` member. */
+export interface EvmPluginConfig {
+  /** Confirmations (1 = included in a block) before `slow` reads count a fact as final. Default 2. */
+  readonly confirmations: number
+  /** Confirmations before `fast` reads count a fact. Default 1. */
+  readonly fastConfirmations: number
+  /** `slow` reads also wait for the `finalized` block tag to cover the block. Default true. */
+  readonly waitForFinalized: boolean
+  /** Price transactions with EIP-1559 fees; false for legacy-gas chains. Default true. */
+  readonly eip1559: boolean
+  /** How often to poll for new blocks, when set (default: the chain's block time, per viem). */
+  readonly pollingIntervalMs?: number
+  /** Most blocks per `eth_getLogs` call, for providers that cap the range. Default 1000. */
+  readonly maxLogBlockRange: number
+}
+
+/** JSON Schema of {@link EvmPluginConfig}; defaults are applied by the registry. */
+export const evmConfigSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    confirmations: { type: 'integer', minimum: 1, default: 2 },
+    fastConfirmations: { type: 'integer', minimum: 1, default: 1 },
+    waitForFinalized: { type: 'boolean', default: true },
+    eip1559: { type: 'boolean', default: true },
+    pollingIntervalMs: { type: 'integer', minimum: 50 },
+    maxLogBlockRange: { type: 'integer', minimum: 1, default: 1000 },
+  },
+} as const
+
+const ADDRESS_FORM = 'expected 0x followed by 40 hexadecimal characters'
+
+/** The identity rules of one EVM chain, with messages that name it. */
+export function createEvmIdentity(chain?: ChainLabel): IdentityCapability {
+  const isValidAddress = (address: string): boolean =>
+    typeof address === 'string' && isAddress(address, { strict: false })
+  return {
+    nativeCurrencyId: EVM_NATIVE_CURRENCY_ID,
+    isValidAddress,
+    normalizeAddress(address: string, role: AddressRole): string {
+      if (!isValidAddress(address)) throw invalidAddressError(role, address, ADDRESS_FORM, chain)
+      return getAddress(address)
+    },
+    normalizeCurrency(currencyId: string, role: CurrencyRole = 'currency'): string {
+      if (!isValidAddress(currencyId)) {
+        throw invalidCurrencyError(
+          role,
+          currencyId,
+          `${ADDRESS_FORM} (the token address, or ${EVM_NATIVE_CURRENCY_ID} for the native currency)`,
+          chain,
+        )
+      }
+      return getAddress(currencyId)
+    },
+  }
+}
+
+export default definePlugin<EvmPluginConfig>({
+  vmType: 'evm',
+  name: '@pontis/plugin-evm',
+  coreApi: '^1.0.0',
+  configSchema: evmConfigSchema,
+  createAdapter(chain: ChainConfig<EvmPluginConfig>, context: AdapterContext): ChainAdapter {
+    context.logger.debug('evm adapter created', {
+      confirmations: chain.plugin.confirmations,
+      eip1559: chain.plugin.eip1559,
+    })
+    return {
+      identity: createEvmIdentity({ id: chain.id, displayName: chain.displayName }),
+      finality: {
+        fastConfirmations: chain.plugin.fastConfirmations,
+        slowConfirmations: Math.max(chain.plugin.confirmations, chain.plugin.fastConfirmations),
+        slowRequiresFinalized: chain.plugin.waitForFinalized,
+      },
+    }
+  },
+})
