@@ -4,34 +4,13 @@
  * placeholder, and never without them.
  */
 
-import { readFile } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { ConfigError, type EnvironmentVariables, listEnvironments, loadRegistry } from '../src/index.js'
+import { fakeEnvironment, requiredVariables } from '../../../test/helpers/environments.js'
+import { ConfigError, listEnvironments, loadRegistry } from '../src/index.js'
 
 const configDir = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'configs')
-
-/** Placeholders without a default, `${NAME}`, in both files of an environment. */
-async function requiredVariables(environment: string): Promise<string[]> {
-  const names = new Set<string>()
-  for (const file of [`chains.${environment}.json`, `chains.hub.${environment}.json`]) {
-    const text = await readFile(join(configDir, file), 'utf8')
-    for (const match of text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) names.add(match[1] ?? '')
-  }
-  return [...names].sort()
-}
-
-/** A plausible value per naming convention: `<CHAIN>_RPC_URL` a URL, `*_ADDRESS` an address. */
-function fakeEnvironment(variables: readonly string[]): EnvironmentVariables {
-  return Object.fromEntries(
-    variables.map((name, index) => {
-      if (name.endsWith('_URL')) return [name, `https://rpc.invalid/${name.toLowerCase()}`]
-      if (name.endsWith('_ADDRESS')) return [name, `0x${(index + 1).toString(16).padStart(40, '0')}`]
-      return [name, `value-of-${name}`]
-    }),
-  )
-}
 
 t.test('the repository has local, testnet and mainnet', async (t) => {
   const environments = await listEnvironments(configDir)

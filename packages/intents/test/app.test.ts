@@ -1,0 +1,194 @@
+import { loadRegistry, silentLogger } from '@pontis/core'
+import { listen, loadOpenApiDocument } from '@pontis/http'
+import { createTestClient } from '@pontis/http/testing'
+import t from 'tap'
+import { createIntentsApp, INTENTS_DOCUMENT_PATH, resolveIntentsPort } from '../src/index.js'
+
+const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
+const registry = await loadRegistry({ env: {}, logger: silentLogger })
+const { koa, operationIds } = await createIntentsApp({ registry, logger: silentLogger, document: loaded })
+const server = await listen(koa, { port: 0 })
+t.teardown(() => server.close())
+
+const USER = '0x03508bB71268BBA25ECaCC8F620e01866650532c'
+const NATIVE = '0x0000000000000000000000000000000000000000'
+const quote = {
+  user: USER,
+  originChainId: 31337,
+  destinationChainId: 31338,
+  originCurrency: NATIVE,
+  destinationCurrency: NATIVE,
+  amount: '1000000000000000',
+  tradeType: 'EXACT_INPUT',
+}
+
+type ErrorAnswer = { message: string; errorCode: string; errorData?: { errors: Array<{ field: string }> } }
+
+t.test('every operation of the document is routed', async (t) => {
+  t.same([...operationIds].sort(), [
+    'executePermit',
+    'getChains',
+    'getDocumentation',
+    'getIntentStatus',
+    'getIntentStatusV3',
+    'getPrice',
+    'getQuote',
+    'getQuoteV2',
+    'indexTransaction',
+  ])
+})
+
+t.test('GET /chains answers the configured chains without private config', async (t) => {
+  const client = createTestClient(t, server.url, loaded.document)
+  const res = await client.get('/chains')
+  t.equal(res.status, 200)
+  const { chains } = res.body as { chains: Array<Record<string, unknown>> }
+  t.same(
+    chains.map((chain) => chain.id),
+    [31337, 31338],
+  )
+  for (const chain of chains) {
+    t.notOk('rpc' in chain, `chain ${chain.id}: rpc settings stay private`)
+    t.notOk('plugin' in chain, `chain ${chain.id}: plugin options stay private`)
+    t.equal(typeof chain.id, 'number', 'chain ids are JSON numbers')
+    t.type((chain.currency as { address: string }).address, 'string', 'every chain has a currency object')
+  }
+  const filtered = await client.get('/chains?includeChains=31338,999')
+  t.same(
+    (filtered.body as { chains: Array<{ id: number }> }).chains.map((chain) => chain.id),
+    [31338],
+  )
+  const byFamily = await client.get('/chains?vmType=svm')
+  t.same((byFamily.body as { chains: unknown[] }).chains, [])
+  const badFilter = await client.get('/chains?includeChains=base')
+  t.equal(badFilter.status, 400)
+  t.match((badFilter.body as ErrorAnswer).message, '`includeChains` (query)')
+})
+
+t.test(
+  'quote requests are validated by the document, rules included, and each failure names the field',
+  async (t) => {
+    const client = createTestClient(t, server.url, loaded.document)
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['missing user', { ...quote, user: undefined }, 'user'],
+      ['amount with decimals', { ...quote, amount: '1.5' }, 'amount'],
+      ['unknown trade type', { ...quote, tradeType: 'EXACT' }, 'tradeType'],
+      ['chain id as text', { ...quote, originChainId: '31337' }, 'originChainId'],
+      ['slippage above 10000 bps', { ...quote, slippageTolerance: '10001' }, 'slippageTolerance'],
+      [
+        'late slippage not a number',
+        { ...quote, latePaymentSlippageTolerance: 'abc' },
+        'latePaymentSlippageTolerance',
+      ],
+      ['misspelled field', { ...quote, refundTO: USER }, 'refundTO'],
+      ['strict without refundTo', { ...quote, useDepositAddress: true, strict: true }, 'refundTo'],
+      ['recoveryAddress without useDepositAddress', { ...quote, recoveryAddress: USER }, 'useDepositAddress'],
+      [
+        'recoveryAddress with useDepositAddress false',
+        { ...quote, recoveryAddress: USER, useDepositAddress: false },
+        'useDepositAddress',
+      ],
+      ['topupGasAmount without topupGas', { ...quote, topupGasAmount: '2000000' }, 'topupGas'],
+      [
+        'sponsoredFeeComponents without subsidizeFees',
+        { ...quote, sponsoredFeeComponents: ['execution'] },
+        'subsidizeFees',
+      ],
+      [
+        'maxSubsidizationAmount without subsidizeFees',
+        { ...quote, maxSubsidizationAmount: '1000000' },
+        'subsidizeFees',
+      ],
+      [
+        'duplicate sponsored components',
+        { ...quote, subsidizeFees: true, sponsoredFeeComponents: ['swap', 'swap'] },
+        'sponsoredFeeComponents',
+      ],
+      [
+        'empty sponsored components',
+        { ...quote, subsidizeFees: true, sponsoredFeeComponents: [] },
+        'sponsoredFeeComponents',
+      ],
+      ['bad txs target', { ...quote, txs: [{ to: '0x12', value: '0', data: '0x' }] }, 'txs[0].to'],
+      ['negative app fee', { ...quote, appFees: [{ recipient: USER, fee: '-5' }] }, 'appFees[0].fee'],
+    ]
+    for (const path of ['/quote/v2', '/quote', '/price']) {
+      for (const [name, body, field] of cases) {
+        const res = await client.post(path, JSON.parse(JSON.stringify(body)))
+        t.equal(res.status, 400, `${path} ${name}: 400`)
+        const error = res.body as ErrorAnswer
+        t.equal(error.errorCode, 'INVALID_REQUEST', `${path} ${name}: error code`)
+        t.match(error.message, `\`${field}\``, `${path} ${name}: the message names ${field}`)
+      }
+    }
+  },
+)
+
+t.test(
+  'valid requests reach their operation; operations not built yet answer 501 with an error body',
+  async (t) => {
+    const client = createTestClient(t, server.url, loaded.document)
+    const withRules = {
+      ...quote,
+      useDepositAddress: true,
+      strict: true,
+      refundTo: USER,
+      recoveryAddress: USER,
+      subsidizeFees: true,
+      sponsoredFeeComponents: ['execution', 'rent'],
+      maxSubsidizationAmount: '1000000',
+      slippageTolerance: '10000',
+    }
+    for (const [method, path, body] of [
+      ['POST', '/quote/v2', withRules],
+      ['POST', '/quote', quote],
+      ['POST', '/price', quote],
+      [
+        'GET',
+        '/intents/status/v3?requestId=0x5e1f3b0f2f0e4f6b9c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f70819&referrer=app',
+        undefined,
+      ],
+      [
+        'GET',
+        '/intents/status?requestId=0x5e1f3b0f2f0e4f6b9c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f70819',
+        undefined,
+      ],
+      ['POST', '/transactions/index', { txHash: `0x${'ab'.repeat(32)}`, chainId: '31337', referrer: 'app' }],
+    ] as const) {
+      const res = await client.request(method, path, body === undefined ? {} : { json: body })
+      t.equal(res.status, 501, `${method} ${path}`)
+      t.equal((res.body as ErrorAnswer).errorCode, 'NOT_IMPLEMENTED')
+    }
+  },
+)
+
+t.test('transport-level mistakes', async (t) => {
+  const client = createTestClient(t, server.url, loaded.document)
+  const wrongMethod = await client.get('/quote/v2')
+  t.equal(wrongMethod.status, 405)
+  t.equal(wrongMethod.headers.allow, 'POST')
+  const missingQuery = await client.get('/intents/status/v3')
+  t.equal(missingQuery.status, 400)
+  t.match((missingQuery.body as ErrorAnswer).message, '`requestId` (query) is required')
+  const malformed = await client.request('POST', '/quote/v2', {
+    rawBody: '{"user":',
+    headers: { 'content-type': 'application/json' },
+  })
+  t.equal(malformed.status, 400)
+  t.equal((malformed.body as ErrorAnswer).errorCode, 'MALFORMED_JSON')
+  const huge = await client.post('/quote/v2', { ...quote, referrer: 'x'.repeat(300_000) })
+  t.equal(huge.status, 413)
+  const unknown = await client.get('/quotes')
+  t.equal(unknown.status, 404)
+  t.equal((unknown.body as ErrorAnswer).errorCode, 'ROUTE_NOT_FOUND')
+  const docs = await client.get('/documentation')
+  t.equal(docs.status, 200)
+  t.match(docs.text, 'swagger-ui')
+})
+
+t.test('INTENTS_PORT decides the port', async (t) => {
+  t.equal(resolveIntentsPort({}), 4000)
+  t.equal(resolveIntentsPort({ INTENTS_PORT: '4100' }), 4100)
+  t.throws(() => resolveIntentsPort({ INTENTS_PORT: 'http' }), /INTENTS_PORT must be a port number/)
+  t.throws(() => resolveIntentsPort({ INTENTS_PORT: '70000' }), /INTENTS_PORT/)
+})
