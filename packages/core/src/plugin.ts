@@ -76,54 +76,88 @@ export interface IdentityCapability {
 }
 
 // ------------------------------------------------------------------------------------------------
-// quoting (filled in by later work; shapes kept minimal and family-neutral)
+// quoting
 
-/** A cost in the chain's native currency, smallest unit. */
+/** A cost in the chain's native currency, smallest unit, with the fee terms it was priced at. */
 export interface CostEstimate {
+  /** Native currency id of the chain. */
   readonly currencyId: string
+  /** units × unitPrice (plus any fixed part such as an L1 data fee), smallest unit. */
   readonly amount: bigint
   /** Gas, compute units, vbytes…: the family's own unit, when it has one. */
   readonly units?: bigint
-  /** Price per unit in `currencyId`, when it has one. */
+  /** Price per unit (EVM: maxFeePerGas), when it has one. */
   readonly unitPrice?: bigint
 }
 
-/** Estimate what depositing `amount` of `currencyId` costs the depositor on this (origin) chain. */
+/** A call the solver runs on the destination chain after paying (the quote's `txs`). */
+export interface DestinationCall {
+  readonly to: string
+  /** Native value sent with the call, smallest unit. */
+  readonly value: bigint
+  /** Calldata, 0x-hex. */
+  readonly data: string
+}
+
+/** Estimate what the depositor's origin transactions for one request cost on this chain. */
 export interface OriginCostRequest {
+  readonly requestId: string
   readonly depositor: string
   readonly currencyId: string
   readonly amount: bigint
+  /**
+   * The deposit is made by the service with the user's signed authorization (EIP-3009 style):
+   * the estimate is then what the service pays to submit it.
+   */
+  readonly usePermit: boolean
+  /** The user pays a deposit address with a plain transfer instead of calling the depository. */
+  readonly depositAddress?: string
 }
 
-/** Estimate what paying `amount` of `currencyId` to `recipient` costs the solver on this chain. */
+/** Estimate what one fill costs the solver on this (destination) chain. */
 export interface FillCostRequest {
+  readonly orderId: string
   readonly recipient: string
   readonly currencyId: string
   readonly amount: bigint
+  /** The request's destination calls; empty when none. */
+  readonly calls: readonly DestinationCall[]
+  /** Total gas the calls may use (`txsGasLimit`); the family estimates when absent. */
+  readonly callsGasLimit?: bigint
+  /** Native currency sent to the recipient as a gas top-up, smallest unit (0 when none). */
+  readonly topupNativeAmount: bigint
 }
 
-/** The deposit a user must make on this chain for one request. */
+/** The origin-chain steps a user executes for one request. */
 export interface DepositStepsRequest {
   /** The request id the deposit is tagged with (32-byte hex). */
   readonly requestId: string
   readonly depositor: string
   readonly currencyId: string
   readonly amount: bigint
-  /** Depository to pay into; default the chain's `protocol.v2.depository`. */
-  readonly depository?: string
+  /** Sign an authorization instead of sending a deposit transaction (`usePermit`). */
+  readonly usePermit: boolean
+  /** Seconds the authorization stays valid (`permitExpiry`). */
+  readonly permitExpiry: number
+  /** Where the signature step posts to (the execute API path). */
+  readonly executeEndpoint: string
+  /** Pay this per-request deposit address with a plain transfer instead of the depository. */
+  readonly depositAddress?: string
+  /** Current time in seconds, for authorization validity windows (tests pass a fixed clock). */
+  readonly nowSeconds: number
 }
 
 /** One item the user acts on: a transaction to send or a payload to sign. */
 export interface PreparedStepItem {
-  readonly kind: 'transaction' | 'signature'
-  /** The item's `data` as served in a quote step (family-specific shape: EVM tx, PSBT, …). */
+  /** The item's `data` as served in a quote step: one variant of the document's StepItemData. */
   readonly data: Readonly<Record<string, unknown>>
 }
 
 /** A quote step built by the family, e.g. `approve` then `deposit`. */
 export interface PreparedStep {
-  /** Step id, e.g. `approve`, `deposit`. */
-  readonly id: string
+  /** Step id from the document's enum: `deposit`, `approve`, `authorize`, … */
+  readonly id: 'deposit' | 'approve' | 'authorize' | 'authorize1' | 'authorize2' | 'swap' | 'send'
+  readonly kind: 'transaction' | 'signature'
   readonly action: string
   readonly description: string
   readonly items: readonly PreparedStepItem[]
@@ -138,9 +172,17 @@ export interface TransactionSizeCheck {
 
 /** Pricing and step building on this chain. */
 export interface QuotingCapability {
+  /** The family can run the quote's `txs` calls on this chain as a destination. */
+  readonly supportsDestinationCalls: boolean
+  /** The family can deliver a native gas top-up to the recipient on this chain. */
+  readonly supportsGasTopup: boolean
   estimateOriginCost(request: OriginCostRequest): Promise<CostEstimate>
   estimateFillCost(request: FillCostRequest): Promise<CostEstimate>
   buildDepositSteps(request: DepositStepsRequest): Promise<readonly PreparedStep[]>
+  /** True when `currencyId` accepts signed transfer authorizations (EIP-3009 on EVM). */
+  supportsPermit(currencyId: string): Promise<boolean>
+  /** A fresh address the user can pay with a plain transfer, owned by the service, for one request. */
+  createDepositAddress?(requestId: string): Promise<string>
   /** Only for families with a transaction size limit (SVM: 1232 bytes). */
   checkTransactionSize?(step: PreparedStep): TransactionSizeCheck
 }
@@ -197,6 +239,8 @@ export interface ReadingCapability {
   readWithdrawal(withdrawalId: string, depository: string): Promise<WithdrawalFact>
   /** Balance of `owner` in `currencyId`, smallest unit. */
   readBalance(owner: string, currencyId: string): Promise<bigint>
+  /** How much of `currencyId` `owner` lets `spender` move (families without allowances: unlimited). */
+  readAllowance?(owner: string, spender: string, currencyId: string): Promise<bigint>
 }
 
 // ------------------------------------------------------------------------------------------------
