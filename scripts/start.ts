@@ -1,26 +1,52 @@
 /**
- * `npm start`: the intent service (INTENTS_PORT, default 4000) and the oracle (HTTP_PORT, then PORT,
- * then 3000) on the selected ENVIRONMENT (default `local`), in one process.
+ * `npm start`: on the `local` environment (the default) the devnet chains first, then the intent
+ * service (INTENTS_PORT, default 4000) and the oracle (HTTP_PORT, then PORT, then 3000), in one
+ * process. The intent service keeps its embedded PostgreSQL (PGlite) in PONTIS_DATA_DIR
+ * (default .pontis/data) unless DATABASE_URL points at a PostgreSQL server.
  */
+import { join, resolve } from 'node:path'
 import { createLogger } from '@pontis/core'
+import { type Devnet, devnetEnvironment, startDevnet } from '@pontis/devnet'
 import { startIntentsService } from '@pontis/intents'
 import { startOracleService } from '@pontis/oracle'
 
 const logger = createLogger('pontis')
-const environment = process.env.ENVIRONMENT ?? 'local'
+const environment = process.env.ENVIRONMENT || 'local'
+let devnet: Devnet | undefined
 try {
-  const intents = await startIntentsService({ logger: createLogger('intents') })
-  const oracle = await startOracleService({ logger: createLogger('oracle') })
+  let env: NodeJS.ProcessEnv = process.env
+  if (environment === 'local' && process.env.DEVNET !== 'off') {
+    // DEVNET_PORTS=0 picks free ports (tests); otherwise the config's default 8545 and 8546.
+    const freePorts = process.env.DEVNET_PORTS === '0'
+    devnet = await startDevnet({
+      ...(freePorts
+        ? {
+            chains: [
+              { chainId: 31337, port: 0 },
+              { chainId: 31338, port: 0 },
+            ],
+          }
+        : {}),
+      log: (message) => logger.info(message),
+    })
+    env = { ...process.env, ...devnetEnvironment(devnet) }
+    for (const chain of devnet.chains) logger.info(`devnet chain ${chain.chainId}  ${chain.rpcUrl}`)
+  }
+  const dataDir = resolve(process.env.PONTIS_DATA_DIR || join('.pontis', 'data'))
+  const intents = await startIntentsService({ env, dataDir, logger: createLogger('intents') })
+  const oracle = await startOracleService({ env, logger: createLogger('oracle') })
   logger.info(`environment ${environment}`)
   logger.info(`intent service  ${intents.url}  (API reference ${intents.url}/documentation)`)
   logger.info(`oracle          ${oracle.url}  (API reference ${oracle.url}/documentation)`)
   const stop = async () => {
     await Promise.allSettled([intents.close(), oracle.close()])
+    await devnet?.stop()
     process.exit(0)
   }
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)
 } catch (error) {
   logger.error(`start-up failed: ${error instanceof Error ? error.message : String(error)}`)
+  await devnet?.stop()
   process.exit(1)
 }

@@ -4,16 +4,29 @@
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 
 t.test('npm start serves both services and their documentation', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'pontis-start-'))
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }))
   // Port 0 lets the OS pick free ports; the logged URLs say which.
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: repoRoot,
-    env: { ...process.env, INTENTS_PORT: '0', HTTP_PORT: '0', ENVIRONMENT: 'local', LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      INTENTS_PORT: '0',
+      HTTP_PORT: '0',
+      DEVNET_PORTS: '0',
+      PONTIS_DATA_DIR: dataDir,
+      ENVIRONMENT: 'local',
+      LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   t.teardown(() => {
@@ -44,6 +57,28 @@ t.test('npm start serves both services and their documentation', async (t) => {
   }
   const chains = await fetch(`${urls.intents}/chains`)
   t.equal(chains.status, 200)
+  const rpcUrl = /devnet chain 31337\s+(http:\/\/[^\s"]+)/.exec(output)?.[1]
+  t.ok(rpcUrl, 'the devnet chains were started and logged')
+  const chainId = await fetch(rpcUrl as string, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+  })
+  t.equal(((await chainId.json()) as { result: string }).result, '0x7a69', 'chain A answers as 31337')
+  const quote = await fetch(`${urls.intents}/quote/v2`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      user: '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
+      originChainId: 31337,
+      destinationChainId: 31338,
+      originCurrency: '0x0000000000000000000000000000000000000000',
+      destinationCurrency: '0x0000000000000000000000000000000000000000',
+      amount: '100000000000000000',
+      tradeType: 'EXACT_INPUT',
+    }),
+  })
+  t.equal(quote.status, 200, 'a quote answers on the started devnet')
   const lives = await fetch(`${urls.oracle}/lives/v1`)
   t.same(await lives.json(), { status: 'ok' })
   child.kill('SIGTERM')

@@ -11,7 +11,7 @@ import type { ChainEntry, HubConfig } from './chains.js'
 import { ConfigError, type ConfigIssue, displayPath } from './config-error.js'
 import { chainsFileSchema, hubFileSchema } from './config-schema.js'
 import { deepFreeze } from './deep-freeze.js'
-import { createAjv, joinPath, validateWith } from './validation.js'
+import { createAjv, type JsonSchema, joinPath, validateWith } from './validation.js'
 
 /** Environment variables, as `process.env` holds them. */
 export type EnvironmentVariables = Readonly<Record<string, string | undefined>>
@@ -336,4 +336,48 @@ export async function loadChainsConfig(options: LoadChainsConfigOptions = {}): P
     chains: chainsDocument.chains,
     hub: hubDocument.hub,
   })
+}
+
+export interface LoadEnvironmentFileOptions {
+  /** File family: `prices` reads `configs/prices.<environment>.json`. */
+  readonly name: string
+  /** JSON Schema (2020-12) the resolved file must satisfy; its defaults are applied. */
+  readonly schema: JsonSchema
+  readonly environment?: string
+  readonly configDir?: string
+  readonly env?: EnvironmentVariables
+  readonly cwd?: string
+}
+
+/**
+ * Reads one more per-environment config file (`<name>.<environment>.json`) with the same rules as
+ * the chain config: `${VAR}` / `${VAR:-default}` placeholders, every missing variable named with
+ * where it is used, and schema problems named by field.
+ */
+export async function loadEnvironmentFile<T>(options: LoadEnvironmentFileOptions): Promise<T> {
+  const env = options.env ?? process.env
+  const environment = options.environment ?? (env.ENVIRONMENT || DEFAULT_ENVIRONMENT)
+  if (!ENVIRONMENT_NAME.test(environment)) throw new ConfigError(`invalid environment name '${environment}'`)
+  const configDir = resolve(options.configDir ?? (await findConfigDir(options.cwd)))
+  const file = join(configDir, `${options.name}.${environment}.json`)
+  if (!(await fileExists(file))) {
+    throw new ConfigError(`environment '${environment}' has no ${displayPath(file)}`)
+  }
+  const raw = await readJsonFile(file)
+  const resolved = resolvePlaceholders(raw, env)
+  if (resolved.problems.length > 0) {
+    const missingVariables = [...new Set(resolved.problems.flatMap((problem) => problem.variable ?? []))]
+    throw new ConfigError(
+      `${displayPath(file)}: ${missingVariables.length > 0 ? `not set: ${missingVariables.join(', ')}` : 'malformed placeholders'}`,
+      placeholderIssues(file, raw, resolved.problems),
+      { missingVariables },
+    )
+  }
+  const issues = validateWith(ajv.compile(options.schema), resolved.value, '').map((issue) => ({
+    file,
+    path: issue.path,
+    message: issue.message,
+  }))
+  if (issues.length > 0) throw new ConfigError(`${displayPath(file)} is invalid`, issues)
+  return deepFreeze(resolved.value) as T
 }

@@ -110,13 +110,15 @@ export interface OriginCostRequest {
    * the estimate is then what the service pays to submit it.
    */
   readonly usePermit: boolean
-  /** The user pays a deposit address with a plain transfer instead of calling the depository. */
-  readonly depositAddress?: string
+  /** The user pays a per-request deposit address with a plain transfer instead of calling the depository. */
+  readonly viaDepositAddress: boolean
 }
 
 /** Estimate what one fill costs the solver on this (destination) chain. */
 export interface FillCostRequest {
   readonly orderId: string
+  /** The account that pays the fill (the solver). */
+  readonly payer: string
   readonly recipient: string
   readonly currencyId: string
   readonly amount: bigint
@@ -176,12 +178,18 @@ export interface QuotingCapability {
   readonly supportsDestinationCalls: boolean
   /** The family can deliver a native gas top-up to the recipient on this chain. */
   readonly supportsGasTopup: boolean
+  /**
+   * Family-specific quote request members this chain honours as origin (e.g. SVM `maxRouteLength`,
+   * Bitcoin `additionalData.userPublicKey`). The engine rejects such a member on any other origin
+   * instead of ignoring it.
+   */
+  readonly originRequestOptions?: readonly string[]
   estimateOriginCost(request: OriginCostRequest): Promise<CostEstimate>
   estimateFillCost(request: FillCostRequest): Promise<CostEstimate>
   buildDepositSteps(request: DepositStepsRequest): Promise<readonly PreparedStep[]>
   /** True when `currencyId` accepts signed transfer authorizations (EIP-3009 on EVM). */
   supportsPermit(currencyId: string): Promise<boolean>
-  /** A fresh address the user can pay with a plain transfer, owned by the service, for one request. */
+  /** The address the user pays with a plain transfer for one request; derived from the request id, owned by the service. */
   createDepositAddress?(requestId: string): Promise<string>
   /** Only for families with a transaction size limit (SVM: 1232 bytes). */
   checkTransactionSize?(step: PreparedStep): TransactionSizeCheck
@@ -200,6 +208,8 @@ export interface TransactionFacts<Fact> {
   /** True once the family's finality rule (confirmations, finalized slot…) is met. */
   readonly final: boolean
   readonly blockNumber?: bigint
+  /** Blocks (or the family's unit) since inclusion, 1 = just included; callers apply fast/slow policy with it. */
+  readonly confirmations?: number
   readonly facts: readonly Fact[]
 }
 
@@ -234,9 +244,9 @@ export interface WithdrawalFact {
 /** Reading chain state as facts. */
 export interface ReadingCapability {
   readDeposits(transactionId: string): Promise<TransactionFacts<DepositFact>>
-  readFills(transactionId: string): Promise<TransactionFacts<PayoutFact>>
-  readRefunds(transactionId: string): Promise<TransactionFacts<PayoutFact>>
-  readWithdrawal(withdrawalId: string, depository: string): Promise<WithdrawalFact>
+  readFills?(transactionId: string): Promise<TransactionFacts<PayoutFact>>
+  readRefunds?(transactionId: string): Promise<TransactionFacts<PayoutFact>>
+  readWithdrawal?(withdrawalId: string, depository: string): Promise<WithdrawalFact>
   /** Balance of `owner` in `currencyId`, smallest unit. */
   readBalance(owner: string, currencyId: string): Promise<bigint>
   /** How much of `currencyId` `owner` lets `spender` move (families without allowances: unlimited). */

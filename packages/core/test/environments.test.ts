@@ -39,6 +39,8 @@ t.test('local loads with no variables set and serves the two devnet chains', asy
     waitForFinalized: false,
     eip1559: true,
     maxLogBlockRange: 1000,
+    readCacheSeconds: 2,
+    depositAddressSeed: '0x7c3f5d0e9a1b2c4d6e8f0a1b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d',
   })
   t.same(a.adapter.finality, { fastConfirmations: 1, slowConfirmations: 1, slowRequiresFinalized: false })
   t.equal(a.adapter.identity.nativeCurrencyId, '0x0000000000000000000000000000000000000000')

@@ -2,11 +2,17 @@ import { fileURLToPath } from 'node:url'
 import type { Logger, Registry } from '@pontis/core'
 import { type ApiApp, createApiApp, type LoadedDocument, loadOpenApiDocument } from '@pontis/http'
 import { createChainHandlers } from './chains.js'
+import type { QuoteEngine } from './quote/engine.js'
+import { createQuoteHandlers } from './quote/handlers.js'
+import { createStatusHandlers } from './status.js'
+import type { RequestStore } from './store/index.js'
 
 export const INTENTS_DOCUMENT_PATH = fileURLToPath(new URL('../../../openapi/intents.yaml', import.meta.url))
 
 export interface IntentsAppOptions {
   readonly registry: Registry
+  readonly engine: QuoteEngine
+  readonly store: RequestStore
   readonly logger: Logger
   /** Defaults to openapi/intents.yaml. */
   readonly document?: LoadedDocument
@@ -20,6 +26,10 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
     loaded,
     logger: options.logger,
     trustProxy: options.trustProxy ?? false,
-    handlers: { ...createChainHandlers(options.registry) },
+    handlers: {
+      ...createChainHandlers(options.registry),
+      ...createQuoteHandlers(options.engine),
+      ...createStatusHandlers(options.store),
+    },
   })
 }

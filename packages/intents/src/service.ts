@@ -1,6 +1,17 @@
-import { createLogger, type Logger, loadRegistry } from '@pontis/core'
-import { listen, type RunningServer } from '@pontis/http'
+import {
+  createLogger,
+  type EnvironmentVariables,
+  type Logger,
+  loadRegistry,
+  type Registry,
+} from '@pontis/core'
+import { type LoadedDocument, listen, type RunningServer } from '@pontis/http'
 import { createIntentsApp } from './app.js'
+import { QuoteEngine } from './quote/engine.js'
+import { loadPriceSource } from './quote/prices.js'
+import { loadSolverSettings } from './quote/settings.js'
+import { openRequestStore, type RequestStore } from './store/index.js'
+import { toNewRequest } from './store-bridge.js'
 
 export const DEFAULT_INTENTS_PORT = 4000
 
@@ -10,6 +21,16 @@ export interface IntentsServiceOptions {
   readonly host?: string
   readonly configDir?: string
   readonly logger?: Logger
+  /** PGlite data directory when `DATABASE_URL` is unset; in memory when absent. */
+  readonly dataDir?: string
+  readonly document?: LoadedDocument
+  readonly now?: () => number
+}
+
+export interface IntentsService extends RunningServer {
+  readonly registry: Registry
+  readonly store: RequestStore
+  readonly engine: QuoteEngine
 }
 
 /** `INTENTS_PORT`, else 4000; a value that is not a port is a start-up error naming the variable. */
@@ -23,14 +44,60 @@ export function resolveIntentsPort(env: NodeJS.ProcessEnv): number {
   return port
 }
 
-/** Loads the environment's chain config and plugins, then serves the intent API. */
-export async function startIntentsService(options: IntentsServiceOptions = {}): Promise<RunningServer> {
-  const env = options.env ?? process.env
+/** The engine, its store and registry for one environment: what the HTTP app and tests build on. */
+export async function createIntentsRuntime(options: IntentsServiceOptions = {}) {
+  const env: EnvironmentVariables = options.env ?? process.env
   const logger = options.logger ?? createLogger('intents')
-  const registry = await loadRegistry({ env, logger, configDir: options.configDir })
-  const { koa } = await createIntentsApp({ registry, logger, trustProxy: env.TRUST_PROXY === 'true' })
-  return listen(koa, {
+  const configOptions = { env, ...(options.configDir ? { configDir: options.configDir } : {}) }
+  const registry = await loadRegistry({ ...configOptions, logger })
+  const environment = registry.environment
+  const [settings, prices, store] = await Promise.all([
+    loadSolverSettings({ ...configOptions, environment }),
+    loadPriceSource({ ...configOptions, environment }),
+    openRequestStore({
+      ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      logger,
+    }),
+  ])
+  const engine = new QuoteEngine({
+    registry,
+    prices,
+    settings,
+    logger,
+    ...(options.now ? { now: options.now } : {}),
+    saveRequest: async (request) => {
+      await store.insertRequest(toNewRequest(request))
+    },
+  })
+  return { registry, store, engine, logger }
+}
+
+/** Loads the environment's chain config, plugins, settings and store, then serves the intent API. */
+export async function startIntentsService(options: IntentsServiceOptions = {}): Promise<IntentsService> {
+  const env = options.env ?? process.env
+  const { registry, store, engine, logger } = await createIntentsRuntime(options)
+  const { koa } = await createIntentsApp({
+    registry,
+    engine,
+    store,
+    logger,
+    trustProxy: env.TRUST_PROXY === 'true',
+    ...(options.document ? { document: options.document } : {}),
+  })
+  const server = await listen(koa, {
     port: options.port ?? resolveIntentsPort(env),
     host: options.host ?? env.HOST ?? '127.0.0.1',
   })
+  return {
+    ...server,
+    registry,
+    store,
+    engine,
+    close: async () => {
+      await server.close()
+      await Promise.allSettled([store.close(), registry.close()])
+    },
+  }
 }

@@ -1,14 +1,32 @@
-import { loadRegistry, silentLogger } from '@pontis/core'
+import { silentLogger } from '@pontis/core'
 import { listen, loadOpenApiDocument } from '@pontis/http'
 import { createTestClient } from '@pontis/http/testing'
 import t from 'tap'
-import { createIntentsApp, INTENTS_DOCUMENT_PATH, resolveIntentsPort } from '../src/index.js'
+import {
+  createIntentsApp,
+  createIntentsRuntime,
+  INTENTS_DOCUMENT_PATH,
+  resolveIntentsPort,
+} from '../src/index.js'
 
+// Chain RPCs point at a closed port: this file checks the HTTP contract, not quoting (see quote-e2e).
+const CLOSED = 'http://127.0.0.1:9'
+const env = { LOCAL_A_RPC_URL: CLOSED, LOCAL_B_RPC_URL: CLOSED }
 const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
-const registry = await loadRegistry({ env: {}, logger: silentLogger })
-const { koa, operationIds } = await createIntentsApp({ registry, logger: silentLogger, document: loaded })
+const { registry, engine, store } = await createIntentsRuntime({ env, logger: silentLogger })
+const { koa, operationIds } = await createIntentsApp({
+  registry,
+  engine,
+  store,
+  logger: silentLogger,
+  document: loaded,
+})
 const server = await listen(koa, { port: 0 })
-t.teardown(() => server.close())
+t.teardown(async () => {
+  await server.close()
+  await store.close()
+  await registry.close()
+})
 
 const USER = '0x03508bB71268BBA25ECaCC8F620e01866650532c'
 const NATIVE = '0x0000000000000000000000000000000000000000'
@@ -124,43 +142,47 @@ t.test(
   },
 )
 
-t.test(
-  'valid requests reach their operation; operations not built yet answer 501 with an error body',
-  async (t) => {
-    const client = createTestClient(t, server.url, loaded.document)
-    const withRules = {
-      ...quote,
-      useDepositAddress: true,
-      strict: true,
-      refundTo: USER,
-      recoveryAddress: USER,
-      subsidizeFees: true,
-      sponsoredFeeComponents: ['execution', 'rent'],
-      maxSubsidizationAmount: '1000000',
-      slippageTolerance: '10000',
-    }
-    for (const [method, path, body] of [
-      ['POST', '/quote/v2', withRules],
-      ['POST', '/quote', quote],
-      ['POST', '/price', quote],
-      [
-        'GET',
-        '/intents/status/v3?requestId=0x5e1f3b0f2f0e4f6b9c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f70819&referrer=app',
-        undefined,
-      ],
-      [
-        'GET',
-        '/intents/status?requestId=0x5e1f3b0f2f0e4f6b9c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f70819',
-        undefined,
-      ],
-      ['POST', '/transactions/index', { txHash: `0x${'ab'.repeat(32)}`, chainId: '31337', referrer: 'app' }],
-    ] as const) {
-      const res = await client.request(method, path, body === undefined ? {} : { json: body })
-      t.equal(res.status, 501, `${method} ${path}`)
-      t.equal((res.body as ErrorAnswer).errorCode, 'NOT_IMPLEMENTED')
-    }
-  },
-)
+t.test('valid requests reach their operation', async (t) => {
+  const client = createTestClient(t, server.url, loaded.document)
+  const withRules = {
+    ...quote,
+    useDepositAddress: true,
+    strict: true,
+    refundTo: USER,
+    recoveryAddress: USER,
+    subsidizeFees: true,
+    sponsoredFeeComponents: ['execution', 'rent'],
+    maxSubsidizationAmount: '1000000',
+    slippageTolerance: '10000',
+  }
+  for (const [path, body] of [
+    ['/quote/v2', withRules],
+    ['/quote', quote],
+    ['/price', quote],
+  ] as const) {
+    const res = await client.post(path, body)
+    t.equal(res.status, 503, `${path}: an unreachable chain RPC is a 503, not a 500`)
+    const error = res.body as ErrorAnswer
+    t.equal(error.errorCode, 'RPC_HTTP_ERROR')
+    t.match(error.message, /Pontis Local [AB] \(3133[78]\)/, 'the message names the chain')
+  }
+  const requestId = '0x5e1f3b0f2f0e4f6b9c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f70819'
+  for (const path of [
+    `/intents/status/v3?requestId=${requestId}&referrer=app`,
+    `/intents/status?requestId=${requestId}`,
+  ]) {
+    const res = await client.get(path)
+    t.equal(res.status, 404, path)
+    t.equal((res.body as ErrorAnswer).errorCode, 'REQUEST_NOT_FOUND')
+  }
+  const index = await client.post('/transactions/index', {
+    txHash: `0x${'ab'.repeat(32)}`,
+    chainId: '31337',
+    referrer: 'app',
+  })
+  t.equal(index.status, 501, '/transactions/index is not built yet')
+  t.equal((index.body as ErrorAnswer).errorCode, 'NOT_IMPLEMENTED')
+})
 
 t.test('transport-level mistakes', async (t) => {
   const client = createTestClient(t, server.url, loaded.document)

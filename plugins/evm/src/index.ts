@@ -15,7 +15,10 @@ import {
   invalidAddressError,
   invalidCurrencyError,
 } from '@pontis/core'
-import { getAddress, isAddress } from 'viem'
+import { type Address, getAddress, type Hex, isAddress } from 'viem'
+import { createEvmQuoting, type EvmChainContext } from './quoting.js'
+import { createEvmReading } from './reading.js'
+import { createRpcClient, ReadCache } from './rpc.js'
 
 /** The native currency's id on every EVM chain: `0x` and 40 zeros. */
 export const EVM_NATIVE_CURRENCY_ID = '0x0000000000000000000000000000000000000000'
@@ -34,6 +37,10 @@ export interface EvmPluginConfig {
   readonly pollingIntervalMs?: number
   /** Most blocks per `eth_getLogs` call, for providers that cap the range. Default 1000. */
   readonly maxLogBlockRange: number
+  /** Seconds chain reads (fees, balances, allowances) are reused. Default 2. */
+  readonly readCacheSeconds: number
+  /** Secret (32-byte hex) that per-request deposit addresses are derived from; none: no deposit addresses. */
+  readonly depositAddressSeed?: string
 }
 
 /** JSON Schema of {@link EvmPluginConfig}; defaults are applied by the registry. */
@@ -47,6 +54,8 @@ export const evmConfigSchema = {
     eip1559: { type: 'boolean', default: true },
     pollingIntervalMs: { type: 'integer', minimum: 50 },
     maxLogBlockRange: { type: 'integer', minimum: 1, default: 1000 },
+    readCacheSeconds: { type: 'number', minimum: 0, maximum: 60, default: 2 },
+    depositAddressSeed: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
   },
 } as const
 
@@ -87,13 +96,36 @@ export default definePlugin<EvmPluginConfig>({
       confirmations: chain.plugin.confirmations,
       eip1559: chain.plugin.eip1559,
     })
-    return {
-      identity: createEvmIdentity({ id: chain.id, displayName: chain.displayName }),
-      finality: {
-        fastConfirmations: chain.plugin.fastConfirmations,
-        slowConfirmations: Math.max(chain.plugin.confirmations, chain.plugin.fastConfirmations),
-        slowRequiresFinalized: chain.plugin.waitForFinalized,
-      },
+    const label = { id: chain.id, displayName: chain.displayName }
+    const identity = createEvmIdentity(label)
+    const finality = {
+      fastConfirmations: chain.plugin.fastConfirmations,
+      slowConfirmations: Math.max(chain.plugin.confirmations, chain.plugin.fastConfirmations),
+      slowRequiresFinalized: chain.plugin.waitForFinalized,
     }
+    const depository = chain.protocol?.v2?.depository
+    const evm: EvmChainContext = {
+      label,
+      chainId: chain.id,
+      client: createRpcClient({
+        url: chain.rpc.url,
+        ...(chain.rpc.timeoutMs !== undefined ? { timeoutMs: chain.rpc.timeoutMs } : {}),
+        ...(chain.rpc.headers ? { headers: chain.rpc.headers } : {}),
+      }),
+      cache: new ReadCache({ ttlMs: chain.plugin.readCacheSeconds * 1000 }),
+      // An invalid address is reported by the registry's address check, naming the field.
+      depository:
+        depository && isAddress(depository, { strict: false })
+          ? (getAddress(depository) as Address)
+          : undefined,
+      nativeCurrencyId: EVM_NATIVE_CURRENCY_ID,
+      eip1559: chain.plugin.eip1559,
+      depositAddressSeed: chain.plugin.depositAddressSeed as Hex | undefined,
+    }
+    return { identity, finality, quoting: createEvmQuoting(evm), reading: createEvmReading(evm, finality) }
   },
 })
+
+export { depositoryAbi, erc20Abi, RECEIVE_WITH_AUTHORIZATION_TYPES } from './abi.js'
+export { depositAddressKey, GAS } from './quoting.js'
+export { isTransportFailure, ReadCache } from './rpc.js'

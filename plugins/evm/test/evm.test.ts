@@ -50,7 +50,8 @@ t.test('normalizeAddress checksums any valid casing', async (t) => {
   t.equal(identity.normalizeAddress(`0x${CHECKSUMMED.slice(2).toUpperCase()}`, 'user'), CHECKSUMMED)
   t.equal(identity.normalizeAddress(CHECKSUMMED, 'recipient'), CHECKSUMMED)
   t.ok(identity.isValidAddress(CHECKSUMMED.toLowerCase()))
-  t.equal(adapter.quoting, undefined, 'identity only for now')
+  t.equal(adapter.quoting?.supportsDestinationCalls, true, 'EVM destinations run txs calls')
+  t.equal(adapter.quoting?.createDepositAddress, undefined, 'no deposit addresses without a seed')
 })
 
 t.test('invalid addresses are refused with the role, the value and the chain', async (t) => {
@@ -115,6 +116,7 @@ t.test('plugin options: defaults applied, mistakes named', async (t) => {
     waitForFinalized: true,
     eip1559: true,
     maxLogBlockRange: 1000,
+    readCacheSeconds: 2,
   })
   t.same(chain.adapter.finality, { fastConfirmations: 1, slowConfirmations: 2, slowRequiresFinalized: true })
 
@@ -130,6 +132,7 @@ t.test('plugin options: defaults applied, mistakes named', async (t) => {
     eip1559: false,
     pollingIntervalMs: 2000,
     maxLogBlockRange: 1000,
+    readCacheSeconds: 2,
   })
 
   const error = await registry

@@ -1,0 +1,51 @@
+/**
+ * Typed access to the compiled contracts. The ABIs come from `abis.gen.ts` (written by
+ * `scripts/compile.ts` next to `artifacts/*.json`), typed `as const` so viem infers argument, return
+ * and event types.
+ */
+import { fileURLToPath } from 'node:url'
+import type { Abi, Hex } from 'viem'
+import {
+  pontisDepositoryAbi,
+  pontisDepositoryBytecode,
+  pontisDepositoryDeployedBytecode,
+  pontisUsdAbi,
+  pontisUsdBytecode,
+  pontisUsdDeployedBytecode,
+} from './abis.gen.js'
+
+export {
+  pontisDepositoryAbi,
+  pontisDepositoryBytecode,
+  pontisDepositoryDeployedBytecode,
+  pontisUsdAbi,
+  pontisUsdBytecode,
+  pontisUsdDeployedBytecode,
+}
+
+/** A deployable contract: typed ABI plus creation and runtime bytecode. */
+export interface ContractArtifact<TAbi extends Abi = Abi> {
+  contractName: string
+  abi: TAbi
+  bytecode: Hex
+  deployedBytecode: Hex
+}
+
+/** The depository (RelayDepository-compatible). */
+export const PONTIS_DEPOSITORY: ContractArtifact<typeof pontisDepositoryAbi> = {
+  contractName: 'PontisDepository',
+  abi: pontisDepositoryAbi,
+  bytecode: pontisDepositoryBytecode,
+  deployedBytecode: pontisDepositoryDeployedBytecode,
+}
+
+/** The 6-decimals stablecoin (EIP-2612, EIP-3009). */
+export const PONTIS_USD: ContractArtifact<typeof pontisUsdAbi> = {
+  contractName: 'PontisUSD',
+  abi: pontisUsdAbi,
+  bytecode: pontisUsdBytecode,
+  deployedBytecode: pontisUsdDeployedBytecode,
+}
+
+/** The directory of the committed `<Name>.json` artifacts, for tools that want the files. */
+export const ARTIFACTS_DIRECTORY: string = fileURLToPath(new URL('../artifacts/', import.meta.url))

@@ -1,0 +1,255 @@
+/**
+ * The local EVM devnet: anvil chains with the stablecoin and the depository deployed at fixed
+ * addresses, and the solver and test users funded.
+ *
+ * Address plan (identical on every chain, because each chain starts from an empty state and the same
+ * deployer spends the same nonces):
+ * - deployer #0 nonce 0: PontisUSD (stablecoin)    0x5FbDB2315678afecb367f032d93F642f64180aa3
+ * - deployer #0 nonce 1: PontisDepository          0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512
+ * - deployer #0 nonce 2: reserved for the hub oracle verifier (configs/chains.hub.local.json)
+ *                                                   0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0
+ * Funding is minted by the stablecoin's owner, the minter account #8, so the deployer's nonce is 2
+ * when the devnet is ready.
+ */
+import {
+  type Address,
+  type Chain,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getContractAddress,
+  type Hash,
+  http,
+  isAddressEqual,
+  type PublicClient,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { pontisDepositoryAbi, pontisDepositoryBytecode, pontisUsdAbi, pontisUsdBytecode } from './abis.gen.js'
+import {
+  ALLOCATOR,
+  DEPLOYER,
+  DEVNET_ACCOUNTS,
+  type DevnetAccounts,
+  MINTER,
+  SOLVER,
+  USERS,
+} from './accounts.js'
+import { type AnvilInstance, startAnvil } from './anvil.js'
+
+/** PontisUSD: deployer #0's CREATE address at nonce 0. */
+export const STABLECOIN_ADDRESS: Address = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
+/** PontisDepository: deployer #0's CREATE address at nonce 1. */
+export const DEPOSITORY_ADDRESS: Address = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512'
+/** Reserved for the hub oracle contract: deployer #0's CREATE address at nonce 2 (not deployed yet). */
+export const HUB_ORACLE_ADDRESS: Address = '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0'
+
+/** Stablecoin decimals (as USDC). */
+export const STABLECOIN_DECIMALS = 6
+/** Stablecoin minted to the solver on every chain: 1,000,000 USDC. */
+export const SOLVER_STABLECOIN_FUNDING = 1_000_000n * 10n ** 6n
+/** Stablecoin minted to each test user on every chain: 10,000 USDC. */
+export const USER_STABLECOIN_FUNDING = 10_000n * 10n ** 6n
+
+/** The chains of `configs/chains.local.json`, on the ports its defaults point at. */
+export const DEFAULT_DEVNET_CHAINS: readonly DevnetChainOptions[] = [
+  { chainId: 31337, port: 8545 },
+  { chainId: 31338, port: 8546 },
+]
+
+/** The prefix of the variables `configs/chains.local.json` reads for each local chain. */
+export const LOCAL_CHAIN_ENV_PREFIX: Readonly<Record<number, string>> = { 31337: 'LOCAL_A', 31338: 'LOCAL_B' }
+
+const CHAIN_NAMES: Readonly<Record<number, string>> = { 31337: 'pontis-local-a', 31338: 'pontis-local-b' }
+
+// Explicit gas limits: no estimation round trips, and no estimate taken against a state where an
+// earlier transaction (the deployment a mint depends on) is still pending under --block-time.
+const DEPLOY_GAS = 3_000_000n
+const MINT_GAS = 100_000n
+
+/** One chain to start. */
+export interface DevnetChainOptions {
+  chainId: number
+  /** 0 or omitted picks a free port. */
+  port?: number
+  /** Seconds between blocks; omitted means automine. */
+  blockTime?: number
+}
+
+/** Options of {@link startDevnet}. */
+export interface DevnetOptions {
+  /** Defaults to {@link DEFAULT_DEVNET_CHAINS} (31337 on 8545, 31338 on 8546). */
+  chains?: readonly DevnetChainOptions[]
+  /** Interface anvil listens on (default 127.0.0.1). */
+  host?: string
+  /** Receives one line per step (chain started, contracts deployed, accounts funded). */
+  log?: (message: string) => void
+}
+
+/** A started devnet chain. */
+export interface DevnetChain {
+  chainId: number
+  rpcUrl: string
+  port: number
+  /** A viem chain definition for clients of this chain. */
+  chain: Chain
+  contracts: { stablecoin: Address; depository: Address }
+}
+
+/** A running devnet. */
+export interface Devnet {
+  chains: DevnetChain[]
+  accounts: DevnetAccounts
+  /** Stops every anvil of the devnet. */
+  stop(): Promise<void>
+}
+
+/** A viem chain definition for a devnet chain served at `rpcUrl`. */
+export function devnetChain(chainId: number, rpcUrl: string): Chain {
+  return defineChain({
+    id: chainId,
+    name: CHAIN_NAMES[chainId] ?? `pontis-devnet-${chainId}`,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+    testnet: true,
+  })
+}
+
+/**
+ * Starts the chains, deploys PontisUSD and PontisDepository on each at the fixed addresses, and mints
+ * stablecoin to the solver and the test users. On any failure every started chain is stopped again.
+ *
+ * @throws Error when a chain cannot start (port taken, no anvil binary) or a deployment lands elsewhere
+ *   than the address plan says.
+ */
+export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> {
+  const log = options.log ?? (() => {})
+  const wanted = options.chains ?? DEFAULT_DEVNET_CHAINS
+  const ids = wanted.map((chain) => chain.chainId)
+  if (new Set(ids).size !== ids.length)
+    throw new Error(`devnet chain ids must be distinct, got ${ids.join(', ')}`)
+
+  const started = await Promise.allSettled(
+    wanted.map((chain) =>
+      startAnvil({
+        chainId: chain.chainId,
+        port: chain.port,
+        host: options.host,
+        blockTime: chain.blockTime,
+      }),
+    ),
+  )
+  const anvils = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
+  const stop = async (): Promise<void> => {
+    await Promise.all(anvils.map((anvil) => anvil.stop()))
+  }
+  try {
+    const failure = started.find((result) => result.status === 'rejected')
+    if (failure) throw failure.reason
+    for (const anvil of anvils) log(`chain ${anvil.chainId} listening on ${anvil.rpcUrl}`)
+    const chains = await Promise.all(anvils.map((anvil) => setUpChain(anvil, log)))
+    return { chains, accounts: DEVNET_ACCOUNTS, stop }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}
+
+async function setUpChain(anvil: AnvilInstance, log: (message: string) => void): Promise<DevnetChain> {
+  const chain = devnetChain(anvil.chainId, anvil.rpcUrl)
+  const transport = http(anvil.rpcUrl)
+  const client = createPublicClient({ chain, transport, pollingInterval: 50 })
+  const deployer = createWalletClient({ chain, transport, account: privateKeyToAccount(DEPLOYER.privateKey) })
+  const minter = createWalletClient({ chain, transport, account: privateKeyToAccount(MINTER.privateKey) })
+
+  const startNonce = await client.getTransactionCount({ address: DEPLOYER.address })
+  if (startNonce !== 0) {
+    throw new Error(
+      `chain ${anvil.chainId}: the deployer has nonce ${startNonce}, expected a fresh chain (nonce 0)`,
+    )
+  }
+  const stablecoinHash = await deployer.deployContract({
+    abi: pontisUsdAbi,
+    bytecode: pontisUsdBytecode,
+    args: [MINTER.address],
+    nonce: 0,
+    gas: DEPLOY_GAS,
+  })
+  const depositoryHash = await deployer.deployContract({
+    abi: pontisDepositoryAbi,
+    bytecode: pontisDepositoryBytecode,
+    args: [ALLOCATOR.address],
+    nonce: 1,
+    gas: DEPLOY_GAS,
+  })
+  const stablecoin = await deployedAddress(client, stablecoinHash, 0, STABLECOIN_ADDRESS, 'PontisUSD')
+  const depository = await deployedAddress(client, depositoryHash, 1, DEPOSITORY_ADDRESS, 'PontisDepository')
+  log(`chain ${anvil.chainId}: PontisUSD at ${stablecoin}, PontisDepository at ${depository}`)
+
+  const funding: Array<[Address, bigint]> = [
+    [SOLVER.address, SOLVER_STABLECOIN_FUNDING],
+    ...USERS.map((user): [Address, bigint] => [user.address, USER_STABLECOIN_FUNDING]),
+  ]
+  let nonce = await client.getTransactionCount({ address: MINTER.address })
+  const hashes: Hash[] = []
+  for (const [to, amount] of funding) {
+    hashes.push(
+      await minter.writeContract({
+        address: stablecoin,
+        abi: pontisUsdAbi,
+        functionName: 'mint',
+        args: [to, amount],
+        nonce: nonce++,
+        gas: MINT_GAS,
+      }),
+    )
+  }
+  for (const hash of hashes) {
+    const receipt = await client.waitForTransactionReceipt({ hash })
+    if (receipt.status !== 'success') throw new Error(`chain ${anvil.chainId}: mint ${hash} reverted`)
+  }
+  log(`chain ${anvil.chainId}: minted USDC to the solver and ${USERS.length} test users`)
+
+  return {
+    chainId: anvil.chainId,
+    rpcUrl: anvil.rpcUrl,
+    port: anvil.port,
+    chain,
+    contracts: { stablecoin, depository },
+  }
+}
+
+async function deployedAddress(
+  client: PublicClient,
+  hash: Hash,
+  nonce: number,
+  expected: Address,
+  name: string,
+): Promise<Address> {
+  const receipt = await client.waitForTransactionReceipt({ hash })
+  const planned = getContractAddress({ from: DEPLOYER.address, nonce: BigInt(nonce) })
+  const actual = receipt.contractAddress
+  if (receipt.status !== 'success' || !actual) throw new Error(`${name} deployment ${hash} failed`)
+  // Both checks: the constant must match the CREATE rule, and the chain must agree with both.
+  if (!isAddressEqual(planned, expected) || !isAddressEqual(actual, expected)) {
+    throw new Error(`${name} deployed at ${actual}, expected ${expected} (deployer nonce ${nonce})`)
+  }
+  return expected
+}
+
+/**
+ * The environment variables `configs/chains.local.json` reads, pointing at this devnet: for chain
+ * 31337 the `LOCAL_A_*` variables, for 31338 the `LOCAL_B_*` ones (other chain ids have no entry in
+ * that config and are skipped). Use it when the devnet runs on other ports than the defaults.
+ */
+export function devnetEnvironment(devnet: Pick<Devnet, 'chains'>): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const chain of devnet.chains) {
+    const prefix = LOCAL_CHAIN_ENV_PREFIX[chain.chainId]
+    if (prefix === undefined) continue
+    env[`${prefix}_RPC_URL`] = chain.rpcUrl
+    env[`${prefix}_PUBLIC_RPC_URL`] = chain.rpcUrl
+    env[`${prefix}_USDC_ADDRESS`] = chain.contracts.stablecoin
+    env[`${prefix}_DEPOSITORY_ADDRESS`] = chain.contracts.depository
+  }
+  return env
+}

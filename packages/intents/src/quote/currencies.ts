@@ -1,0 +1,69 @@
+import type { CurrencyEntry, IntentsApi, RegisteredChain } from '@pontis/core'
+import { PontisError } from '@pontis/core'
+
+/** A currency a chain supports, with its canonical id and whether it is the native currency. */
+export interface ChainCurrency {
+  readonly entry: CurrencyEntry
+  /** Canonical currency id (the family's normalised form). */
+  readonly address: string
+  readonly isNative: boolean
+}
+
+/**
+ * The currencies a chain quotes: its native currency and the bridgeable tokens of its config,
+ * indexed by canonical id. Built once per chain at start-up.
+ */
+export class CurrencyCatalog {
+  readonly #byAddress = new Map<string, ChainCurrency>()
+  readonly native: ChainCurrency
+
+  constructor(chain: RegisteredChain) {
+    const { identity } = chain.adapter
+    const add = (entry: CurrencyEntry, isNative: boolean) => {
+      const address = isNative
+        ? identity.nativeCurrencyId
+        : identity.normalizeCurrency(entry.address, 'currency')
+      if (entry.supportsBridging === false || this.#byAddress.has(address)) return
+      this.#byAddress.set(address, { entry, address, isNative })
+    }
+    add(chain.entry.currency, true)
+    for (const token of chain.entry.erc20Currencies ?? []) add(token, false)
+    for (const token of chain.entry.solverCurrencies ?? [])
+      add(token, token.address === chain.entry.currency.address)
+    this.native = this.#byAddress.get(identity.nativeCurrencyId) ?? {
+      entry: chain.entry.currency,
+      address: identity.nativeCurrencyId,
+      isNative: true,
+    }
+  }
+
+  /** @throws UNSUPPORTED_CURRENCY naming the chain and what it supports. */
+  get(address: string, chain: RegisteredChain, side: 'input' | 'output'): ChainCurrency {
+    const found = this.#byAddress.get(address)
+    if (found) return found
+    const supported = [...this.#byAddress.values()].map(
+      (currency) => `${currency.entry.symbol} (${currency.address})`,
+    )
+    throw new PontisError(
+      'UNSUPPORTED_CURRENCY',
+      `${side === 'input' ? 'originCurrency' : 'destinationCurrency'} ${address} is not supported on ${chain.record.displayName} (${chain.id}); supported: ${supported.join(', ')}.`,
+      { chainId: chain.id, currency: address },
+    )
+  }
+
+  /** The document's Currency object. */
+  toApi(currency: ChainCurrency, chainId: number): IntentsApi.Currency {
+    const metadata: IntentsApi.CurrencyMetadata = {
+      ...(currency.entry.metadata ?? {}),
+      isNative: currency.isNative,
+    }
+    return {
+      chainId,
+      address: currency.address,
+      symbol: currency.entry.symbol,
+      name: currency.entry.name,
+      decimals: currency.entry.decimals,
+      metadata,
+    }
+  }
+}

@@ -1,0 +1,853 @@
+import {
+  type ChainAdapter,
+  type DestinationCall,
+  formatUnits,
+  type IntentsApi,
+  type Logger,
+  PontisError,
+  parseUnits,
+  type QuotingCapability,
+  type RegisteredChain,
+  type Registry,
+} from '@pontis/core'
+import { encodeAbiParameters, type Hex } from 'viem'
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
+import { type ChainCurrency, CurrencyCatalog } from './currencies.js'
+import {
+  type AmountBreakdown,
+  breakdownForInput,
+  breakdownForOutput,
+  type Conversion,
+  DEFAULT_SPONSORED_COMPONENTS,
+  FEE_COMPONENTS,
+  type FeeComponent,
+  type FeeTerms,
+  parseBps,
+  withSlippage,
+} from './fees.js'
+import { ORDER_VERSION, orderId, randomSalt, signOrder } from './order.js'
+import {
+  convert,
+  formatUsd,
+  fromUsd,
+  type PricedCurrency,
+  type PriceSource,
+  USD_SCALE,
+  usdValue,
+} from './prices.js'
+import type { SolverSettings } from './settings.js'
+
+export type QuoteRequest = IntentsApi.QuoteRequest
+
+/** Everything later stages (indexer, solver, webhooks) need about a quoted request. */
+export interface QuotedRequest {
+  readonly id: Hex
+  readonly originChainId: number
+  readonly destinationChainId: number
+  readonly user: string
+  readonly recipient: string
+  readonly refundTo: string
+  readonly originCurrency: string
+  readonly destinationCurrency: string
+  readonly tradeType: QuoteRequest['tradeType']
+  readonly amountIn: bigint
+  readonly amountOut: bigint
+  readonly minimumAmountOut: bigint
+  readonly depositAddress: string | null
+  readonly depositAddressType: 'open' | 'strict' | null
+  readonly referrer: string | null
+  readonly apiKeyId: string | null
+  readonly createdAt: number
+  readonly expiresAt: number
+  /** JSON-safe record of the request, order and amounts; opaque to the store. */
+  readonly quote: StoredQuote
+}
+
+export interface StoredQuote {
+  readonly request: QuoteRequest
+  readonly order: IntentsApi.Order
+  readonly orderSignature: Hex
+  readonly fees: IntentsApi.Fees
+  readonly calls: ReadonlyArray<{ to: string; value: string; data: string }>
+  readonly topupNativeAmount: string
+  readonly slippageBps: number
+}
+
+export interface QuoteEngineOptions {
+  readonly registry: Registry
+  readonly prices: PriceSource
+  readonly settings: SolverSettings
+  readonly logger: Logger
+  /** Persists a quoted request (status `waiting`); not called for `/price`. */
+  readonly saveRequest: (request: QuotedRequest) => Promise<void>
+  /** Milliseconds since the epoch; injectable for tests. */
+  readonly now?: () => number
+}
+
+export interface QuoteContext {
+  /** Build steps and store the request (`/quote`, `/quote/v2`) or only price it (`/price`). */
+  readonly withSteps: boolean
+  readonly apiKeyId?: string
+}
+
+/** Request members that only some families honour as origin; see `QuotingCapability.originRequestOptions`. */
+const FAMILY_ORIGIN_OPTIONS = [
+  'depositFeePayer',
+  'maxRouteLength',
+  'useSharedAccounts',
+  'includeComputeUnitLimit',
+  'includedOriginSwapSources',
+  'includedSwapSources',
+  'excludedSwapSources',
+  'additionalData.userPublicKey',
+] as const
+
+const PLACEHOLDER_ID: Hex = `0x${'00'.repeat(32)}`
+const TOPUP_DEFAULT_USD_MICRO = 2_000_000n
+const PERMIT_EXPIRY_DEFAULT = 600
+const STATUS_PATH = '/intents/status'
+const EXECUTE_PATH = '/execute/permits'
+
+interface Side {
+  readonly chain: RegisteredChain
+  readonly quoting: QuotingCapability
+  readonly catalog: CurrencyCatalog
+  readonly currency: ChainCurrency
+  readonly priced: PricedCurrency
+  readonly nativePriced: PricedCurrency
+}
+
+function quotingOf(chain: RegisteredChain, role: 'origin' | 'destination'): QuotingCapability {
+  const quoting = (chain.adapter as ChainAdapter).quoting
+  if (!quoting) {
+    throw new PontisError(
+      'UNSUPPORTED_CHAIN',
+      `${chain.record.displayName} (${chain.id}) cannot be used as ${role} yet: its ${chain.record.vmType} plugin has no quoting capability.`,
+      { chainId: chain.id },
+    )
+  }
+  return quoting
+}
+
+function reject(
+  code: 'UNSUPPORTED_ROUTE' | 'UNSUPPORTED_EXECUTION_TYPE' | 'INVALID_EXTRA_TXS',
+  message: string,
+): never {
+  throw new PontisError(code, message)
+}
+
+function present(request: QuoteRequest, option: string): boolean {
+  if (option === 'additionalData.userPublicKey') return request.additionalData?.userPublicKey !== undefined
+  return (request as Record<string, unknown>)[option] !== undefined
+}
+
+/**
+ * Turns a validated quote request into a quote: checks the route through the chain plugins,
+ * prices costs from the chains and the price source, computes fees exactly (see fees.ts), builds
+ * the origin steps and the protocol order, and stores the request as `waiting`.
+ */
+export class QuoteEngine {
+  readonly #options: QuoteEngineOptions
+  readonly #catalogs = new Map<number, CurrencyCatalog>()
+  readonly #solver: PrivateKeyAccount
+  readonly #now: () => number
+
+  constructor(options: QuoteEngineOptions) {
+    this.#options = options
+    this.#now = options.now ?? Date.now
+    this.#solver = privateKeyToAccount(options.settings.solver.privateKey)
+    for (const chain of options.registry.chains()) this.#catalogs.set(chain.id, new CurrencyCatalog(chain))
+  }
+
+  get solverAddress(): Hex {
+    return this.#solver.address
+  }
+
+  async quote(request: QuoteRequest, context: QuoteContext): Promise<IntentsApi.QuoteResponse> {
+    const { registry, settings } = this.#options
+    const originChain = this.#usableChain(request.originChainId, 'origin')
+    const destinationChain = this.#usableChain(request.destinationChainId, 'destination')
+    const originQuoting = quotingOf(originChain, 'origin')
+    const destinationQuoting = quotingOf(destinationChain, 'destination')
+    const sameChain = originChain.id === destinationChain.id
+
+    // Addresses, in each chain's own rules.
+    const originIdentity = originChain.adapter.identity
+    const destinationIdentity = destinationChain.adapter.identity
+    const user = originIdentity.normalizeAddress(request.user, 'user')
+    let recipient: string
+    if (request.recipient !== undefined)
+      recipient = destinationIdentity.normalizeAddress(request.recipient, 'recipient')
+    else if (destinationIdentity.isValidAddress(request.user))
+      recipient = destinationIdentity.normalizeAddress(request.user, 'recipient')
+    else {
+      throw new PontisError(
+        'USER_RECIPIENT_MISMATCH',
+        `user ${request.user} is not an address on ${destinationChain.record.displayName}; set recipient to a ${destinationChain.record.vmType} address.`,
+      )
+    }
+    const refundTo =
+      request.refundTo !== undefined ? originIdentity.normalizeAddress(request.refundTo, 'refundTo') : user
+    if (request.recoveryAddress !== undefined)
+      originIdentity.normalizeAddress(request.recoveryAddress, 'recoveryAddress')
+    const appFeeRecipients = (request.appFees ?? []).map((fee) =>
+      originIdentity.normalizeAddress(fee.recipient, 'appFeeRecipient'),
+    )
+
+    // Currencies.
+    const originCatalog = this.#catalogs.get(originChain.id) as CurrencyCatalog
+    const destinationCatalog = this.#catalogs.get(destinationChain.id) as CurrencyCatalog
+    const inCurrency = originCatalog.get(
+      originIdentity.normalizeCurrency(request.originCurrency, 'input'),
+      originChain,
+      'input',
+    )
+    const outCurrency = destinationCatalog.get(
+      destinationIdentity.normalizeCurrency(request.destinationCurrency, 'output'),
+      destinationChain,
+      'output',
+    )
+    const sameAsset = inCurrency.entry.id === outCurrency.entry.id
+    if (sameChain && !request.forceSolverExecution) {
+      if (inCurrency.address === outCurrency.address) {
+        reject(
+          'UNSUPPORTED_ROUTE',
+          'Origin and destination are the same currency on the same chain: there is nothing to bridge or swap.',
+        )
+      }
+      throw new PontisError(
+        'NO_SWAP_ROUTES_FOUND',
+        `${originChain.record.displayName} has no swap router for a self-executed ${inCurrency.entry.symbol} to ${outCurrency.entry.symbol} swap; set forceSolverExecution to have the solver fill it.`,
+      )
+    }
+
+    this.#checkOptions(
+      request,
+      originChain,
+      destinationChain,
+      originQuoting,
+      destinationQuoting,
+      inCurrency,
+      outCurrency,
+    )
+    const usePermit = request.usePermit === true
+    if (usePermit && !(await originQuoting.supportsPermit(inCurrency.address))) {
+      reject(
+        'UNSUPPORTED_EXECUTION_TYPE',
+        `${inCurrency.entry.symbol} on ${originChain.record.displayName} does not accept signed transfer authorizations; remove usePermit.`,
+      )
+    }
+    const calls = this.#calls(request, destinationChain, outCurrency)
+
+    // Prices.
+    const prices = this.#options.prices
+    const [inPrice, outPrice, originNativePrice, destinationNativePrice] = await Promise.all([
+      prices.usdPrice(inCurrency.entry),
+      prices.usdPrice(outCurrency.entry),
+      prices.usdPrice(originCatalog.native.entry),
+      prices.usdPrice(destinationCatalog.native.entry),
+    ])
+    const origin: Side = {
+      chain: originChain,
+      quoting: originQuoting,
+      catalog: originCatalog,
+      currency: inCurrency,
+      priced: { decimals: inCurrency.entry.decimals, usdPrice: inPrice },
+      nativePriced: { decimals: originCatalog.native.entry.decimals, usdPrice: originNativePrice },
+    }
+    const destination: Side = {
+      chain: destinationChain,
+      quoting: destinationQuoting,
+      catalog: destinationCatalog,
+      currency: outCurrency,
+      priced: { decimals: outCurrency.entry.decimals, usdPrice: outPrice },
+      nativePriced: { decimals: destinationCatalog.native.entry.decimals, usdPrice: destinationNativePrice },
+    }
+
+    const nowMs = this.#now()
+    const ttlSeconds = request.ttl ?? settings.quote.ttlSeconds
+    const expiresAt = nowMs + ttlSeconds * 1000
+
+    // Costs from the chains (in parallel; each plugin caches its reads).
+    const topupNativeAmount = request.topupGas
+      ? fromUsd(
+          BigInt(request.topupGasAmount ?? TOPUP_DEFAULT_USD_MICRO.toString()) * 10n ** 12n,
+          destination.nativePriced,
+          'floor',
+        )
+      : 0n
+    const roughAmount = BigInt(request.amount)
+    const [originCost, fillCost, userBalance, solverBalance] = await Promise.all([
+      originQuoting.estimateOriginCost({
+        requestId: PLACEHOLDER_ID,
+        depositor: user,
+        currencyId: inCurrency.address,
+        amount: roughAmount,
+        usePermit,
+        viaDepositAddress: request.useDepositAddress === true,
+      }),
+      destinationQuoting.estimateFillCost({
+        orderId: PLACEHOLDER_ID,
+        payer: this.#solver.address,
+        recipient,
+        currencyId: outCurrency.address,
+        amount: roughAmount,
+        calls,
+        ...(request.txsGasLimit !== undefined ? { callsGasLimit: BigInt(request.txsGasLimit) } : {}),
+        topupNativeAmount,
+      }),
+      originChain.adapter.reading?.readBalance(user, inCurrency.address),
+      destinationChain.adapter.reading?.readBalance(this.#solver.address, outCurrency.address),
+    ])
+    const gasOverhead =
+      usePermit && request.originGasOverhead
+        ? BigInt(request.originGasOverhead) * (originCost.unitPrice ?? 0n)
+        : 0n
+    const solverPaidOrigin = usePermit ? originCost.amount + gasOverhead : 0n
+
+    // Fee terms in the input currency.
+    const executionCost =
+      convert(fillCost.amount + topupNativeAmount, destination.nativePriced, origin.priced, 'ceil') +
+      convert(solverPaidOrigin, origin.nativePriced, origin.priced, 'ceil')
+    const target = settings.inventory.find(
+      (item) =>
+        item.chainId === destinationChain.id &&
+        item.currency.toLowerCase() === outCurrency.address.toLowerCase(),
+    )
+    const rebalances =
+      target !== undefined && solverBalance !== undefined && solverBalance > BigInt(target.targetAmount)
+    const sponsoredComponents = this.#sponsoredComponents(request)
+    const terms: FeeTerms = {
+      executionCost,
+      rentCost: 0n,
+      serviceBps: BigInt(settings.fees.serviceBps),
+      minimumServiceFee: fromUsd(parseUnits(settings.fees.minimumServiceFeeUsd, 18), origin.priced, 'ceil'),
+      rebalanceRewardBps: rebalances ? BigInt(settings.fees.rebalanceRewardBps) : 0n,
+      appFees: (request.appFees ?? []).map((fee) => parseBps(fee.fee)),
+      swapSpreadBps: sameAsset || request.fixedRate !== undefined ? 0n : BigInt(settings.fees.swapSpreadBps),
+      ...(sponsoredComponents
+        ? {
+            sponsorship: {
+              components: sponsoredComponents,
+              ...(request.maxSubsidizationAmount !== undefined
+                ? {
+                    cap: fromUsd(BigInt(request.maxSubsidizationAmount) * 10n ** 12n, origin.priced, 'floor'),
+                  }
+                : {}),
+            },
+          }
+        : {}),
+    }
+    const conversion = this.#conversion(request, origin, destination)
+    const amount = BigInt(request.amount)
+    const breakdown =
+      request.tradeType === 'EXACT_INPUT'
+        ? breakdownForInput(amount, terms, conversion)
+        : breakdownForOutput(amount, terms, conversion)
+    const minimumUsd = parseUnits(settings.quote.minimumAmountUsd, 18)
+    if (usdValue(breakdown.amountIn, origin.priced) < minimumUsd) {
+      throw new PontisError(
+        'AMOUNT_TOO_LOW',
+        `The input is worth less than the $${settings.quote.minimumAmountUsd} minimum.`,
+      )
+    }
+
+    // What the recipient gets, and the least they accept.
+    const slippageBps = this.#slippageBps(request, sameAsset)
+    const exactOutput = request.tradeType === 'EXACT_OUTPUT'
+    const paidOut = exactOutput && request.enableTrueExactOutput ? amount : breakdown.amountOut
+    const minimumAmountOut = exactOutput ? amount : withSlippage(paidOut, BigInt(slippageBps))
+    const callValue = calls.reduce((sum, call) => sum + call.value, 0n)
+    if (callValue > minimumAmountOut) {
+      reject(
+        'INVALID_EXTRA_TXS',
+        `The txs send ${callValue} in value, more than the ${minimumAmountOut} the fill guarantees.`,
+      )
+    }
+    const neededLiquidity = paidOut + (outCurrency.isNative ? topupNativeAmount : 0n)
+    if (solverBalance !== undefined && solverBalance < neededLiquidity) {
+      throw new PontisError(
+        'INSUFFICIENT_LIQUIDITY',
+        `The solver holds ${formatUnits(solverBalance, outCurrency.entry.decimals)} ${outCurrency.entry.symbol} on ${destinationChain.record.displayName}, less than the ${formatUnits(neededLiquidity, outCurrency.entry.decimals)} this fill needs.`,
+        { available: solverBalance.toString(), required: neededLiquidity.toString() },
+      )
+    }
+
+    // The order: its struct hash is the request id that tags the deposit and the fill.
+    const deadline = Math.floor(expiresAt / 1000)
+    const protocolChainId = (chain: RegisteredChain) =>
+      chain.record.protocol?.v2?.chainId ?? chain.record.name
+    const order: IntentsApi.Order = {
+      version: ORDER_VERSION,
+      solverChainId: registry.hub()?.name ?? protocolChainId(originChain),
+      solver: this.#solver.address,
+      salt: randomSalt(),
+      inputs: [
+        {
+          payment: {
+            chainId: protocolChainId(originChain),
+            currency: inCurrency.address,
+            amount: breakdown.amountIn.toString(),
+            weight: '1',
+          },
+          refunds: [
+            {
+              chainId: protocolChainId(originChain),
+              recipient: refundTo,
+              currency: inCurrency.address,
+              minimumAmount: '0',
+              deadline: deadline + 3600,
+              extraData: '0x',
+            },
+          ],
+        },
+      ],
+      output: {
+        chainId: protocolChainId(destinationChain),
+        payments: [
+          {
+            recipient,
+            currency: outCurrency.address,
+            minimumAmount: minimumAmountOut.toString(),
+            expectedAmount: paidOut.toString(),
+          },
+        ],
+        calls: calls.map((call) =>
+          encodeAbiParameters(
+            [{ type: 'address' }, { type: 'uint256' }, { type: 'bytes' }],
+            [call.to as Hex, call.value, call.data as Hex],
+          ),
+        ),
+        deadline,
+        extraData: '0x',
+      },
+      fees: breakdown.appFees.map((fee, index) => ({
+        recipientChainId: protocolChainId(originChain),
+        recipient: appFeeRecipients[index] as string,
+        currencyChainId: protocolChainId(originChain),
+        currency: inCurrency.address,
+        amount: fee.toString(),
+      })),
+    }
+    const id = orderId(order)
+    const orderSignature = await signOrder(this.#solver, id)
+    const depositAddress = request.useDepositAddress
+      ? await (originQuoting.createDepositAddress as (requestId: string) => Promise<string>)(id)
+      : undefined
+
+    const fees = this.#fees(breakdown, origin, originCost.amount, usePermit)
+    const response: IntentsApi.QuoteResponse = {
+      steps: [],
+      fees,
+      details: this.#details({
+        request,
+        breakdown,
+        origin,
+        destination,
+        user,
+        recipient,
+        paidOut,
+        minimumAmountOut,
+        slippageBps,
+        sameAsset,
+        userBalance,
+        calls,
+      }),
+    }
+    if (sponsoredComponents)
+      response.feeSponsorship = this.#sponsorship(breakdown, origin, sponsoredComponents, request)
+    if (request.includeProtocolData) {
+      response.protocol = {
+        v2: {
+          orderId: id,
+          orderData: order,
+          orderSignature,
+          paymentDetails: {
+            chainId: originChain.id,
+            depository: depositAddress ?? originChain.record.protocol?.v2?.depository ?? '',
+            currency: inCurrency.address,
+            amount: breakdown.amountIn.toString(),
+          },
+        },
+      }
+    }
+    if (!context.withSteps) return response
+
+    const prepared = await originQuoting.buildDepositSteps({
+      requestId: id,
+      depositor: user,
+      currencyId: inCurrency.address,
+      amount: breakdown.amountIn,
+      usePermit,
+      permitExpiry: request.permitExpiry ?? PERMIT_EXPIRY_DEFAULT,
+      executeEndpoint: EXECUTE_PATH,
+      nowSeconds: Math.floor(nowMs / 1000),
+      ...(depositAddress ? { depositAddress } : {}),
+    })
+    response.steps = prepared.map((step) => ({
+      id: step.id,
+      action: step.action,
+      description: step.description,
+      kind: step.kind,
+      requestId: id,
+      depositAddress: depositAddress ?? '',
+      items: step.items.map((item) => ({
+        status: 'incomplete' as const,
+        data: item.data as IntentsApi.StepItemData,
+        ...(step.kind === 'transaction' && step.id !== 'approve'
+          ? { check: { endpoint: `${STATUS_PATH}?requestId=${id}`, method: 'GET' as const } }
+          : {}),
+      })),
+    }))
+
+    await this.#options.saveRequest({
+      id,
+      originChainId: originChain.id,
+      destinationChainId: destinationChain.id,
+      user,
+      recipient,
+      refundTo,
+      originCurrency: inCurrency.address,
+      destinationCurrency: outCurrency.address,
+      tradeType: request.tradeType,
+      amountIn: breakdown.amountIn,
+      amountOut: paidOut,
+      minimumAmountOut,
+      depositAddress: depositAddress ?? null,
+      depositAddressType: depositAddress ? (request.strict ? 'strict' : 'open') : null,
+      referrer: request.referrer ?? null,
+      apiKeyId: context.apiKeyId ?? null,
+      createdAt: nowMs,
+      expiresAt,
+      quote: {
+        request,
+        order,
+        orderSignature,
+        fees,
+        calls: calls.map((call) => ({ to: call.to, value: call.value.toString(), data: call.data })),
+        topupNativeAmount: topupNativeAmount.toString(),
+        slippageBps,
+      },
+    })
+    return response
+  }
+
+  #usableChain(chainId: number, role: 'origin' | 'destination'): RegisteredChain {
+    const chain = this.#options.registry.chain(chainId)
+    if (chain.record.disabled) {
+      throw new PontisError(
+        'CHAIN_DISABLED',
+        `${chain.record.displayName} (${chain.id}) is disabled right now; try again later.`,
+        {
+          chainId,
+        },
+      )
+    }
+    if (role === 'origin' && chain.record.depositEnabled === false) {
+      throw new PontisError(
+        'CHAIN_DISABLED',
+        `Deposits on ${chain.record.displayName} (${chain.id}) are disabled right now.`,
+        {
+          chainId,
+        },
+      )
+    }
+    return chain
+  }
+
+  /** Options a route cannot honour are refused with a code, never silently ignored. */
+  #checkOptions(
+    request: QuoteRequest,
+    originChain: RegisteredChain,
+    destinationChain: RegisteredChain,
+    originQuoting: QuotingCapability,
+    destinationQuoting: QuotingCapability,
+    inCurrency: ChainCurrency,
+    outCurrency: ChainCurrency,
+  ): void {
+    const honoured = new Set(originQuoting.originRequestOptions ?? [])
+    for (const option of FAMILY_ORIGIN_OPTIONS) {
+      if (present(request, option) && !honoured.has(option)) {
+        reject(
+          'UNSUPPORTED_ROUTE',
+          `${option} does not apply to ${originChain.record.vmType} origins such as ${originChain.record.displayName} (${originChain.id}); remove it.`,
+        )
+      }
+    }
+    if (request.includedDestinationSwapSources !== undefined) {
+      reject(
+        'UNSUPPORTED_ROUTE',
+        `includedDestinationSwapSources does not apply: fills on ${destinationChain.record.displayName} do not swap; remove it.`,
+      )
+    }
+    if (request.useExternalLiquidity)
+      reject(
+        'UNSUPPORTED_ROUTE',
+        'This deployment has no external (canonical) bridge liquidity; remove useExternalLiquidity.',
+      )
+    if (request.useFallbacks)
+      reject('UNSUPPORTED_ROUTE', 'This deployment has no fallback routes; remove useFallbacks.')
+    if (request.explicitDeposit === false) {
+      reject(
+        'UNSUPPORTED_EXECUTION_TYPE',
+        'The depository only takes explicit deposits tagged with the request id; remove explicitDeposit: false.',
+      )
+    }
+    if (request.gasLimitForDepositSpecifiedTxs !== undefined) {
+      throw new PontisError(
+        'INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS',
+        'This deployment runs no transactions inside the deposit, so gasLimitForDepositSpecifiedTxs has nothing to limit; remove it.',
+      )
+    }
+    if (request.originGasOverhead !== undefined && !request.usePermit) {
+      reject(
+        'UNSUPPORTED_EXECUTION_TYPE',
+        'originGasOverhead prices a gasless (usePermit) deposit; remove it or set usePermit.',
+      )
+    }
+    if (request.topupGas) {
+      if (!destinationQuoting.supportsGasTopup) {
+        reject(
+          'UNSUPPORTED_ROUTE',
+          `Gas top-ups are not available on ${destinationChain.record.displayName} (${destinationChain.record.vmType}).`,
+        )
+      }
+      if (outCurrency.isNative) {
+        reject(
+          'UNSUPPORTED_ROUTE',
+          `topupGas adds ${outCurrency.entry.symbol} gas to a non-native output; the output already is ${outCurrency.entry.symbol}.`,
+        )
+      }
+    }
+    if (request.useDepositAddress) {
+      if (!originQuoting.createDepositAddress) {
+        reject(
+          'UNSUPPORTED_EXECUTION_TYPE',
+          `Deposit addresses are not available on ${originChain.record.displayName}.`,
+        )
+      }
+      if (!inCurrency.isNative) {
+        reject(
+          'UNSUPPORTED_EXECUTION_TYPE',
+          `Deposit addresses take the native currency only; ${inCurrency.entry.symbol} is a token.`,
+        )
+      }
+      if (request.usePermit)
+        reject('UNSUPPORTED_EXECUTION_TYPE', 'useDepositAddress and usePermit exclude each other; pick one.')
+    }
+    if ((request.txs?.length ?? 0) > 0 || request.authorizationList !== undefined) {
+      if (!destinationQuoting.supportsDestinationCalls) {
+        throw new PontisError(
+          'EXTRA_TXS_NOT_SUPPORTED',
+          `${destinationChain.record.displayName} (${destinationChain.record.vmType}) cannot run txs calls.`,
+        )
+      }
+    }
+    for (const [index, authorization] of (request.authorizationList ?? []).entries()) {
+      if (authorization.chainId !== 0 && authorization.chainId !== destinationChain.id) {
+        reject(
+          'INVALID_EXTRA_TXS',
+          `authorizationList[${index}].chainId is ${authorization.chainId}; it must be ${destinationChain.id} (the destination) or 0.`,
+        )
+      }
+    }
+    if (request.txsGasLimit !== undefined && (request.txs?.length ?? 0) === 0) {
+      reject(
+        'INVALID_EXTRA_TXS',
+        'txsGasLimit limits the txs calls, but the request has none; remove it or add txs.',
+      )
+    }
+  }
+
+  #calls(
+    request: QuoteRequest,
+    destinationChain: RegisteredChain,
+    outCurrency: ChainCurrency,
+  ): DestinationCall[] {
+    return (request.txs ?? []).map((tx, index) => {
+      if (!destinationChain.adapter.identity.isValidAddress(tx.to)) {
+        reject(
+          'INVALID_EXTRA_TXS',
+          `txs[${index}].to ${tx.to} is not an address on ${destinationChain.record.displayName}.`,
+        )
+      }
+      const value = BigInt(tx.value ?? '0')
+      if (value > 0n && !outCurrency.isNative) {
+        reject(
+          'INVALID_EXTRA_TXS',
+          `txs[${index}] sends native value, but the output currency ${outCurrency.entry.symbol} is a token.`,
+        )
+      }
+      return {
+        to: destinationChain.adapter.identity.normalizeAddress(tx.to, 'contract'),
+        value,
+        data: tx.data ?? '0x',
+      }
+    })
+  }
+
+  #sponsoredComponents(request: QuoteRequest): ReadonlySet<FeeComponent> | undefined {
+    if (!request.subsidizeFees && !request.subsidizeRent) return undefined
+    const components = new Set<FeeComponent>(
+      request.subsidizeFees ? (request.sponsoredFeeComponents ?? DEFAULT_SPONSORED_COMPONENTS) : [],
+    )
+    if (request.subsidizeRent) components.add('rent')
+    return components
+  }
+
+  #conversion(request: QuoteRequest, origin: Side, destination: Side): Conversion {
+    const inScale = 10n ** BigInt(origin.priced.decimals)
+    const outScale = 10n ** BigInt(destination.priced.decimals)
+    if (request.fixedRate !== undefined) {
+      const rate = parseUnits(request.fixedRate, 18, 'fixedRate')
+      if (rate <= 0n) throw new PontisError('INVALID_REQUEST', 'fixedRate must be greater than zero.')
+      return { numerator: rate * outScale, denominator: USD_SCALE * inScale }
+    }
+    return {
+      numerator: origin.priced.usdPrice * outScale,
+      denominator: destination.priced.usdPrice * inScale,
+    }
+  }
+
+  #slippageBps(request: QuoteRequest, sameAsset: boolean): number {
+    if (request.slippageTolerance !== undefined) return Number(request.slippageTolerance)
+    return sameAsset
+      ? this.#options.settings.slippage.sameAssetBps
+      : this.#options.settings.slippage.crossAssetBps
+  }
+
+  #fee(amount: bigint, currency: ChainCurrency, chainId: number, priced: PricedCurrency): IntentsApi.Fee {
+    const catalog = this.#catalogs.get(chainId) as CurrencyCatalog
+    const usd = amount < 0n ? -usdValue(-amount, priced) : usdValue(amount, priced)
+    return {
+      currency: catalog.toApi(currency, chainId),
+      amount: amount.toString(),
+      amountFormatted: formatUnits(amount, currency.entry.decimals),
+      amountUsd: formatUsd(usd),
+      minimumAmount: amount.toString(),
+    }
+  }
+
+  #fees(breakdown: AmountBreakdown, origin: Side, originGas: bigint, usePermit: boolean): IntentsApi.Fees {
+    const chainId = origin.chain.id
+    const inFee = (amount: bigint) => this.#fee(amount, origin.currency, chainId, origin.priced)
+    return {
+      // With a permit the service submits (and charges for) the deposit; the user sends nothing.
+      gas: this.#fee(usePermit ? 0n : originGas, origin.catalog.native, chainId, origin.nativePriced),
+      relayer: inFee(breakdown.relayerGas + breakdown.relayerService),
+      relayerGas: inFee(breakdown.relayerGas),
+      relayerService: inFee(breakdown.relayerService),
+      app: inFee(breakdown.app),
+      subsidized: inFee(breakdown.subsidized),
+    }
+  }
+
+  #sponsorship(
+    breakdown: AmountBreakdown,
+    origin: Side,
+    selected: ReadonlySet<FeeComponent>,
+    request: QuoteRequest,
+  ): IntentsApi.FeeSponsorship {
+    const inFee = (amount: bigint) => this.#fee(amount, origin.currency, origin.chain.id, origin.priced)
+    const bucket = (component: FeeComponent): IntentsApi.FeeSponsorshipBucket => {
+      const { total, sponsored } = breakdown.components[component]
+      return {
+        selected: selected.has(component),
+        total: inFee(total),
+        sponsored: inFee(sponsored),
+        userPays: inFee(total - sponsored),
+      }
+    }
+    const components = Object.fromEntries(FEE_COMPONENTS.map((component) => [component, bucket(component)]))
+    return {
+      quoted: {
+        selectedComponents: FEE_COMPONENTS.filter((component) => selected.has(component)),
+        ...(request.maxSubsidizationAmount !== undefined
+          ? { maxSubsidizationAmount: request.maxSubsidizationAmount }
+          : {}),
+        capHit: breakdown.capHit,
+        components: components as IntentsApi.FeeSponsorship['quoted']['components'],
+      },
+    }
+  }
+
+  #details(input: {
+    request: QuoteRequest
+    breakdown: AmountBreakdown
+    origin: Side
+    destination: Side
+    user: string
+    recipient: string
+    paidOut: bigint
+    minimumAmountOut: bigint
+    slippageBps: number
+    sameAsset: boolean
+    userBalance: bigint | undefined
+    calls: readonly DestinationCall[]
+  }): IntentsApi.Details {
+    const { breakdown, origin, destination, request } = input
+    const usdIn = usdValue(breakdown.amountIn, origin.priced)
+    const usdOut = usdValue(input.paidOut, destination.priced)
+    const inUsd = (amount: bigint) =>
+      amount < 0n ? -usdValue(-amount, origin.priced) : usdValue(amount, origin.priced)
+    const percent = (part: bigint) => (usdIn === 0n ? '0' : formatUnits((part * 100n * 10n ** 4n) / usdIn, 4))
+    const swapNet = breakdown.components.swap.total - breakdown.components.swap.sponsored
+    const currencyIn = this.#fee(breakdown.amountIn, origin.currency, origin.chain.id, origin.priced)
+    const currencyOut = {
+      ...this.#fee(input.paidOut, destination.currency, destination.chain.id, destination.priced),
+      minimumAmount: input.minimumAmountOut.toString(),
+    }
+    const slipValue = input.paidOut - input.minimumAmountOut
+    const finality = origin.chain.adapter.finality
+    const operation = input.calls.length > 0 ? 'call' : input.sameAsset ? 'bridge' : 'swap'
+    const rate =
+      breakdown.amountIn === 0n
+        ? '0'
+        : formatUnits(
+            (input.paidOut * 10n ** BigInt(origin.priced.decimals) * USD_SCALE) /
+              (breakdown.amountIn * 10n ** BigInt(destination.priced.decimals)),
+            18,
+          )
+    return {
+      operation,
+      sender: input.user,
+      recipient: input.recipient,
+      currencyIn,
+      currencyOut,
+      refundCurrency: currencyIn,
+      totalImpact: { usd: formatUsd(usdOut - usdIn), percent: percent(usdOut - usdIn) },
+      swapImpact: { usd: formatUsd(-inUsd(swapNet)), percent: percent(-inUsd(swapNet)) },
+      expandedPriceImpact: {
+        swap: { usd: formatUsd(-inUsd(breakdown.components.swap.total)) },
+        execution: { usd: formatUsd(-inUsd(breakdown.relayerGas)) },
+        service: { usd: formatUsd(-inUsd(breakdown.relayerService)) },
+        app: { usd: formatUsd(-inUsd(breakdown.app)) },
+        sponsored: { usd: formatUsd(inUsd(breakdown.subsidized)) },
+      },
+      rate,
+      slippageTolerance: {
+        origin: { usd: '0', value: '0', percent: '0' },
+        destination: {
+          usd: formatUsd(usdValue(slipValue, destination.priced)),
+          value: slipValue.toString(),
+          percent: formatUnits(BigInt(input.slippageBps), 2),
+        },
+      },
+      timeEstimate: this.#options.settings.quote.fillTimeEstimateSeconds * (1 + finality.fastConfirmations),
+      ...(input.userBalance !== undefined ? { userBalance: input.userBalance.toString() } : {}),
+      isFixedRate: request.fixedRate !== undefined,
+      route: {
+        origin: {
+          inputCurrency: origin.currency.address,
+          outputCurrency: origin.currency.address,
+          router: origin.chain.record.protocol?.v2?.depository ?? 'depository',
+        },
+        destination: {
+          inputCurrency: destination.currency.address,
+          outputCurrency: destination.currency.address,
+          router: 'pontis-solver',
+        },
+      },
+    }
+  }
+}

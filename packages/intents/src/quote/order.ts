@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto'
+import type { IntentsApi } from '@pontis/core'
+import { type Hex, hashStruct } from 'viem'
+import type { PrivateKeyAccount } from 'viem/accounts'
+
+/** The EIP-712 types of the settlement order; `orderId` is the struct hash of `Order`. */
+export const ORDER_TYPES = {
+  Order: [
+    { name: 'version', type: 'string' },
+    { name: 'solverChainId', type: 'string' },
+    { name: 'solver', type: 'address' },
+    { name: 'salt', type: 'uint256' },
+    { name: 'inputs', type: 'Input[]' },
+    { name: 'output', type: 'Output' },
+    { name: 'fees', type: 'Fee[]' },
+  ],
+  Input: [
+    { name: 'payment', type: 'InputPayment' },
+    { name: 'refunds', type: 'InputRefund[]' },
+  ],
+  InputPayment: [
+    { name: 'chainId', type: 'string' },
+    { name: 'currency', type: 'bytes' },
+    { name: 'amount', type: 'uint256' },
+    { name: 'weight', type: 'uint256' },
+  ],
+  InputRefund: [
+    { name: 'chainId', type: 'string' },
+    { name: 'recipient', type: 'bytes' },
+    { name: 'currency', type: 'bytes' },
+    { name: 'minimumAmount', type: 'uint256' },
+    { name: 'deadline', type: 'uint32' },
+    { name: 'extraData', type: 'bytes' },
+  ],
+  Output: [
+    { name: 'chainId', type: 'string' },
+    { name: 'payments', type: 'OutputPayment[]' },
+    { name: 'deadline', type: 'uint32' },
+    { name: 'calls', type: 'bytes[]' },
+    { name: 'extraData', type: 'bytes' },
+  ],
+  OutputPayment: [
+    { name: 'recipient', type: 'bytes' },
+    { name: 'currency', type: 'bytes' },
+    { name: 'minimumAmount', type: 'uint256' },
+    { name: 'expectedAmount', type: 'uint256' },
+  ],
+  Fee: [
+    { name: 'recipientChainId', type: 'string' },
+    { name: 'recipient', type: 'bytes' },
+    { name: 'currencyChainId', type: 'string' },
+    { name: 'currency', type: 'bytes' },
+    { name: 'amount', type: 'uint256' },
+  ],
+} as const
+
+export const ORDER_VERSION = 'v1'
+
+/** A fresh 256-bit salt: every quote is a distinct order (and so a distinct request id). */
+export function randomSalt(): Hex {
+  return `0x${randomBytes(32).toString('hex')}`
+}
+
+/** The order id: EIP-712 struct hash of the order (no domain), also the deposit id that pays it. */
+export function orderId(order: IntentsApi.Order): Hex {
+  return hashStruct({
+    primaryType: 'Order',
+    types: ORDER_TYPES,
+    data: {
+      version: order.version,
+      solverChainId: order.solverChainId,
+      solver: order.solver as Hex,
+      salt: BigInt(order.salt),
+      inputs: order.inputs.map((input) => ({
+        payment: {
+          chainId: input.payment.chainId,
+          currency: input.payment.currency as Hex,
+          amount: BigInt(input.payment.amount),
+          weight: BigInt(input.payment.weight),
+        },
+        refunds: input.refunds.map((refund) => ({
+          chainId: refund.chainId,
+          recipient: refund.recipient as Hex,
+          currency: refund.currency as Hex,
+          minimumAmount: BigInt(refund.minimumAmount),
+          deadline: refund.deadline,
+          extraData: refund.extraData as Hex,
+        })),
+      })),
+      output: {
+        chainId: order.output.chainId,
+        payments: order.output.payments.map((payment) => ({
+          recipient: payment.recipient as Hex,
+          currency: payment.currency as Hex,
+          minimumAmount: BigInt(payment.minimumAmount),
+          expectedAmount: BigInt(payment.expectedAmount),
+        })),
+        deadline: order.output.deadline,
+        calls: order.output.calls as Hex[],
+        extraData: order.output.extraData as Hex,
+      },
+      fees: order.fees.map((fee) => ({
+        recipientChainId: fee.recipientChainId,
+        recipient: fee.recipient as Hex,
+        currencyChainId: fee.currencyChainId,
+        currency: fee.currency as Hex,
+        amount: BigInt(fee.amount),
+      })),
+    },
+  })
+}
+
+/** The solver's order signature: an EIP-191 signature of the order id, as the oracle verifies it. */
+export function signOrder(solver: PrivateKeyAccount, id: Hex): Promise<Hex> {
+  return solver.signMessage({ message: { raw: id } })
+}

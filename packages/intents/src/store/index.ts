@@ -1,0 +1,27 @@
+/**
+ * The intent service's database: requests (and, later, what the indexer, solver, webhooks outbox
+ * and api keys keep), on embedded PGlite by default or PostgreSQL via `DATABASE_URL`.
+ */
+export {
+  type AppliedMigration,
+  loadMigrations,
+  MIGRATIONS_DIR,
+  type Migration,
+  MigrationError,
+  runMigrations,
+} from './migrations.js'
+export { createPgClient, type PgClientOptions } from './pg-client.js'
+export { createPgliteClient, type PgliteClientOptions } from './pglite-client.js'
+export {
+  type DepositAddressType,
+  DuplicateRequestError,
+  type JsonObject,
+  type NewRequest,
+  type OpenRequestStoreOptions,
+  openRequestStore,
+  RequestStore,
+  type RequestStoreOptions,
+  type StoredRequest,
+  toStatusRecord,
+} from './request-store.js'
+export { DEFAULT_SCHEMA, type SqlClient, type SqlResult, type SqlRow } from './sql-client.js'

@@ -1,0 +1,353 @@
+import type { IntentsApi, Logger } from '@pontis/core'
+import { type AppliedMigration, runMigrations } from './migrations.js'
+import { createPgClient } from './pg-client.js'
+import { createPgliteClient } from './pglite-client.js'
+import type { SqlClient } from './sql-client.js'
+
+/** How a deposit address is bound: `strict` to one order, `open` to a route. */
+export type DepositAddressType = 'open' | 'strict'
+
+/** A JSON object (what `jsonb` columns hold here). */
+export type JsonObject = Readonly<Record<string, unknown>>
+
+/** What {@link RequestStore.insertRequest} stores for an answered quote. */
+export interface NewRequest {
+  /** Request id, `0x` + 64 hex digits (any case; stored lower-case). */
+  readonly id: string
+  readonly originChainId: number
+  readonly destinationChainId: number
+  /** The quote request's `user`. */
+  readonly userAddress: string
+  readonly recipient: string
+  readonly refundTo: string
+  readonly originCurrency: string
+  readonly destinationCurrency: string
+  readonly tradeType: IntentsApi.TradeType
+  /** Smallest units, 0 to 2^256 - 1. */
+  readonly amountIn: bigint
+  readonly amountOut: bigint
+  readonly minimumAmountOut: bigint
+  /** Set together with {@link depositAddressType}, or neither. */
+  readonly depositAddress?: string | null
+  readonly depositAddressType?: DepositAddressType | null
+  readonly apiKeyId?: string | null
+  readonly referrer?: string | null
+  /** Everything later stages need (original request, order, fees); must be JSON-serialisable. */
+  readonly quote: JsonObject
+  /** Unix milliseconds after which the request is no longer filled. */
+  readonly expiresAt: number
+}
+
+/** A request row, camelCase, amounts as bigint, timestamps as Unix milliseconds. */
+export interface StoredRequest {
+  readonly id: string
+  readonly status: IntentsApi.RequestStatus
+  readonly originChainId: number
+  readonly destinationChainId: number
+  readonly userAddress: string
+  readonly recipient: string
+  readonly refundTo: string
+  readonly originCurrency: string
+  readonly destinationCurrency: string
+  readonly tradeType: IntentsApi.TradeType
+  readonly amountIn: bigint
+  readonly amountOut: bigint
+  readonly minimumAmountOut: bigint
+  readonly depositAddress: string | null
+  readonly depositAddressType: DepositAddressType | null
+  readonly apiKeyId: string | null
+  readonly referrer: string | null
+  readonly quote: Record<string, unknown>
+  readonly inTxHashes: string[]
+  readonly txHashes: string[]
+  readonly failReason: IntentsApi.FailReason
+  readonly refundFailReason: IntentsApi.RefundFailReason
+  readonly details: Record<string, unknown> | null
+  readonly createdAt: number
+  readonly updatedAt: number
+  readonly expiresAt: number
+}
+
+/** Thrown by {@link RequestStore.insertRequest} when a request with the same id exists. */
+export class DuplicateRequestError extends Error {
+  override readonly name = 'DuplicateRequestError'
+  constructor(readonly requestId: string) {
+    super(`request ${requestId} already exists`)
+  }
+}
+
+interface RequestRow {
+  id: string
+  status: IntentsApi.RequestStatus
+  origin_chain_id: number
+  destination_chain_id: number
+  user_address: string
+  recipient: string
+  refund_to: string
+  origin_currency: string
+  destination_currency: string
+  trade_type: IntentsApi.TradeType
+  amount_in: string
+  amount_out: string
+  minimum_amount_out: string
+  deposit_address: string | null
+  deposit_address_type: DepositAddressType | null
+  api_key_id: string | null
+  referrer: string | null
+  quote: Record<string, unknown>
+  in_tx_hashes: string[]
+  tx_hashes: string[]
+  fail_reason: IntentsApi.FailReason
+  refund_fail_reason: IntentsApi.RefundFailReason
+  details: Record<string, unknown> | null
+  created_at: number
+  updated_at: number
+  expires_at: number
+}
+
+// Listed, not `*`, so columns added by later migrations do not leak into these rows.
+const COLUMNS = `id, status, origin_chain_id, destination_chain_id, user_address, recipient, refund_to,
+  origin_currency, destination_currency, trade_type, amount_in, amount_out, minimum_amount_out,
+  deposit_address, deposit_address_type, api_key_id, referrer, quote, in_tx_hashes, tx_hashes,
+  fail_reason, refund_fail_reason, details, created_at, updated_at, expires_at`
+
+const REQUEST_ID = /^0x[0-9a-fA-F]{64}$/
+const MAX_UINT256 = (1n << 256n) - 1n
+const FAILED_STATUSES: ReadonlySet<IntentsApi.RequestStatus> = new Set(['failure', 'fallback', 'refund'])
+
+function fromRow(row: RequestRow): StoredRequest {
+  return {
+    id: row.id,
+    status: row.status,
+    originChainId: row.origin_chain_id,
+    destinationChainId: row.destination_chain_id,
+    userAddress: row.user_address,
+    recipient: row.recipient,
+    refundTo: row.refund_to,
+    originCurrency: row.origin_currency,
+    destinationCurrency: row.destination_currency,
+    tradeType: row.trade_type,
+    amountIn: BigInt(row.amount_in),
+    amountOut: BigInt(row.amount_out),
+    minimumAmountOut: BigInt(row.minimum_amount_out),
+    depositAddress: row.deposit_address,
+    depositAddressType: row.deposit_address_type,
+    apiKeyId: row.api_key_id,
+    referrer: row.referrer,
+    quote: row.quote,
+    inTxHashes: row.in_tx_hashes,
+    txHashes: row.tx_hashes,
+    failReason: row.fail_reason,
+    refundFailReason: row.refund_fail_reason,
+    details: row.details,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    expiresAt: row.expires_at,
+  }
+}
+
+function checkChainId(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} ${value} is not a chain id`)
+}
+
+function checkAmount(name: string, value: bigint): void {
+  if (value < 0n || value > MAX_UINT256) throw new RangeError(`${name} ${value} is outside 0 to 2^256 - 1`)
+}
+
+function checkTimestamp(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`${name} ${value} is not a Unix millisecond timestamp`)
+  }
+}
+
+/** Checked here as well as by the table, so a caller's mistake reads as one and not as a SQL error. */
+function checkNewRequest(request: NewRequest): void {
+  if (!REQUEST_ID.test(request.id)) throw new RangeError(`request id ${request.id} is not 0x + 64 hex digits`)
+  checkChainId('originChainId', request.originChainId)
+  checkChainId('destinationChainId', request.destinationChainId)
+  checkAmount('amountIn', request.amountIn)
+  checkAmount('amountOut', request.amountOut)
+  checkAmount('minimumAmountOut', request.minimumAmountOut)
+  checkTimestamp('expiresAt', request.expiresAt)
+  if (((request.depositAddress ?? null) === null) !== ((request.depositAddressType ?? null) === null)) {
+    throw new RangeError('depositAddress and depositAddressType are set together or not at all')
+  }
+}
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    error.code === '23505' &&
+    'constraint' in error &&
+    error.constraint === constraint
+  )
+}
+
+/**
+ * The public status record of a stored request (`GET /intents/status/v3`). `failReason` follows the
+ * document's rule whatever is recorded: `N/A` unless the status is failure, fallback or refund,
+ * and there the recorded reason or `UNKNOWN`.
+ */
+export function toStatusRecord(stored: StoredRequest): IntentsApi.StatusRecordV3 {
+  const failed = FAILED_STATUSES.has(stored.status)
+  return {
+    requestId: stored.id,
+    status: stored.status,
+    inTxHashes: [...stored.inTxHashes],
+    txHashes: [...stored.txHashes],
+    updatedAt: stored.updatedAt,
+    originChainId: stored.originChainId,
+    destinationChainId: stored.destinationChainId,
+    details: stored.details,
+    failReason: failed ? (stored.failReason === 'N/A' ? 'UNKNOWN' : stored.failReason) : 'N/A',
+    refundFailReason: stored.refundFailReason,
+    quoteCreatedAt: stored.createdAt,
+  }
+}
+
+/** Options of the {@link RequestStore} constructor. */
+export interface RequestStoreOptions {
+  /** Clock, Unix milliseconds. Default `Date.now`. */
+  readonly now?: () => number
+}
+
+/**
+ * Requests of the intent service, on any {@link SqlClient}. Later stages (indexer, solver,
+ * webhooks, api keys) share {@link client} for their own tables.
+ */
+export class RequestStore {
+  /** The database; owned by the store ({@link close} closes it). */
+  readonly client: SqlClient
+  readonly #now: () => number
+
+  constructor(client: SqlClient, options: RequestStoreOptions = {}) {
+    this.client = client
+    this.#now = options.now ?? Date.now
+  }
+
+  /** Applies missing migrations (idempotent); returns the ones this call applied. */
+  migrate(): Promise<AppliedMigration[]> {
+    return runMigrations(this.client, { now: this.#now })
+  }
+
+  /**
+   * Stores an answered quote with status `waiting`, `createdAt = updatedAt = now()`.
+   * @throws {DuplicateRequestError} when the id is taken.
+   * @throws {RangeError} on a malformed id, chain id, amount or timestamp.
+   */
+  async insertRequest(request: NewRequest): Promise<StoredRequest> {
+    checkNewRequest(request)
+    const now = this.#now()
+    checkTimestamp('now()', now)
+    const id = request.id.toLowerCase()
+    try {
+      const { rows } = await this.client.query<RequestRow>(
+        `INSERT INTO requests (id, status, origin_chain_id, destination_chain_id, user_address, recipient,
+           refund_to, origin_currency, destination_currency, trade_type, amount_in, amount_out,
+           minimum_amount_out, deposit_address, deposit_address_type, api_key_id, referrer, quote,
+           created_at, updated_at, expires_at)
+         VALUES ($1, 'waiting', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17::jsonb,
+           $18, $18, $19)
+         RETURNING ${COLUMNS}`,
+        [
+          id,
+          request.originChainId,
+          request.destinationChainId,
+          request.userAddress,
+          request.recipient,
+          request.refundTo,
+          request.originCurrency,
+          request.destinationCurrency,
+          request.tradeType,
+          // Decimal strings: exact on both drivers, whatever their bigint support.
+          request.amountIn.toString(),
+          request.amountOut.toString(),
+          request.minimumAmountOut.toString(),
+          request.depositAddress ?? null,
+          request.depositAddressType ?? null,
+          request.apiKeyId ?? null,
+          request.referrer ?? null,
+          // Serialised here: pg would turn a top-level array into a Postgres array, not JSON.
+          JSON.stringify(request.quote),
+          now,
+          request.expiresAt,
+        ],
+      )
+      return fromRow(rows[0]!)
+    } catch (error) {
+      if (isUniqueViolation(error, 'requests_pkey')) throw new DuplicateRequestError(id)
+      throw error
+    }
+  }
+
+  /** The request with this id (any case), or undefined. */
+  async getRequest(id: string): Promise<StoredRequest | undefined> {
+    if (!REQUEST_ID.test(id)) return undefined
+    const { rows } = await this.client.query<RequestRow>(`SELECT ${COLUMNS} FROM requests WHERE id = $1`, [
+      id.toLowerCase(),
+    ])
+    return rows[0] === undefined ? undefined : fromRow(rows[0])
+  }
+
+  /**
+   * Requests using this deposit address (exact match: callers pass the chain's canonical form),
+   * newest first. An `open` address can serve several requests.
+   */
+  async findByDepositAddress(address: string): Promise<StoredRequest[]> {
+    const { rows } = await this.client.query<RequestRow>(
+      `SELECT ${COLUMNS} FROM requests WHERE deposit_address = $1 ORDER BY created_at DESC, id`,
+      [address],
+    )
+    return rows.map(fromRow)
+  }
+
+  /** See {@link toStatusRecord}. */
+  toStatusRecord(stored: StoredRequest): IntentsApi.StatusRecordV3 {
+    return toStatusRecord(stored)
+  }
+
+  /** Closes the database. */
+  close(): Promise<void> {
+    return this.client.close()
+  }
+}
+
+/** Options of {@link openRequestStore}. */
+export interface OpenRequestStoreOptions {
+  /** PostgreSQL URL (`DATABASE_URL`). When set (non-empty) it wins over {@link dataDir}. */
+  readonly databaseUrl?: string
+  /** PGlite data directory; in memory when absent. */
+  readonly dataDir?: string
+  /** Schema holding every table, created when missing. Default `public`. */
+  readonly schema?: string
+  /** Clock, Unix milliseconds. Default `Date.now`. */
+  readonly now?: () => number
+  /** Receives PostgreSQL connection warnings. */
+  readonly logger?: Logger
+}
+
+/**
+ * Opens the request store: PostgreSQL when `databaseUrl` is set, otherwise embedded PGlite (on
+ * `dataDir`, or in memory). Resolves once migrations are applied; rejects (and closes the
+ * database) when they cannot be, for example on a {@link MigrationError}.
+ */
+export async function openRequestStore(options: OpenRequestStoreOptions = {}): Promise<RequestStore> {
+  const client =
+    options.databaseUrl !== undefined && options.databaseUrl !== ''
+      ? await createPgClient({
+          databaseUrl: options.databaseUrl,
+          schema: options.schema,
+          logger: options.logger,
+        })
+      : await createPgliteClient({ dataDir: options.dataDir, schema: options.schema })
+  const store = new RequestStore(client, { now: options.now })
+  try {
+    await store.migrate()
+  } catch (error) {
+    await client.close()
+    throw error
+  }
+  return store
+}

@@ -1,0 +1,432 @@
+import {
+  type ChainLabel,
+  type CostEstimate,
+  type DepositStepsRequest,
+  type FillCostRequest,
+  type OriginCostRequest,
+  PontisError,
+  type PreparedStep,
+  type QuotingCapability,
+} from '@pontis/core'
+import {
+  type Address,
+  concat,
+  encodeFunctionData,
+  getTypesForEIP712Domain,
+  type Hex,
+  hashDomain,
+  keccak256,
+  type PublicClient,
+} from 'viem'
+import { privateKeyToAddress } from 'viem/accounts'
+import { depositoryAbi, erc20Abi, RECEIVE_WITH_AUTHORIZATION_TYPES } from './abi.js'
+import { type ReadCache, rpc } from './rpc.js'
+
+/** Fallback gas limits for when a simulation cannot run (no balance or allowance yet on an indicative quote). */
+export const GAS = {
+  transfer: 21_000n,
+  nativeDeposit: 50_000n,
+  erc20Approve: 60_000n,
+  erc20Deposit: 90_000n,
+  permitDeposit: 130_000n,
+  erc20Transfer: 65_000n,
+  /** 32 bytes of non-zero calldata carrying the order id. */
+  orderIdTail: 16n * 32n,
+} as const
+
+/** Headroom on simulated gas so a wallet's transaction does not run out when state moves a little. */
+const GAS_HEADROOM_PERCENT = 120n
+
+export interface EvmChainContext {
+  readonly label: ChainLabel
+  readonly chainId: number
+  readonly client: PublicClient
+  readonly cache: ReadCache
+  readonly depository: Address | undefined
+  readonly nativeCurrencyId: string
+  readonly eip1559: boolean
+  readonly depositAddressSeed: Hex | undefined
+}
+
+interface FeeTerms {
+  readonly maxFeePerGas: bigint
+  readonly maxPriorityFeePerGas: bigint
+}
+
+const isNative = (context: EvmChainContext, currency: string) => currency === context.nativeCurrencyId
+
+function depositoryOf(context: EvmChainContext): Address {
+  if (!context.depository) {
+    throw new PontisError(
+      'UNSUPPORTED_ROUTE',
+      `${context.label.displayName} has no depository configured (protocol.v2.depository).`,
+    )
+  }
+  return context.depository
+}
+
+/** EIP-1559 fee terms from the chain (legacy gas price where the chain has no 1559), cached for a block or so. */
+export function feeTerms(context: EvmChainContext): Promise<FeeTerms> {
+  return context.cache.read('fees', () =>
+    rpc(context.label, async () => {
+      if (!context.eip1559) {
+        const gasPrice = await context.client.getGasPrice()
+        return { maxFeePerGas: gasPrice, maxPriorityFeePerGas: gasPrice }
+      }
+      const fees = await context.client.estimateFeesPerGas({ type: 'eip1559', chain: null })
+      return { maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas }
+    }),
+  )
+}
+
+/** Simulated gas with headroom, or the fallback when the simulation reverts (transport failures still surface). */
+async function simulateGas(
+  context: EvmChainContext,
+  call: { account: Address; to: Address; data?: Hex; value?: bigint },
+  fallback: bigint,
+): Promise<bigint> {
+  const key = `gas:${call.account}:${call.to}:${call.value ?? 0n}:${call.data ?? '0x'}`
+  return context.cache.read(key, () =>
+    rpc(context.label, () => context.client.estimateGas(call)).then(
+      (gas) => (gas * GAS_HEADROOM_PERCENT) / 100n,
+      (error: unknown) => {
+        if (error instanceof PontisError) throw error
+        return fallback
+      },
+    ),
+  )
+}
+
+export function readAllowance(
+  context: EvmChainContext,
+  owner: string,
+  spender: string,
+  token: string,
+): Promise<bigint> {
+  return context.cache.read(`allowance:${token}:${owner}:${spender}`, () =>
+    rpc(context.label, () =>
+      context.client.readContract({
+        address: token as Address,
+        abi: erc20Abi,
+        functionName: 'allowance',
+        args: [owner as Address, spender as Address],
+      }),
+    ),
+  )
+}
+
+/** The EIP-712 domain of an EIP-3009 token: its name and the version its DOMAIN_SEPARATOR was built with. */
+async function tokenDomain(context: EvmChainContext, token: Address) {
+  return context.cache.read(
+    `domain:${token}`,
+    async () => {
+      const [name, separator] = await rpc(context.label, () =>
+        Promise.all([
+          context.client.readContract({ address: token, abi: erc20Abi, functionName: 'name' }),
+          context.client.readContract({ address: token, abi: erc20Abi, functionName: 'DOMAIN_SEPARATOR' }),
+        ]),
+      )
+      for (const version of ['2', '1']) {
+        const domain = { name, version, chainId: context.chainId, verifyingContract: token }
+        const types = { EIP712Domain: getTypesForEIP712Domain({ domain }) } as const
+        const candidate = hashDomain({ domain, types } as Parameters<typeof hashDomain>[0])
+        if (candidate === separator) return domain
+      }
+      return undefined
+    },
+    60 * 60_000,
+  )
+}
+
+function depositCall(
+  context: EvmChainContext,
+  request: Pick<DepositStepsRequest, 'requestId' | 'depositor' | 'currencyId' | 'amount'>,
+) {
+  const depository = depositoryOf(context)
+  const id = request.requestId as Hex
+  if (isNative(context, request.currencyId)) {
+    return {
+      to: depository,
+      value: request.amount,
+      data: encodeFunctionData({
+        abi: depositoryAbi,
+        functionName: 'depositNative',
+        args: [request.depositor as Address, id],
+      }),
+    }
+  }
+  return {
+    to: depository,
+    value: 0n,
+    data: encodeFunctionData({
+      abi: depositoryAbi,
+      functionName: 'depositErc20',
+      args: [request.depositor as Address, request.currencyId as Address, request.amount, id],
+    }),
+  }
+}
+
+function transaction(
+  context: EvmChainContext,
+  from: string,
+  call: { to: Address; value: bigint; data: Hex },
+  gas: bigint,
+  fees: FeeTerms,
+) {
+  return {
+    format: 'evm-transaction',
+    from,
+    to: call.to,
+    data: call.data,
+    value: call.value.toString(),
+    chainId: context.chainId,
+    gas: gas.toString(),
+    maxFeePerGas: fees.maxFeePerGas.toString(),
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
+  }
+}
+
+export function createEvmQuoting(context: EvmChainContext): QuotingCapability {
+  const supportsPermit = (currencyId: string): Promise<boolean> => {
+    if (isNative(context, currencyId)) return Promise.resolve(false)
+    return context.cache.read(
+      `permit:${currencyId}`,
+      async () => {
+        try {
+          await rpc(context.label, () =>
+            context.client.readContract({
+              address: currencyId as Address,
+              abi: erc20Abi,
+              functionName: 'authorizationState',
+              args: [context.depository ?? (currencyId as Address), `0x${'00'.repeat(32)}`],
+            }),
+          )
+        } catch (error) {
+          if (error instanceof PontisError) throw error
+          return false
+        }
+        return (await tokenDomain(context, currencyId as Address)) !== undefined
+      },
+      60 * 60_000,
+    )
+  }
+
+  const originGas = async (request: OriginCostRequest): Promise<bigint> => {
+    if (request.viaDepositAddress) return GAS.transfer
+    if (request.usePermit) return GAS.permitDeposit
+    const call = depositCall(context, request)
+    if (isNative(context, request.currencyId)) {
+      return simulateGas(context, { account: request.depositor as Address, ...call }, GAS.nativeDeposit)
+    }
+    const allowance = await readAllowance(
+      context,
+      request.depositor,
+      depositoryOf(context),
+      request.currencyId,
+    )
+    if (allowance >= request.amount) {
+      return simulateGas(context, { account: request.depositor as Address, ...call }, GAS.erc20Deposit)
+    }
+    return GAS.erc20Approve + GAS.erc20Deposit
+  }
+
+  return {
+    supportsDestinationCalls: true,
+    supportsGasTopup: true,
+    supportsPermit,
+
+    async estimateOriginCost(request: OriginCostRequest): Promise<CostEstimate> {
+      const [units, fees] = await Promise.all([originGas(request), feeTerms(context)])
+      return {
+        currencyId: context.nativeCurrencyId,
+        amount: units * fees.maxFeePerGas,
+        units,
+        unitPrice: fees.maxFeePerGas,
+      }
+    },
+
+    async estimateFillCost(request: FillCostRequest): Promise<CostEstimate> {
+      const payer = request.payer as Address
+      const tail = request.orderId as Hex
+      const payment = isNative(context, request.currencyId)
+        ? simulateGas(
+            context,
+            { account: payer, to: request.recipient as Address, value: request.amount, data: tail },
+            GAS.transfer + GAS.orderIdTail,
+          )
+        : simulateGas(
+            context,
+            {
+              account: payer,
+              to: request.currencyId as Address,
+              data: concat([
+                encodeFunctionData({
+                  abi: erc20Abi,
+                  functionName: 'transfer',
+                  args: [request.recipient as Address, request.amount],
+                }),
+                tail,
+              ]),
+            },
+            GAS.erc20Transfer + GAS.orderIdTail,
+          )
+      const calls =
+        request.callsGasLimit !== undefined
+          ? Promise.resolve(request.callsGasLimit)
+          : Promise.all(
+              request.calls.map((call, index) =>
+                rpc(context.label, () =>
+                  context.client.estimateGas({
+                    account: payer,
+                    to: call.to as Address,
+                    value: call.value,
+                    data: call.data as Hex,
+                  }),
+                ).catch((error: unknown) => {
+                  if (error instanceof PontisError) throw error
+                  throw new PontisError(
+                    'INVALID_EXTRA_TXS',
+                    `txs[${index}] reverts when simulated on ${context.label.displayName}; fix the call or pass txsGasLimit.`,
+                    { index },
+                  )
+                }),
+              ),
+            ).then((gases) => gases.reduce((sum, gas) => sum + gas, 0n))
+      const topup = request.topupNativeAmount > 0n ? GAS.transfer : 0n
+      const [paymentGas, callsGas, fees] = await Promise.all([payment, calls, feeTerms(context)])
+      const units = paymentGas + callsGas + topup
+      return {
+        currencyId: context.nativeCurrencyId,
+        amount: units * fees.maxFeePerGas,
+        units,
+        unitPrice: fees.maxFeePerGas,
+      }
+    },
+
+    async buildDepositSteps(request: DepositStepsRequest): Promise<readonly PreparedStep[]> {
+      const fees = await feeTerms(context)
+      if (request.depositAddress) {
+        const call = { to: request.depositAddress as Address, value: request.amount, data: '0x' as Hex }
+        return [
+          {
+            id: 'deposit',
+            kind: 'transaction',
+            action: 'Confirm transaction in your wallet',
+            description: `Send the deposit to your request's deposit address`,
+            items: [{ data: transaction(context, request.depositor, call, GAS.transfer, fees) }],
+          },
+        ]
+      }
+      if (request.usePermit) {
+        const token = request.currencyId as Address
+        const domain = await tokenDomain(context, token)
+        if (!domain)
+          throw new PontisError('PERMIT_FAILED', `Could not determine the EIP-712 domain of ${token}.`)
+        const validAfter = 0n
+        const validBefore = BigInt(request.nowSeconds + request.permitExpiry)
+        const value = {
+          from: request.depositor,
+          to: depositoryOf(context),
+          value: request.amount.toString(),
+          validAfter: validAfter.toString(),
+          validBefore: validBefore.toString(),
+          nonce: request.requestId,
+        }
+        return [
+          {
+            id: 'authorize',
+            kind: 'signature',
+            action: 'Sign the transfer authorization',
+            description: 'Authorize the deposit; the service submits it for you, no gas needed',
+            items: [
+              {
+                data: {
+                  format: 'signature',
+                  sign: {
+                    signatureKind: 'eip712',
+                    domain,
+                    types: RECEIVE_WITH_AUTHORIZATION_TYPES,
+                    primaryType: 'ReceiveWithAuthorization',
+                    value,
+                  },
+                  post: {
+                    endpoint: request.executeEndpoint,
+                    method: 'POST',
+                    body: {
+                      kind: 'eip3009-receive',
+                      requestId: request.requestId,
+                      chainId: context.chainId,
+                      currency: token,
+                      ...value,
+                    },
+                  },
+                },
+              },
+            ],
+          },
+        ]
+      }
+      const steps: PreparedStep[] = []
+      const call = depositCall(context, request)
+      if (!isNative(context, request.currencyId)) {
+        const depository = depositoryOf(context)
+        const allowance = await readAllowance(context, request.depositor, depository, request.currencyId)
+        if (allowance < request.amount) {
+          const approve = {
+            to: request.currencyId as Address,
+            value: 0n,
+            data: encodeFunctionData({
+              abi: erc20Abi,
+              functionName: 'approve',
+              args: [depository, request.amount],
+            }),
+          }
+          steps.push({
+            id: 'approve',
+            kind: 'transaction',
+            action: 'Approve the deposit',
+            description: 'Allow the depository to take the deposit amount',
+            items: [{ data: transaction(context, request.depositor, approve, GAS.erc20Approve, fees) }],
+          })
+          return [
+            ...steps,
+            {
+              id: 'deposit',
+              kind: 'transaction',
+              action: 'Confirm transaction in your wallet',
+              description: 'Deposit into the depository, tagged with your request id',
+              items: [{ data: transaction(context, request.depositor, call, GAS.erc20Deposit, fees) }],
+            },
+          ]
+        }
+      }
+      const gas = await simulateGas(
+        context,
+        { account: request.depositor as Address, ...call },
+        isNative(context, request.currencyId) ? GAS.nativeDeposit : GAS.erc20Deposit,
+      )
+      return [
+        {
+          id: 'deposit',
+          kind: 'transaction',
+          action: 'Confirm transaction in your wallet',
+          description: 'Deposit into the depository, tagged with your request id',
+          items: [{ data: transaction(context, request.depositor, call, gas, fees) }],
+        },
+      ]
+    },
+
+    ...(context.depositAddressSeed
+      ? {
+          async createDepositAddress(requestId: string): Promise<string> {
+            return privateKeyToAddress(depositAddressKey(context.depositAddressSeed as Hex, requestId))
+          },
+        }
+      : {}),
+  }
+}
+
+/** The key of a request's deposit address: derived from the seed and the request id, so it can be re-derived to sweep. */
+export function depositAddressKey(seed: Hex, requestId: string): Hex {
+  return keccak256(concat([seed, requestId as Hex]))
+}

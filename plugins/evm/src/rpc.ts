@@ -1,0 +1,90 @@
+import { type ChainLabel, PontisError } from '@pontis/core'
+import { LRUCache } from 'lru-cache'
+import { createPublicClient, HttpRequestError, http, type PublicClient, TimeoutError } from 'viem'
+
+export interface RpcOptions {
+  readonly url: string
+  readonly timeoutMs?: number
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+export function createRpcClient(options: RpcOptions): PublicClient {
+  return createPublicClient({
+    transport: http(options.url, {
+      timeout: options.timeoutMs ?? 10_000,
+      retryCount: 1,
+      ...(options.headers ? { fetchOptions: { headers: { ...options.headers } } } : {}),
+    }),
+  })
+}
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = []
+  for (let current = error; current && chain.length < 8; current = (current as { cause?: unknown }).cause) {
+    chain.push(current)
+  }
+  return chain
+}
+
+/**
+ * RPC trouble is the chain's, not the client's: it becomes a transient, retryable 503 code that
+ * names the chain, never a 500. Contract reverts and bad input are not RPC trouble and pass through.
+ */
+export function isTransportFailure(error: unknown): boolean {
+  return causes(error).some(
+    (cause) =>
+      cause instanceof HttpRequestError ||
+      cause instanceof TimeoutError ||
+      (cause instanceof Error && /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up/i.test(cause.message)),
+  )
+}
+
+export function toTransientError(error: unknown, chain: ChainLabel): PontisError {
+  const timedOut = causes(error).some((cause) => cause instanceof TimeoutError)
+  const where = `${chain.displayName} (${chain.id})`
+  return timedOut
+    ? new PontisError('REQUEST_TIMED_OUT', `The RPC of ${where} did not answer in time; retry shortly.`, {
+        chainId: chain.id,
+      })
+    : new PontisError(
+        'RPC_HTTP_ERROR',
+        `The RPC of ${where} is unreachable or failing; retry shortly.`,
+        { chainId: chain.id },
+        {
+          cause: error,
+        },
+      )
+}
+
+/**
+ * Short-lived memo of chain reads, keyed by call. It keeps the promise, so concurrent quotes
+ * asking the same thing share one RPC round trip; failures are not kept.
+ */
+export class ReadCache {
+  readonly #cache: LRUCache<string, Promise<unknown>>
+
+  constructor(options: { max?: number; ttlMs: number }) {
+    this.#cache = new LRUCache<string, Promise<unknown>>({ max: options.max ?? 5000, ttl: options.ttlMs })
+  }
+
+  read<T>(key: string, load: () => Promise<T>, ttlMs?: number): Promise<T> {
+    const hit = this.#cache.get(key)
+    if (hit) return hit as Promise<T>
+    const pending = load()
+    this.#cache.set(key, pending, ttlMs === undefined ? undefined : { ttl: ttlMs })
+    pending.catch(() => {
+      if (this.#cache.get(key) === pending) this.#cache.delete(key)
+    })
+    return pending
+  }
+}
+
+/** Runs an RPC read, mapping transport failures to the transient codes. */
+export async function rpc<T>(chain: ChainLabel, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    if (isTransportFailure(error)) throw toTransientError(error, chain)
+    throw error
+  }
+}
