@@ -498,6 +498,20 @@ t.test('route and input errors answer the catalogued codes', async (t) => {
     ],
     ['same currency same chain', { ...ok, destinationChainId: 31337 }, 'UNSUPPORTED_ROUTE'],
     [
+      'strict without a deposit address',
+      { ...ok, strict: true, refundTo: user },
+      'UNSUPPORTED_EXECUTION_TYPE',
+    ],
+    ['permitExpiry without usePermit', { ...ok, permitExpiry: 300 }, 'UNSUPPORTED_EXECUTION_TYPE'],
+    [
+      'true exact output on EXACT_INPUT',
+      { ...ok, enableTrueExactOutput: true },
+      'UNSUPPORTED_EXECUTION_TYPE',
+    ],
+    ['external liquidity', { ...ok, useExternalLiquidity: true }, 'UNSUPPORTED_ROUTE'],
+    ['implicit deposits', { ...ok, explicitDeposit: false }, 'UNSUPPORTED_EXECUTION_TYPE'],
+    ['user only valid on origin', { ...ok, user: '0x1234' }, 'INVALID_ADDRESS'],
+    [
       'txs call to a non-address',
       {
         ...ok,
@@ -572,3 +586,60 @@ t.test('a disabled chain answers CHAIN_DISABLED', async (t) => {
     { code: 'CHAIN_DISABLED', message: /Pontis Local B \(31338\) is disabled/ },
   )
 })
+
+t.test(
+  'RPC economy: a warm repeat quote reads nothing from the chains again within the cache TTL',
+  async (t) => {
+    const { createServer } = await import('node:http')
+    const calls: string[] = []
+    /** A loopback JSON-RPC proxy that counts the methods it forwards. */
+    const proxyTo = async (target: string) => {
+      const proxy = createServer(async (req, res) => {
+        const chunks: Buffer[] = []
+        for await (const chunk of req) chunks.push(chunk as Buffer)
+        const body = Buffer.concat(chunks).toString()
+        const parsed = JSON.parse(body) as { method: string } | Array<{ method: string }>
+        for (const call of Array.isArray(parsed) ? parsed : [parsed]) calls.push(call.method)
+        const answer = await fetch(target, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        })
+        res.writeHead(answer.status, { 'content-type': 'application/json' })
+        res.end(await answer.text())
+      })
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+      t.teardown(() => new Promise<void>((resolve) => proxy.close(() => resolve())))
+      return `http://127.0.0.1:${(proxy.address() as { port: number }).port}`
+    }
+    const counted = await createIntentsRuntime({
+      env: {
+        ...env,
+        LOCAL_A_RPC_URL: await proxyTo(devnet.chains[0]!.rpcUrl),
+        LOCAL_B_RPC_URL: await proxyTo(devnet.chains[1]!.rpcUrl),
+      },
+      logger: silentLogger,
+    })
+    t.teardown(async () => {
+      await counted.store.close()
+      await counted.registry.close()
+    })
+    for (const currency of [NATIVE, STABLECOIN_ADDRESS]) {
+      const body = {
+        ...base(USERS[0]!.address),
+        originCurrency: currency,
+        destinationCurrency: currency,
+        amount: currency === NATIVE ? '100000000000000000' : '100000000',
+      }
+      calls.length = 0
+      await counted.engine.quote(body, { withSteps: true })
+      t.ok(
+        calls.length > 0,
+        `the first ${currency === NATIVE ? 'ETH' : 'USDC'} quote reads the chains (${calls.join(', ')})`,
+      )
+      calls.length = 0
+      await counted.engine.quote(body, { withSteps: true })
+      t.same(calls, [], 'the warm repeat makes no RPC call')
+    }
+  },
+)

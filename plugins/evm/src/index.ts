@@ -109,6 +109,7 @@ export default definePlugin<EvmPluginConfig>({
       chainId: chain.id,
       client: createRpcClient({
         url: chain.rpc.url,
+        ...(chain.rpc.fallbackUrls ? { fallbackUrls: chain.rpc.fallbackUrls } : {}),
         ...(chain.rpc.timeoutMs !== undefined ? { timeoutMs: chain.rpc.timeoutMs } : {}),
         ...(chain.rpc.headers ? { headers: chain.rpc.headers } : {}),
       }),

@@ -1,20 +1,25 @@
 import { type ChainLabel, PontisError } from '@pontis/core'
 import { LRUCache } from 'lru-cache'
-import { createPublicClient, HttpRequestError, http, type PublicClient, TimeoutError } from 'viem'
+import { createPublicClient, fallback, HttpRequestError, http, type PublicClient, TimeoutError } from 'viem'
 
 export interface RpcOptions {
   readonly url: string
+  /** Further endpoints tried in order when the primary fails, so one faulty provider is not fatal. */
+  readonly fallbackUrls?: readonly string[]
   readonly timeoutMs?: number
   readonly headers?: Readonly<Record<string, string>>
 }
 
 export function createRpcClient(options: RpcOptions): PublicClient {
-  return createPublicClient({
-    transport: http(options.url, {
+  const transportFor = (url: string) =>
+    http(url, {
       timeout: options.timeoutMs ?? 10_000,
       retryCount: 1,
       ...(options.headers ? { fetchOptions: { headers: { ...options.headers } } } : {}),
-    }),
+    })
+  const urls = [options.url, ...(options.fallbackUrls ?? [])]
+  return createPublicClient({
+    transport: urls.length === 1 ? transportFor(options.url) : fallback(urls.map(transportFor)),
   })
 }
 

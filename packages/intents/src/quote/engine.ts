@@ -605,6 +605,24 @@ export class QuoteEngine {
         'originGasOverhead prices a gasless (usePermit) deposit; remove it or set usePermit.',
       )
     }
+    if (request.strict && !request.useDepositAddress) {
+      reject(
+        'UNSUPPORTED_EXECUTION_TYPE',
+        'strict ties a deposit address to one order; it needs useDepositAddress: true.',
+      )
+    }
+    if (request.permitExpiry !== undefined && !request.usePermit) {
+      reject(
+        'UNSUPPORTED_EXECUTION_TYPE',
+        'permitExpiry sets how long a permit signature is valid; it needs usePermit: true.',
+      )
+    }
+    if (request.enableTrueExactOutput && request.tradeType !== 'EXACT_OUTPUT') {
+      reject(
+        'UNSUPPORTED_EXECUTION_TYPE',
+        `enableTrueExactOutput decides where EXACT_OUTPUT surplus goes; this request is ${request.tradeType}.`,
+      )
+    }
     if (request.topupGas) {
       if (!destinationQuoting.supportsGasTopup) {
         reject(
