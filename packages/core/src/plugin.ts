@@ -241,9 +241,31 @@ export interface WithdrawalFact {
   readonly status: 'pending' | 'executed' | 'expired'
 }
 
+/** A deposit found by scanning the depository, with where it stands. */
+export interface ScannedDeposit extends DepositFact {
+  readonly transactionId: string
+  readonly blockNumber?: bigint
+  /** 1 = just included. */
+  readonly confirmations: number
+}
+
+/** One scan step: the deposits found and the cursor to continue from. */
+export interface DepositScan {
+  readonly deposits: readonly ScannedDeposit[]
+  /** Opaque to callers (EVM: the last block scanned); pass it back on the next scan. */
+  readonly cursor: string
+  /** True when the scan reached the chain head; false when more remains (call again now). */
+  readonly caughtUp: boolean
+}
+
 /** Reading chain state as facts. */
 export interface ReadingCapability {
   readDeposits(transactionId: string): Promise<TransactionFacts<DepositFact>>
+  /**
+   * Deposits into the chain's depository after `cursor` (from the current head when absent: a new
+   * indexer does not replay history), in bounded steps.
+   */
+  scanDeposits?(cursor: string | undefined): Promise<DepositScan>
   readFills?(transactionId: string): Promise<TransactionFacts<PayoutFact>>
   readRefunds?(transactionId: string): Promise<TransactionFacts<PayoutFact>>
   readWithdrawal?(withdrawalId: string, depository: string): Promise<WithdrawalFact>
@@ -256,23 +278,73 @@ export interface ReadingCapability {
 // ------------------------------------------------------------------------------------------------
 // filling (reference solver)
 
-/** A payment the solver makes, tagged with the order it settles. */
-export interface PayoutRequest {
+/** Keys the reference solver signs with on a family; names are the family's (EVM: hex private keys). */
+export interface SolverCredentials {
+  /** Pays fills and submits deposits/refunds. */
+  readonly solverKey: string
+  /** Authorizes payouts out of the depository (EVM: the EIP-712 signer `execute` trusts). */
+  readonly allocatorKey?: string
+}
+
+/** Pay one order on this (destination) chain: payment, calls and gas top-up, tagged with the order id. */
+export interface FillRequest {
   readonly orderId: string
   readonly recipient: string
   readonly currencyId: string
   readonly amount: bigint
+  readonly calls: readonly DestinationCall[]
+  /** Total gas the calls may use; the family estimates when absent. */
+  readonly callsGasLimit?: bigint
+  readonly topupNativeAmount: bigint
 }
 
-/** A transaction handed to the chain; follow it with `reading`. */
-export interface SubmittedTransaction {
+/** Where refunded (or swept) funds come from on this (origin) chain. */
+export type RefundSource =
+  /** Out of the depository, authorized by the allocator. */
+  | { readonly kind: 'depository' }
+  /** Out of a request's deposit address, whose key the family derives from the request id. */
+  | { readonly kind: 'depositAddress'; readonly requestId: string }
+
+/** Send `amount` of `currencyId` to `recipient` from `source` (refunds, excess returns, sweeps). */
+export interface RefundRequest {
+  /** Unique per refund leg (32-byte hex); replay protection on chain where the family has it. */
+  readonly refundId: string
+  readonly source: RefundSource
+  readonly recipient: string
+  readonly currencyId: string
+  /** For a deposit-address source the family may deduct the transfer's own fee from it. */
+  readonly amount: bigint
+}
+
+/**
+ * A transaction signed but maybe not broadcast. The solver stores it before broadcasting, so after a
+ * crash it re-broadcasts the same bytes: the chain accepts them once, nobody is paid twice.
+ */
+export interface SignedTransaction {
   readonly transactionId: string
+  readonly raw: string
+  /** What was actually sent (a deposit-address refund pays its own fee out of the amount). */
+  readonly amount: bigint
+}
+
+/** What became of a submitted transaction. */
+export interface TransactionOutcome {
+  readonly transactionId: string
+  readonly state: TransactionState
+  /** True once the family's finality rule is met (slow policy). */
+  readonly final: boolean
+  readonly confirmations?: number
+  /** Decoded revert data of a reverted transaction, for the status record's `details`. */
+  readonly revert?: Readonly<Record<string, unknown>>
 }
 
 /** Paying out and refunding on this chain, for the reference solver. */
 export interface FillingCapability {
-  payOut(request: PayoutRequest): Promise<SubmittedTransaction>
-  refund(request: PayoutRequest): Promise<SubmittedTransaction>
+  signFill(request: FillRequest, credentials: SolverCredentials): Promise<SignedTransaction>
+  signRefund(request: RefundRequest, credentials: SolverCredentials): Promise<SignedTransaction>
+  /** Hands a signed transaction to the chain; broadcasting one the chain already has is not an error. */
+  broadcast(raw: string): Promise<void>
+  outcome(transactionId: string): Promise<TransactionOutcome>
 }
 
 // ------------------------------------------------------------------------------------------------
