@@ -338,10 +338,50 @@ export interface TransactionOutcome {
   readonly revert?: Readonly<Record<string, unknown>>
 }
 
+/** A deposit the user authorized by signature (`usePermit`), submitted by the service. */
+export interface PermitDeposit {
+  readonly requestId: string
+  readonly depositor: string
+  readonly currencyId: string
+  readonly amount: bigint
+  /** Validity window of the authorization, seconds. */
+  readonly validAfter: bigint
+  readonly validBefore: bigint
+}
+
+/** How to sign: the solver allocates sequence numbers itself so concurrent solvers never collide. */
+export interface SigningOptions {
+  /** Account sequence number (EVM nonce) to sign with; the family picks one when absent. */
+  readonly nonce?: bigint
+}
+
 /** Paying out and refunding on this chain, for the reference solver. */
 export interface FillingCapability {
-  signFill(request: FillRequest, credentials: SolverCredentials): Promise<SignedTransaction>
-  signRefund(request: RefundRequest, credentials: SolverCredentials): Promise<SignedTransaction>
+  /** The account `credentials.solverKey` signs as (whose nonces the solver allocates). */
+  solverAddress(credentials: SolverCredentials): string
+  /** The next sequence number the chain expects from `address`, counting pending transactions. */
+  nextNonce(address: string): Promise<bigint>
+  signFill(
+    request: FillRequest,
+    credentials: SolverCredentials,
+    options?: SigningOptions,
+  ): Promise<SignedTransaction>
+  /** Deposit-address sources sign as the deposit address and ignore `options.nonce`. */
+  signRefund(
+    request: RefundRequest,
+    credentials: SolverCredentials,
+    options?: SigningOptions,
+  ): Promise<SignedTransaction>
+  /**
+   * Checks the user's signed authorization (PontisError INVALID_SIGNATURE or SIGNATURE_EXPIRED,
+   * 400) and signs the deposit that uses it, from the solver account.
+   */
+  signPermitDeposit?(
+    permit: PermitDeposit,
+    signature: string,
+    credentials: SolverCredentials,
+    options?: SigningOptions,
+  ): Promise<SignedTransaction>
   /** Hands a signed transaction to the chain; broadcasting one the chain already has is not an error. */
   broadcast(raw: string): Promise<void>
   outcome(transactionId: string): Promise<TransactionOutcome>

@@ -86,6 +86,8 @@ export const SOLVER: DevAccount = account(1)
 export const ALLOCATOR: DevAccount = account(2)
 /** #3..#6: test users, each funded with stablecoin on every chain. */
 export const USERS: readonly DevAccount[] = [account(3), account(4), account(5), account(6)]
+/** #7: deploys the multicaller (its nonce 0 fixes the address); the devnet spends no other transaction from it. */
+export const MULTICALLER_DEPLOYER: DevAccount = account(7)
 /** #8: owner of the stablecoin (the only account that may `mint`); mints the devnet's funding. */
 export const MINTER: DevAccount = account(8)
 /** #9: the local oracle's signing key. */
@@ -97,6 +99,7 @@ export const DEVNET_ACCOUNTS = {
   solver: SOLVER,
   allocator: ALLOCATOR,
   users: USERS,
+  multicallerDeployer: MULTICALLER_DEPLOYER,
   minter: MINTER,
   oracleSigner: ORACLE_SIGNER,
 } as const

@@ -6,18 +6,30 @@
 import { fileURLToPath } from 'node:url'
 import type { Abi, Hex } from 'viem'
 import {
+  pontisCallExecutorAbi,
+  pontisCallExecutorBytecode,
+  pontisCallExecutorDeployedBytecode,
   pontisDepositoryAbi,
   pontisDepositoryBytecode,
   pontisDepositoryDeployedBytecode,
+  pontisMulticallerAbi,
+  pontisMulticallerBytecode,
+  pontisMulticallerDeployedBytecode,
   pontisUsdAbi,
   pontisUsdBytecode,
   pontisUsdDeployedBytecode,
 } from './abis.gen.js'
 
 export {
+  pontisCallExecutorAbi,
+  pontisCallExecutorBytecode,
+  pontisCallExecutorDeployedBytecode,
   pontisDepositoryAbi,
   pontisDepositoryBytecode,
   pontisDepositoryDeployedBytecode,
+  pontisMulticallerAbi,
+  pontisMulticallerBytecode,
+  pontisMulticallerDeployedBytecode,
   pontisUsdAbi,
   pontisUsdBytecode,
   pontisUsdDeployedBytecode,
@@ -37,6 +49,22 @@ export const PONTIS_DEPOSITORY: ContractArtifact<typeof pontisDepositoryAbi> = {
   abi: pontisDepositoryAbi,
   bytecode: pontisDepositoryBytecode,
   deployedBytecode: pontisDepositoryDeployedBytecode,
+}
+
+/** The fill multicaller: payments, then destination calls (run by its executor), tagged with the order id. */
+export const PONTIS_MULTICALLER: ContractArtifact<typeof pontisMulticallerAbi> = {
+  contractName: 'PontisMulticaller',
+  abi: pontisMulticallerAbi,
+  bytecode: pontisMulticallerBytecode,
+  deployedBytecode: pontisMulticallerDeployedBytecode,
+}
+
+/** The executor the multicaller creates to run destination calls away from the solver's approvals. */
+export const PONTIS_CALL_EXECUTOR: ContractArtifact<typeof pontisCallExecutorAbi> = {
+  contractName: 'PontisCallExecutor',
+  abi: pontisCallExecutorAbi,
+  bytecode: pontisCallExecutorBytecode,
+  deployedBytecode: pontisCallExecutorDeployedBytecode,
 }
 
 /** The 6-decimals stablecoin (EIP-2612, EIP-3009). */

@@ -8,8 +8,10 @@
  * - deployer #0 nonce 1: PontisDepository          0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512
  * - deployer #0 nonce 2: reserved for the hub oracle verifier (configs/chains.hub.local.json)
  *                                                   0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0
+ * - account #7 nonce 0: PontisMulticaller           0xef11D1c2aA48826D4c41e54ab82D1Ff5Ad8A64Ca
+ *   (which creates its PontisCallExecutor at its own nonce 1: 0x4FF3706b36a51e0e0A6e30AeAb70cF4EB71175E2)
  * Funding is minted by the stablecoin's owner, the minter account #8, so the deployer's nonce is 2
- * when the devnet is ready.
+ * when the devnet is ready. The solver (#1) approves the multicaller for the stablecoin (its nonce 0).
  */
 import {
   type Address,
@@ -21,16 +23,26 @@ import {
   type Hash,
   http,
   isAddressEqual,
+  maxUint256,
   type PublicClient,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { pontisDepositoryAbi, pontisDepositoryBytecode, pontisUsdAbi, pontisUsdBytecode } from './abis.gen.js'
+import {
+  pontisDepositoryAbi,
+  pontisDepositoryBytecode,
+  pontisMulticallerAbi,
+  pontisMulticallerBytecode,
+  pontisUsdAbi,
+  pontisUsdBytecode,
+} from './abis.gen.js'
 import {
   ALLOCATOR,
   DEPLOYER,
   DEVNET_ACCOUNTS,
+  type DevAccount,
   type DevnetAccounts,
   MINTER,
+  MULTICALLER_DEPLOYER,
   SOLVER,
   USERS,
 } from './accounts.js'
@@ -40,6 +52,10 @@ import { type AnvilInstance, startAnvil } from './anvil.js'
 export const STABLECOIN_ADDRESS: Address = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
 /** PontisDepository: deployer #0's CREATE address at nonce 1. */
 export const DEPOSITORY_ADDRESS: Address = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512'
+/** PontisMulticaller: account #7's CREATE address at nonce 0. */
+export const MULTICALLER_ADDRESS: Address = '0xef11D1c2aA48826D4c41e54ab82D1Ff5Ad8A64Ca'
+/** The PontisCallExecutor the multicaller creates in its constructor (the multicaller's nonce 1). */
+export const MULTICALLER_EXECUTOR_ADDRESS: Address = '0x4FF3706b36a51e0e0A6e30AeAb70cF4EB71175E2'
 /** Reserved for the hub oracle contract: deployer #0's CREATE address at nonce 2 (not deployed yet). */
 export const HUB_ORACLE_ADDRESS: Address = '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0'
 
@@ -65,6 +81,7 @@ const CHAIN_NAMES: Readonly<Record<number, string>> = { 31337: 'pontis-local-a',
 // earlier transaction (the deployment a mint depends on) is still pending under --block-time.
 const DEPLOY_GAS = 3_000_000n
 const MINT_GAS = 100_000n
+const APPROVE_GAS = 100_000n
 
 /** One chain to start. */
 export interface DevnetChainOptions {
@@ -92,7 +109,7 @@ export interface DevnetChain {
   port: number
   /** A viem chain definition for clients of this chain. */
   chain: Chain
-  contracts: { stablecoin: Address; depository: Address }
+  contracts: { stablecoin: Address; depository: Address; multicaller: Address }
 }
 
 /** A running devnet. */
@@ -115,8 +132,9 @@ export function devnetChain(chainId: number, rpcUrl: string): Chain {
 }
 
 /**
- * Starts the chains, deploys PontisUSD and PontisDepository on each at the fixed addresses, and mints
- * stablecoin to the solver and the test users. On any failure every started chain is stopped again.
+ * Starts the chains, deploys PontisUSD, PontisDepository and PontisMulticaller on each at the fixed
+ * addresses, mints stablecoin to the solver and the test users, and has the solver approve the
+ * multicaller for the stablecoin (unlimited). On any failure every started chain is stopped again.
  *
  * @throws Error when a chain cannot start (port taken, no anvil binary) or a deployment lands elsewhere
  *   than the address plan says.
@@ -160,12 +178,20 @@ async function setUpChain(anvil: AnvilInstance, log: (message: string) => void):
   const client = createPublicClient({ chain, transport, pollingInterval: 50 })
   const deployer = createWalletClient({ chain, transport, account: privateKeyToAccount(DEPLOYER.privateKey) })
   const minter = createWalletClient({ chain, transport, account: privateKeyToAccount(MINTER.privateKey) })
+  const solver = createWalletClient({ chain, transport, account: privateKeyToAccount(SOLVER.privateKey) })
+  const multicallerDeployer = createWalletClient({
+    chain,
+    transport,
+    account: privateKeyToAccount(MULTICALLER_DEPLOYER.privateKey),
+  })
 
-  const startNonce = await client.getTransactionCount({ address: DEPLOYER.address })
-  if (startNonce !== 0) {
-    throw new Error(
-      `chain ${anvil.chainId}: the deployer has nonce ${startNonce}, expected a fresh chain (nonce 0)`,
-    )
+  for (const account of [DEPLOYER, MULTICALLER_DEPLOYER, SOLVER]) {
+    const startNonce = await client.getTransactionCount({ address: account.address })
+    if (startNonce !== 0) {
+      throw new Error(
+        `chain ${anvil.chainId}: account #${account.index} has nonce ${startNonce}, expected a fresh chain (nonce 0)`,
+      )
+    }
   }
   const stablecoinHash = await deployer.deployContract({
     abi: pontisUsdAbi,
@@ -181,9 +207,48 @@ async function setUpChain(anvil: AnvilInstance, log: (message: string) => void):
     nonce: 1,
     gas: DEPLOY_GAS,
   })
-  const stablecoin = await deployedAddress(client, stablecoinHash, 0, STABLECOIN_ADDRESS, 'PontisUSD')
-  const depository = await deployedAddress(client, depositoryHash, 1, DEPOSITORY_ADDRESS, 'PontisDepository')
-  log(`chain ${anvil.chainId}: PontisUSD at ${stablecoin}, PontisDepository at ${depository}`)
+  const multicallerHash = await multicallerDeployer.deployContract({
+    abi: pontisMulticallerAbi,
+    bytecode: pontisMulticallerBytecode,
+    nonce: 0,
+    gas: DEPLOY_GAS,
+  })
+  const stablecoin = await deployedAddress(
+    client,
+    stablecoinHash,
+    DEPLOYER,
+    0,
+    STABLECOIN_ADDRESS,
+    'PontisUSD',
+  )
+  const depository = await deployedAddress(
+    client,
+    depositoryHash,
+    DEPLOYER,
+    1,
+    DEPOSITORY_ADDRESS,
+    'PontisDepository',
+  )
+  const multicaller = await deployedAddress(
+    client,
+    multicallerHash,
+    MULTICALLER_DEPLOYER,
+    0,
+    MULTICALLER_ADDRESS,
+    'PontisMulticaller',
+  )
+  const executor = await client.readContract({
+    address: multicaller,
+    abi: pontisMulticallerAbi,
+    functionName: 'executor',
+  })
+  const plannedExecutor = getContractAddress({ from: multicaller, nonce: 1n })
+  if (!isAddressEqual(executor, MULTICALLER_EXECUTOR_ADDRESS) || !isAddressEqual(plannedExecutor, executor)) {
+    throw new Error(`PontisCallExecutor created at ${executor}, expected ${MULTICALLER_EXECUTOR_ADDRESS}`)
+  }
+  log(
+    `chain ${anvil.chainId}: PontisUSD at ${stablecoin}, PontisDepository at ${depository}, PontisMulticaller at ${multicaller}`,
+  )
 
   const funding: Array<[Address, bigint]> = [
     [SOLVER.address, SOLVER_STABLECOIN_FUNDING],
@@ -203,35 +268,52 @@ async function setUpChain(anvil: AnvilInstance, log: (message: string) => void):
       }),
     )
   }
+  // The solver's first transaction on a fresh chain (nothing else uses its key during start-up).
+  const approveHash = await solver.writeContract({
+    address: stablecoin,
+    abi: pontisUsdAbi,
+    functionName: 'approve',
+    args: [multicaller, maxUint256],
+    nonce: 0,
+    gas: APPROVE_GAS,
+  })
   for (const hash of hashes) {
     const receipt = await client.waitForTransactionReceipt({ hash })
     if (receipt.status !== 'success') throw new Error(`chain ${anvil.chainId}: mint ${hash} reverted`)
   }
-  log(`chain ${anvil.chainId}: minted USDC to the solver and ${USERS.length} test users`)
+  const approval = await client.waitForTransactionReceipt({ hash: approveHash })
+  if (approval.status !== 'success')
+    throw new Error(`chain ${anvil.chainId}: approval ${approveHash} reverted`)
+  log(
+    `chain ${anvil.chainId}: minted USDC to the solver and ${USERS.length} test users; the solver approved the multicaller`,
+  )
 
   return {
     chainId: anvil.chainId,
     rpcUrl: anvil.rpcUrl,
     port: anvil.port,
     chain,
-    contracts: { stablecoin, depository },
+    contracts: { stablecoin, depository, multicaller },
   }
 }
 
 async function deployedAddress(
   client: PublicClient,
   hash: Hash,
+  deployer: DevAccount,
   nonce: number,
   expected: Address,
   name: string,
 ): Promise<Address> {
   const receipt = await client.waitForTransactionReceipt({ hash })
-  const planned = getContractAddress({ from: DEPLOYER.address, nonce: BigInt(nonce) })
+  const planned = getContractAddress({ from: deployer.address, nonce: BigInt(nonce) })
   const actual = receipt.contractAddress
   if (receipt.status !== 'success' || !actual) throw new Error(`${name} deployment ${hash} failed`)
   // Both checks: the constant must match the CREATE rule, and the chain must agree with both.
   if (!isAddressEqual(planned, expected) || !isAddressEqual(actual, expected)) {
-    throw new Error(`${name} deployed at ${actual}, expected ${expected} (deployer nonce ${nonce})`)
+    throw new Error(
+      `${name} deployed at ${actual}, expected ${expected} (account #${deployer.index} nonce ${nonce})`,
+    )
   }
   return expected
 }
@@ -250,6 +332,7 @@ export function devnetEnvironment(devnet: Pick<Devnet, 'chains'>): Record<string
     env[`${prefix}_PUBLIC_RPC_URL`] = chain.rpcUrl
     env[`${prefix}_USDC_ADDRESS`] = chain.contracts.stablecoin
     env[`${prefix}_DEPOSITORY_ADDRESS`] = chain.contracts.depository
+    env[`${prefix}_MULTICALLER_ADDRESS`] = chain.contracts.multicaller
   }
   return env
 }

@@ -10,7 +10,7 @@ try {
   const devnet = await startDevnet({ log })
   for (const chain of devnet.chains) {
     log(
-      `chain ${chain.chainId} ${chain.rpcUrl} stablecoin ${chain.contracts.stablecoin} depository ${chain.contracts.depository}`,
+      `chain ${chain.chainId} ${chain.rpcUrl} stablecoin ${chain.contracts.stablecoin} depository ${chain.contracts.depository} multicaller ${chain.contracts.multicaller}`,
     )
   }
   log(`solver ${DEVNET_ACCOUNTS.solver.address}, allocator ${DEVNET_ACCOUNTS.allocator.address}`)

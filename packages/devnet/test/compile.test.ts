@@ -9,13 +9,13 @@ import {
   renderOutputs,
   SOLC_SETTINGS,
 } from '../scripts/compile.js'
-import { PONTIS_DEPOSITORY, PONTIS_USD } from '../src/artifacts.js'
+import { PONTIS_CALL_EXECUTOR, PONTIS_DEPOSITORY, PONTIS_MULTICALLER, PONTIS_USD } from '../src/artifacts.js'
 
 t.test('recompiling gives byte-identical committed artifacts and abis.gen.ts', async (t) => {
   const artifacts = compileContracts()
   t.same(
     artifacts.map((artifact) => artifact.contractName),
-    ['PontisDepository', 'PontisUSD'],
+    ['PontisCallExecutor', 'PontisDepository', 'PontisMulticaller', 'PontisUSD'],
   )
   const outputs = renderOutputs(artifacts)
   for (const file of outputs) {
@@ -24,12 +24,16 @@ t.test('recompiling gives byte-identical committed artifacts and abis.gen.ts', a
     t.ok(committed === file.content, `${file.path} is up to date (run: npm run compile -w @pontis/devnet)`)
   }
   const written = readdirSync(join(PACKAGE_DIR, 'artifacts')).sort()
-  t.same(written, ['PontisDepository.json', 'PontisUSD.json'], 'no stale artifacts')
+  t.same(
+    written,
+    ['PontisCallExecutor.json', 'PontisDepository.json', 'PontisMulticaller.json', 'PontisUSD.json'],
+    'no stale artifacts',
+  )
 })
 
 t.test('artifacts record the source hash and compiler, and carry no metadata trailer', async (t) => {
   const sources = readSources()
-  for (const name of ['PontisDepository', 'PontisUSD']) {
+  for (const name of ['PontisCallExecutor', 'PontisDepository', 'PontisMulticaller', 'PontisUSD']) {
     const artifact = JSON.parse(readFileSync(join(PACKAGE_DIR, 'artifacts', `${name}.json`), 'utf8')) as {
       contractName: string
       sourceSha256: string
@@ -44,7 +48,9 @@ t.test('artifacts record the source hash and compiler, and carry no metadata tra
       'solcVersion',
       'sourceSha256',
     ])
-    const source = sources.get(`${name}.sol`) ?? ''
+    // The executor is created by the multicaller and lives in its source file.
+    const file = name === 'PontisCallExecutor' ? 'PontisMulticaller.sol' : `${name}.sol`
+    const source = sources.get(file) ?? ''
     t.equal(artifact.sourceSha256, createHash('sha256').update(source).digest('hex'))
     t.match(artifact.solcVersion, /^0\.8\.37\+commit\./)
     // With appendCBOR off the runtime code ends in the contract's own code, not a0 64 'ipfs'/'solc' CBOR.
@@ -54,7 +60,7 @@ t.test('artifacts record the source hash and compiler, and carry no metadata tra
 })
 
 t.test('the typed exports match the artifacts', async (t) => {
-  for (const artifact of [PONTIS_DEPOSITORY, PONTIS_USD]) {
+  for (const artifact of [PONTIS_CALL_EXECUTOR, PONTIS_DEPOSITORY, PONTIS_MULTICALLER, PONTIS_USD]) {
     const file = JSON.parse(
       readFileSync(join(PACKAGE_DIR, 'artifacts', `${artifact.contractName}.json`), 'utf8'),
     ) as { abi: unknown; bytecode: string; deployedBytecode: string }

@@ -2,6 +2,10 @@ import { fileURLToPath } from 'node:url'
 import type { Logger, Registry } from '@pontis/core'
 import { type ApiApp, createApiApp, type LoadedDocument, loadOpenApiDocument } from '@pontis/http'
 import { createChainHandlers } from './chains.js'
+import { createLifecycleHandlers } from './lifecycle/handlers.js'
+import type { Indexer } from './lifecycle/indexer.js'
+import type { LifecycleStore } from './lifecycle/lifecycle-store.js'
+import type { Solver } from './lifecycle/solver.js'
 import type { QuoteEngine } from './quote/engine.js'
 import { createQuoteHandlers } from './quote/handlers.js'
 import { createStatusHandlers } from './status.js'
@@ -13,10 +17,15 @@ export interface IntentsAppOptions {
   readonly registry: Registry
   readonly engine: QuoteEngine
   readonly store: RequestStore
+  readonly lifecycle: LifecycleStore
+  readonly indexer: Indexer
+  readonly solver: Solver
   readonly logger: Logger
   /** Defaults to openapi/intents.yaml. */
   readonly document?: LoadedDocument
   readonly trustProxy?: boolean
+  /** Clock (Unix ms) for permit expiry; the service's own, so tests can move it. */
+  readonly now?: () => number
 }
 
 /** The intent service's Koa app: every operation of openapi/intents.yaml, validated and routed. */
@@ -30,6 +39,7 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
       ...createChainHandlers(options.registry),
       ...createQuoteHandlers(options.engine),
       ...createStatusHandlers(options.store),
+      ...createLifecycleHandlers(options),
     },
   })
 }

@@ -7,6 +7,10 @@ import {
 } from '@pontis/core'
 import { type LoadedDocument, listen, type RunningServer } from '@pontis/http'
 import { createIntentsApp } from './app.js'
+import { Indexer } from './lifecycle/indexer.js'
+import { LifecycleStore } from './lifecycle/lifecycle-store.js'
+import { type Loop, startLoop } from './lifecycle/loop.js'
+import { Solver } from './lifecycle/solver.js'
 import { QuoteEngine } from './quote/engine.js'
 import { loadPriceSource } from './quote/prices.js'
 import { loadSolverSettings } from './quote/settings.js'
@@ -25,12 +29,21 @@ export interface IntentsServiceOptions {
   readonly dataDir?: string
   readonly document?: LoadedDocument
   readonly now?: () => number
+  /** Run the indexer and solver loops in this process (default true; tests may drive them by hand). */
+  readonly workers?: boolean
+  /** Pause between indexer passes. Default 1000 ms. */
+  readonly indexerIntervalMs?: number
+  /** Pause between solver passes. Default 250 ms. */
+  readonly solverIntervalMs?: number
 }
 
 export interface IntentsService extends RunningServer {
   readonly registry: Registry
   readonly store: RequestStore
   readonly engine: QuoteEngine
+  readonly lifecycle: LifecycleStore
+  readonly indexer: Indexer
+  readonly solver: Solver
 }
 
 /** `INTENTS_PORT`, else 4000; a value that is not a port is a start-up error naming the variable. */
@@ -56,6 +69,7 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     loadPriceSource({ ...configOptions, environment }),
     openRequestStore({
       ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+      ...(env.DATABASE_SCHEMA ? { schema: env.DATABASE_SCHEMA } : {}),
       ...(options.dataDir ? { dataDir: options.dataDir } : {}),
       ...(options.now ? { now: options.now } : {}),
       logger,
@@ -71,18 +85,26 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
       await store.insertRequest(toNewRequest(request))
     },
   })
-  return { registry, store, engine, logger }
+  const now = options.now ?? Date.now
+  const lifecycle = new LifecycleStore(store, now)
+  const indexer = new Indexer({ registry, lifecycle, logger, now })
+  const solver = new Solver({
+    registry,
+    lifecycle,
+    logger,
+    now,
+    credentials: { solverKey: settings.solver.privateKey, allocatorKey: settings.solver.allocatorPrivateKey },
+  })
+  return { registry, store, engine, logger, lifecycle, indexer, solver, now }
 }
 
 /** Loads the environment's chain config, plugins, settings and store, then serves the intent API. */
 export async function startIntentsService(options: IntentsServiceOptions = {}): Promise<IntentsService> {
   const env = options.env ?? process.env
-  const { registry, store, engine, logger } = await createIntentsRuntime(options)
+  const runtime = await createIntentsRuntime(options)
+  const { registry, store, engine, logger, lifecycle, indexer, solver } = runtime
   const { koa } = await createIntentsApp({
-    registry,
-    engine,
-    store,
-    logger,
+    ...runtime,
     trustProxy: env.TRUST_PROXY === 'true',
     ...(options.document ? { document: options.document } : {}),
   })
@@ -90,13 +112,24 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
     port: options.port ?? resolveIntentsPort(env),
     host: options.host ?? env.HOST ?? '127.0.0.1',
   })
+  const loops: Loop[] =
+    options.workers === false
+      ? []
+      : [
+          startLoop('indexer', () => indexer.tick(), options.indexerIntervalMs ?? 1000, logger),
+          startLoop('solver', () => solver.tick(), options.solverIntervalMs ?? 250, logger),
+        ]
   return {
     ...server,
     registry,
     store,
     engine,
+    lifecycle,
+    indexer,
+    solver,
     close: async () => {
       await server.close()
+      await Promise.allSettled(loops.map((loop) => loop.stop()))
       await Promise.allSettled([store.close(), registry.close()])
     },
   }

@@ -13,14 +13,9 @@ import {
 const CLOSED = 'http://127.0.0.1:9'
 const env = { LOCAL_A_RPC_URL: CLOSED, LOCAL_B_RPC_URL: CLOSED }
 const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
-const { registry, engine, store } = await createIntentsRuntime({ env, logger: silentLogger })
-const { koa, operationIds } = await createIntentsApp({
-  registry,
-  engine,
-  store,
-  logger: silentLogger,
-  document: loaded,
-})
+const runtime = await createIntentsRuntime({ env, logger: silentLogger })
+const { registry, store } = runtime
+const { koa, operationIds } = await createIntentsApp({ ...runtime, document: loaded })
 const server = await listen(koa, { port: 0 })
 t.teardown(async () => {
   await server.close()

@@ -1,6 +1,6 @@
 /**
- * @pontis/plugin-evm: the EVM family. For now the identity capability only (addresses and
- * currency ids); quoting, reading and filling come later.
+ * @pontis/plugin-evm: the EVM family (viem). Identity, quoting and reading on every chain; filling
+ * (the reference solver's fills and refunds) on chains with a multicaller.
  */
 
 import {
@@ -16,6 +16,7 @@ import {
   invalidCurrencyError,
 } from '@pontis/core'
 import { type Address, getAddress, type Hex, isAddress } from 'viem'
+import { createEvmFilling } from './filling.js'
 import { createEvmQuoting, type EvmChainContext } from './quoting.js'
 import { createEvmReading } from './reading.js'
 import { createRpcClient, ReadCache } from './rpc.js'
@@ -41,6 +42,11 @@ export interface EvmPluginConfig {
   readonly readCacheSeconds: number
   /** Secret (32-byte hex) that per-request deposit addresses are derived from; none: no deposit addresses. */
   readonly depositAddressSeed?: string
+  /**
+   * The fill multicaller (`fill(orderId, payments, calls)`); wins over the public record's
+   * `contracts.multicaller`. A chain with neither has no filling capability.
+   */
+  readonly multicaller?: string
 }
 
 /** JSON Schema of {@link EvmPluginConfig}; defaults are applied by the registry. */
@@ -56,6 +62,7 @@ export const evmConfigSchema = {
     maxLogBlockRange: { type: 'integer', minimum: 1, default: 1000 },
     readCacheSeconds: { type: 'number', minimum: 0, maximum: 60, default: 2 },
     depositAddressSeed: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
+    multicaller: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
   },
 } as const
 
@@ -104,6 +111,7 @@ export default definePlugin<EvmPluginConfig>({
       slowRequiresFinalized: chain.plugin.waitForFinalized,
     }
     const depository = chain.protocol?.v2?.depository
+    const multicaller = chain.plugin.multicaller ?? chain.contracts?.multicaller
     const evm: EvmChainContext = {
       label,
       chainId: chain.id,
@@ -119,14 +127,36 @@ export default definePlugin<EvmPluginConfig>({
         depository && isAddress(depository, { strict: false })
           ? (getAddress(depository) as Address)
           : undefined,
+      multicaller:
+        typeof multicaller === 'string' && isAddress(multicaller, { strict: false })
+          ? (getAddress(multicaller) as Address)
+          : undefined,
       nativeCurrencyId: EVM_NATIVE_CURRENCY_ID,
       eip1559: chain.plugin.eip1559,
       depositAddressSeed: chain.plugin.depositAddressSeed as Hex | undefined,
+      maxLogBlockRange: chain.plugin.maxLogBlockRange,
     }
-    return { identity, finality, quoting: createEvmQuoting(evm), reading: createEvmReading(evm, finality) }
+    return {
+      identity,
+      finality,
+      quoting: createEvmQuoting(evm),
+      reading: createEvmReading(evm, finality),
+      // Fills go through the multicaller; without one this chain cannot be a solver's destination.
+      ...(evm.multicaller ? { filling: createEvmFilling(evm, finality) } : {}),
+    }
   },
 })
 
-export { depositoryAbi, erc20Abi, RECEIVE_WITH_AUTHORIZATION_TYPES } from './abi.js'
+export {
+  CALL_REQUEST_TYPES,
+  depositoryAbi,
+  erc20Abi,
+  multicallerAbi,
+  RECEIVE_WITH_AUTHORIZATION_TYPES,
+  tokenErrorsAbi,
+} from './abi.js'
+export { createEvmFilling, FALLBACK_GAS, REFUND_EXPIRATION } from './filling.js'
 export { depositAddressKey, GAS } from './quoting.js'
+export { UNKNOWN_ORDER_ID } from './reading.js'
 export { isTransportFailure, ReadCache } from './rpc.js'
+export { decodeRevert } from './transactions.js'

@@ -1,91 +1,306 @@
-import type { DepositFact, FinalityPolicy, ReadingCapability, TransactionFacts } from '@pontis/core'
+import {
+  type DepositFact,
+  type DepositScan,
+  type FinalityPolicy,
+  type PayoutFact,
+  PontisError,
+  type ReadingCapability,
+  type ScannedDeposit,
+  type TransactionFacts,
+} from '@pontis/core'
 import {
   type Address,
   decodeEventLog,
+  decodeFunctionData,
+  getAddress,
   type Hex,
   isAddressEqual,
-  TransactionNotFoundError,
-  TransactionReceiptNotFoundError,
+  type Log,
+  size,
+  slice,
+  type Transaction,
+  type TransactionReceipt,
+  toEventSelector,
 } from 'viem'
-import { depositoryAbi, erc20Abi } from './abi.js'
+import { depositoryAbi, erc20Abi, multicallerAbi } from './abi.js'
 import { type EvmChainContext, readAllowance } from './quoting.js'
 import { rpc } from './rpc.js'
+import { confirmationsOf, findTransaction, lookUpReceipt } from './transactions.js'
+
+/** The order id of a payout whose order is not known on chain (plain transfers out of a deposit address). */
+export const UNKNOWN_ORDER_ID: Hex = `0x${'00'.repeat(32)}`
 
 const isNative = (context: EvmChainContext, currency: string) => currency === context.nativeCurrencyId
 
-async function confirmationsOf(context: EvmChainContext, blockNumber: bigint, finality: FinalityPolicy) {
-  const [latest, finalized] = await rpc(context.label, () =>
-    Promise.all([
-      context.client.getBlockNumber({ cacheTime: 1000 }),
-      finality.slowRequiresFinalized
-        ? context.client.getBlock({ blockTag: 'finalized' }).then((block) => block.number)
-        : Promise.resolve(undefined),
-    ]),
-  )
-  const confirmations = Number(latest - blockNumber + 1n)
-  const final =
-    confirmations >= finality.slowConfirmations &&
-    (finalized === undefined || (finalized !== null && finalized >= blockNumber))
-  return { confirmations, final }
+const DEPOSIT_EVENTS = depositoryAbi.filter(
+  (item) =>
+    item.type === 'event' && (item.name === 'RelayNativeDeposit' || item.name === 'RelayErc20Deposit'),
+)
+const TRANSFER_SELECTOR = '0xa9059cbb'
+const FILLED_TOPIC = toEventSelector('Filled(bytes32,address)')
+
+/** A deposit fact from one depository log, or undefined for the depository's other events. */
+function depositOf(
+  context: EvmChainContext,
+  depository: Address,
+  log: Pick<Log, 'data' | 'topics' | 'logIndex'>,
+) {
+  try {
+    const event = decodeEventLog({ abi: depositoryAbi, data: log.data, topics: log.topics })
+    if (event.eventName === 'RelayNativeDeposit') {
+      return {
+        index: log.logIndex ?? 0,
+        depository,
+        depositId: event.args.id,
+        depositor: event.args.from,
+        currencyId: context.nativeCurrencyId,
+        amount: event.args.amount,
+      }
+    }
+    if (event.eventName === 'RelayErc20Deposit') {
+      return {
+        index: log.logIndex ?? 0,
+        depository,
+        depositId: event.args.id,
+        depositor: event.args.from,
+        currencyId: event.args.token,
+        amount: event.args.amount,
+      }
+    }
+  } catch {
+    // Not an event this ABI knows.
+  }
+  return undefined
 }
 
-export function createEvmReading(context: EvmChainContext, finality: FinalityPolicy): ReadingCapability {
-  return {
-    async readDeposits(transactionId: string): Promise<TransactionFacts<DepositFact>> {
-      const hash = transactionId as Hex
-      const receipt = await rpc(context.label, () => context.client.getTransactionReceipt({ hash })).catch(
-        (error: unknown) => {
-          if (error instanceof TransactionReceiptNotFoundError) return undefined
-          throw error
-        },
-      )
-      if (!receipt) {
-        const pending = await rpc(context.label, () => context.client.getTransaction({ hash })).catch(
-          (error: unknown) => {
-            if (error instanceof TransactionNotFoundError) return undefined
-            throw error
+/** The recipient and amount of `transfer(to, amount)` calldata (trailing bytes allowed), if it is one. */
+function erc20Transfer(data: Hex): { recipient: Address; amount: bigint } | undefined {
+  if (size(data) < 68 || slice(data, 0, 4) !== TRANSFER_SELECTOR) return undefined
+  try {
+    const decoded = decodeFunctionData({ abi: erc20Abi, data })
+    if (decoded.functionName !== 'transfer') return undefined
+    const [recipient, amount] = decoded.args
+    return { recipient: getAddress(recipient), amount }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The payments of a successful fill transaction. Recognised shapes, all tagged with the order id in
+ * the last 32 bytes of the calldata:
+ * - a multicaller `fill` (the configured multicaller, `orderId` argument equal to the tail, `Filled`
+ *   emitted): one fact per payment, `index` = position in the payments list;
+ * - a native transfer whose calldata is just the order id: one fact, index 0;
+ * - an ERC-20 `transfer(recipient, amount)` followed by the order id, with the token's matching
+ *   `Transfer` event: one fact, index = that log's index.
+ */
+function fillFacts(
+  context: EvmChainContext,
+  transaction: Transaction,
+  receipt: TransactionReceipt,
+): PayoutFact[] {
+  const to = transaction.to
+  const input = transaction.input
+  if (!to || size(input) < 32) return []
+  const orderId = slice(input, size(input) - 32).toLowerCase() as Hex
+  if (context.multicaller && isAddressEqual(to, context.multicaller)) {
+    let decoded: ReturnType<typeof decodeFunctionData<typeof multicallerAbi>>
+    try {
+      decoded = decodeFunctionData({ abi: multicallerAbi, data: input })
+    } catch {
+      return []
+    }
+    if (decoded.functionName !== 'fill') return []
+    const [argument, payments] = decoded.args
+    if (argument.toLowerCase() !== orderId) return []
+    const filled = receipt.logs.some(
+      (log) =>
+        isAddressEqual(log.address, to) &&
+        log.topics[0] === FILLED_TOPIC &&
+        log.topics[1]?.toLowerCase() === orderId,
+    )
+    if (!filled) return []
+    return payments.map((payment, index) => ({
+      index,
+      orderId,
+      recipient: getAddress(payment.recipient),
+      currencyId: isNative(context, payment.token.toLowerCase())
+        ? context.nativeCurrencyId
+        : getAddress(payment.token),
+      amount: payment.amount,
+    }))
+  }
+  if (size(input) === 32) {
+    return transaction.value > 0n
+      ? [
+          {
+            index: 0,
+            orderId,
+            recipient: getAddress(to),
+            currencyId: context.nativeCurrencyId,
+            amount: transaction.value,
           },
-        )
-        return { transactionId, state: pending ? 'pending' : 'not_found', final: false, facts: [] }
+        ]
+      : []
+  }
+  const transfer = size(input) === 100 ? erc20Transfer(input) : undefined
+  if (!transfer) return []
+  for (const log of receipt.logs) {
+    if (!isAddressEqual(log.address, to)) continue
+    try {
+      const event = decodeEventLog({
+        abi: erc20Abi,
+        eventName: 'Transfer',
+        data: log.data,
+        topics: log.topics,
+      })
+      if (
+        isAddressEqual(event.args.from, transaction.from) &&
+        isAddressEqual(event.args.to, transfer.recipient) &&
+        event.args.value === transfer.amount
+      ) {
+        return [
+          {
+            index: log.logIndex,
+            orderId,
+            currencyId: getAddress(to),
+            ...transfer,
+          },
+        ]
       }
-      const { confirmations, final } = await confirmationsOf(context, receipt.blockNumber, finality)
-      const facts: DepositFact[] = []
-      for (const log of receipt.logs) {
-        if (!context.depository || !isAddressEqual(log.address, context.depository)) continue
-        try {
-          const event = decodeEventLog({ abi: depositoryAbi, data: log.data, topics: log.topics })
-          if (event.eventName === 'RelayNativeDeposit') {
-            facts.push({
-              index: log.logIndex,
-              depository: context.depository,
-              depositId: event.args.id,
-              depositor: event.args.from,
-              currencyId: context.nativeCurrencyId,
-              amount: event.args.amount,
-            })
-          } else if (event.eventName === 'RelayErc20Deposit') {
-            facts.push({
-              index: log.logIndex,
-              depository: context.depository,
-              depositId: event.args.id,
-              depositor: event.args.from,
-              currencyId: event.args.token,
-              amount: event.args.amount,
-            })
-          }
-        } catch {
-          // Another event of the depository: not a deposit.
-        }
-      }
-      return {
-        transactionId,
-        state: receipt.status === 'success' ? 'success' : 'reverted',
-        final,
-        confirmations,
-        blockNumber: receipt.blockNumber,
-        facts,
-      }
+    } catch {
+      // Another event of the token.
+    }
+  }
+  return []
+}
+
+/**
+ * The payouts of a successful refund transaction:
+ * - each `RelayCallExecuted` of the depository that is a native transfer (empty calldata, value) or an
+ *   ERC-20 `transfer`: `orderId` is the executed call request's id (its EIP-712 struct hash),
+ *   `index` the log's index;
+ * - on a chain with deposit addresses, a plain native transfer (empty calldata): `orderId` is
+ *   {@link UNKNOWN_ORDER_ID}, because nothing on chain ties the sending address to its request.
+ */
+function refundFacts(
+  context: EvmChainContext,
+  transaction: Transaction,
+  receipt: TransactionReceipt,
+): PayoutFact[] {
+  const facts: PayoutFact[] = []
+  const depository = context.depository
+  for (const log of receipt.logs) {
+    if (!depository || !isAddressEqual(log.address, depository)) continue
+    let event: ReturnType<typeof decodeEventLog<typeof depositoryAbi>>
+    try {
+      event = decodeEventLog({ abi: depositoryAbi, data: log.data, topics: log.topics })
+    } catch {
+      continue
+    }
+    if (event.eventName !== 'RelayCallExecuted') continue
+    const { id, call } = event.args
+    if (call.data === '0x' && call.value > 0n) {
+      facts.push({
+        index: log.logIndex,
+        orderId: id,
+        recipient: getAddress(call.to),
+        currencyId: context.nativeCurrencyId,
+        amount: call.value,
+      })
+      continue
+    }
+    const transfer = call.value === 0n && size(call.data) === 68 ? erc20Transfer(call.data) : undefined
+    if (transfer)
+      facts.push({ index: log.logIndex, orderId: id, currencyId: getAddress(call.to), ...transfer })
+  }
+  if (
+    facts.length === 0 &&
+    context.depositAddressSeed &&
+    transaction.to &&
+    transaction.input === '0x' &&
+    transaction.value > 0n
+  ) {
+    facts.push({
+      index: 0,
+      orderId: UNKNOWN_ORDER_ID,
+      recipient: getAddress(transaction.to),
+      currencyId: context.nativeCurrencyId,
+      amount: transaction.value,
+    })
+  }
+  return facts
+}
+
+/** The reading capability of one EVM chain. */
+export function createEvmReading(context: EvmChainContext, finality: FinalityPolicy): ReadingCapability {
+  /**
+   * Reads a transaction's state and, once it succeeded, the facts `extract` finds in its receipt (and
+   * in the transaction itself, fetched only for extractors that need it).
+   */
+  async function factsOf<Fact>(
+    transactionId: string,
+    extract: (
+      receipt: TransactionReceipt,
+      transaction: () => Promise<Transaction | undefined>,
+    ) => Promise<Fact[]>,
+  ): Promise<TransactionFacts<Fact>> {
+    const hash = transactionId as Hex
+    const lookup = await lookUpReceipt(context, hash)
+    if (!lookup.mined) {
+      return { transactionId, state: lookup.state, final: false, facts: [] }
+    }
+    const { receipt } = lookup
+    const [{ confirmations, final }, facts] = await Promise.all([
+      confirmationsOf(context, receipt.blockNumber, finality),
+      // A reverted transaction moved nothing.
+      lookup.state === 'success'
+        ? extract(receipt, () => findTransaction(context, hash))
+        : Promise.resolve([]),
+    ])
+    return {
+      transactionId,
+      state: lookup.state,
+      final,
+      confirmations,
+      blockNumber: receipt.blockNumber,
+      facts,
+    }
+  }
+
+  /** Facts that need the transaction's calldata; none when the node no longer has it (reorged away). */
+  const withTransaction =
+    <Fact>(extract: (transaction: Transaction, receipt: TransactionReceipt) => Fact[]) =>
+    async (receipt: TransactionReceipt, transaction: () => Promise<Transaction | undefined>) => {
+      const found = await transaction()
+      return found ? extract(found, receipt) : []
+    }
+
+  const reading: ReadingCapability = {
+    async readDeposits(transactionId: string): Promise<TransactionFacts<DepositFact>> {
+      return factsOf(transactionId, async (receipt) => {
+        const depository = context.depository
+        if (!depository) return []
+        return receipt.logs.flatMap((log) => {
+          if (!isAddressEqual(log.address, depository)) return []
+          const fact = depositOf(context, depository, log)
+          return fact ? [fact] : []
+        })
+      })
     },
+
+    readFills: (transactionId: string) =>
+      factsOf(
+        transactionId,
+        withTransaction((transaction, receipt) => fillFacts(context, transaction, receipt)),
+      ),
+
+    readRefunds: (transactionId: string) =>
+      factsOf(
+        transactionId,
+        withTransaction((transaction, receipt) => refundFacts(context, transaction, receipt)),
+      ),
 
     readBalance(owner: string, currencyId: string): Promise<bigint> {
       return context.cache.read(`balance:${currencyId}:${owner}`, () =>
@@ -106,5 +321,48 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
       isNative(context, currencyId)
         ? Promise.resolve((1n << 256n) - 1n)
         : readAllowance(context, owner, spender, currencyId),
+  }
+
+  const depository = context.depository
+  if (!depository) return reading
+  return {
+    ...reading,
+    /**
+     * Deposits of blocks `cursor + 1 ..= min(head, cursor + maxLogBlockRange)`. The cursor is the
+     * last block scanned, as a decimal string; without one the scan starts at the head (no history).
+     * A cursor above the head (the chain went back) is pulled down to the head, so re-mined blocks
+     * are scanned again: callers dedupe by (transactionId, index) and confirm with `readDeposits`.
+     */
+    async scanDeposits(cursor: string | undefined): Promise<DepositScan> {
+      const head = await rpc(context.label, () => context.client.getBlockNumber({ cacheTime: 0 }))
+      if (cursor === undefined) return { deposits: [], cursor: head.toString(), caughtUp: true }
+      if (typeof cursor !== 'string' || !/^\d{1,30}$/.test(cursor)) {
+        throw new PontisError(
+          'INVALID_REQUEST',
+          `scan cursor must be a block number, got '${String(cursor).slice(0, 40)}'`,
+        )
+      }
+      const last = BigInt(cursor)
+      if (last >= head) return { deposits: [], cursor: head.toString(), caughtUp: true }
+      const fromBlock = last + 1n
+      const toBlock =
+        last + BigInt(context.maxLogBlockRange) < head ? last + BigInt(context.maxLogBlockRange) : head
+      const logs = await rpc(context.label, () =>
+        context.client.getLogs({ address: depository, events: DEPOSIT_EVENTS, fromBlock, toBlock }),
+      )
+      const deposits: ScannedDeposit[] = []
+      for (const log of logs) {
+        if (log.removed || log.blockNumber === null || log.transactionHash === null) continue
+        const fact = depositOf(context, depository, log)
+        if (!fact) continue
+        deposits.push({
+          ...fact,
+          transactionId: log.transactionHash,
+          blockNumber: log.blockNumber,
+          confirmations: Number(head - log.blockNumber + 1n),
+        })
+      }
+      return { deposits, cursor: toBlock.toString(), caughtUp: toBlock === head }
+    },
   }
 }

@@ -151,6 +151,27 @@ t.test('plugin options: defaults applied, mistakes named', async (t) => {
   t.match(error?.message, 'chain 1 (ethereum): chains[0].plugin.confirmations must be >= 1')
   t.match(error?.message, 'chain 1 (ethereum): chains[0].plugin.eip1559 must be a boolean')
   t.match(error?.message, 'chain 1 (ethereum): chains[0].plugin.gas is not a known field')
+
+  const multicaller = await registry
+    .addChains([
+      entry({ id: 10, name: 'optimism', displayName: 'Optimism', plugin: { multicaller: '0x12' } }),
+    ])
+    .then(
+      () => undefined,
+      (caught: unknown) => caught as Error,
+    )
+  t.match(multicaller?.message, 'chain 10 (optimism): chains[0].plugin.multicaller')
+  const [filler] = await registry.addChains([
+    entry({
+      id: 11,
+      name: 'filler',
+      displayName: 'Filler',
+      plugin: { multicaller: CHECKSUMMED.toLowerCase() },
+    }),
+  ])
+  t.ok(filler?.adapter.filling, 'a multicaller gives the chain a filling capability')
+  t.equal(chain.adapter.filling, undefined, 'no multicaller, no filling')
+  t.equal(chain.adapter.reading?.scanDeposits, undefined, 'no depository, no deposit scan')
 })
 
 t.test('config addresses are checked with EVM rules at start-up', async (t) => {

@@ -75,3 +75,14 @@ t.test('a failing primary RPC falls back to the next endpoint', async (t) => {
   const client = createRpcClient({ url: 'http://127.0.0.1:9', fallbackUrls: [good], timeoutMs: 2000 })
   t.equal(await client.getChainId(), 31337)
 })
+
+t.test('a TTL of 0 means no caching (not "never expires")', async (t) => {
+  const cache = new ReadCache({ ttlMs: 0 })
+  let loads = 0
+  const load = async () => ++loads
+  t.equal(await cache.read('k', load), 1)
+  t.equal(await cache.read('k', load), 2, 'read again')
+  const timed = new ReadCache({ ttlMs: 10_000 })
+  await timed.read('k', load)
+  t.equal(await timed.read('k', load, 0), 4, 'a per-read TTL of 0 skips the cache too')
+})

@@ -10,7 +10,11 @@ export interface InventoryTarget {
 
 /** `configs/solver.<ENVIRONMENT>.json`: who solves and how quotes are priced. */
 export interface SolverSettings {
-  readonly solver: { readonly privateKey: `0x${string}` }
+  readonly solver: {
+    readonly privateKey: `0x${string}`
+    /** Signs payouts out of the depository (refunds); the depository's allocator. */
+    readonly allocatorPrivateKey: `0x${string}`
+  }
   readonly fees: {
     /** Solver service fee on the input amount, basis points. */
     readonly serviceBps: number
@@ -48,9 +52,12 @@ export const solverSettingsSchema = {
     $comment: { type: 'string' },
     solver: {
       type: 'object',
-      required: ['privateKey'],
+      required: ['privateKey', 'allocatorPrivateKey'],
       additionalProperties: false,
-      properties: { privateKey: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' } },
+      properties: {
+        privateKey: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
+        allocatorPrivateKey: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
+      },
     },
     fees: {
       type: 'object',

@@ -283,12 +283,27 @@ export class RequestStore {
   }
 
   /** The request with this id (any case), or undefined. */
-  async getRequest(id: string): Promise<StoredRequest | undefined> {
+  getRequest(id: string): Promise<StoredRequest | undefined> {
+    return this.getRequestWith(this.client, id)
+  }
+
+  /** {@link getRequest} through another client, e.g. inside a transaction that just wrote the row. */
+  async getRequestWith(client: SqlClient, id: string): Promise<StoredRequest | undefined> {
     if (!REQUEST_ID.test(id)) return undefined
-    const { rows } = await this.client.query<RequestRow>(`SELECT ${COLUMNS} FROM requests WHERE id = $1`, [
-      id.toLowerCase(),
-    ])
+    const { rows } = await client.query<RequestRow>(`SELECT ${COLUMNS} FROM requests WHERE id = $1`, [id.toLowerCase()])
     return rows[0] === undefined ? undefined : fromRow(rows[0])
+  }
+
+  /**
+   * Requests matching a fixed SQL condition written by callers in this package (never user input;
+   * values go in `params`), oldest first.
+   */
+  async listRequests(condition: string, params: readonly unknown[], limit: number): Promise<StoredRequest[]> {
+    const { rows } = await this.client.query<RequestRow>(
+      `SELECT ${COLUMNS} FROM requests WHERE ${condition} ORDER BY created_at, id LIMIT ${Math.max(1, Math.floor(limit))}`,
+      params,
+    )
+    return rows.map(fromRow)
   }
 
   /**

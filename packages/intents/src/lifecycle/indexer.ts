@@ -1,0 +1,421 @@
+import {
+  type DepositFact,
+  type Logger,
+  PontisError,
+  type RegisteredChain,
+  type Registry,
+  type TransactionFacts,
+} from '@pontis/core'
+import type { SqlClient, StoredRequest } from '../store/index.js'
+import type { LifecycleStore, RecordedDeposit } from './lifecycle-store.js'
+
+/** A deposit as the indexer handles it, whichever way it was found (scan or reindex). */
+interface SeenDeposit extends DepositFact {
+  readonly chainId: number
+  readonly transactionId: string
+  readonly blockNumber?: bigint
+  readonly confirmations: number
+}
+
+export interface IndexResult {
+  readonly indexed: boolean
+  readonly message: string
+  readonly requestId?: string
+}
+
+type Outcome = RecordedDeposit['outcome']
+
+/**
+ * Watches each chain's depository through its plugin, matches deposits to requests by id and acts
+ * once the chain's confirmation policy is met: `pending` plus a fill job, or a refund job with the
+ * catalogued reason (too low, wrong currency, late, a second deposit, an unknown id). Also watches
+ * deposit addresses. Every step is idempotent: the same deposit seen twice is handled once.
+ */
+export class Indexer {
+  readonly #registry: Registry
+  readonly #lifecycle: LifecycleStore
+  readonly #logger: Logger
+  readonly #now: () => number
+
+  constructor(options: {
+    registry: Registry
+    lifecycle: LifecycleStore
+    logger: Logger
+    now?: () => number
+  }) {
+    this.#registry = options.registry
+    this.#lifecycle = options.lifecycle
+    this.#logger = options.logger
+    this.#now = options.now ?? Date.now
+  }
+
+  /** One pass: scan every chain, act on deposits that reached their confirmations, check deposit addresses. */
+  async tick(): Promise<void> {
+    for (const chain of this.#registry.chains()) {
+      try {
+        await this.#scan(chain)
+      } catch (error) {
+        this.#logger.warn('deposit scan failed', { chainId: chain.id, error: String(error) })
+      }
+    }
+    await this.#confirmPending()
+    await this.#watchDepositAddresses()
+  }
+
+  async #scan(chain: RegisteredChain): Promise<void> {
+    const scanDeposits = chain.adapter.reading?.scanDeposits
+    if (!scanDeposits) return
+    for (let steps = 0; steps < 20; steps++) {
+      const cursor = await this.#lifecycle.cursor(chain.id)
+      const scan = await scanDeposits.call(chain.adapter.reading, cursor)
+      for (const deposit of scan.deposits) await this.#see(chain, { ...deposit, chainId: chain.id })
+      await this.#lifecycle.saveCursor(chain.id, scan.cursor)
+      if (scan.caughtUp) return
+    }
+  }
+
+  /**
+   * `POST /transactions/index`: reads one transaction now. Not found is 404; in the mempool is
+   * "keep watching" (the scan will see it once mined); mined without a deposit is 400.
+   */
+  async indexTransaction(chainId: number, transactionId: string): Promise<IndexResult> {
+    const chain = this.#registry.chain(chainId)
+    const reading = chain.adapter.reading
+    if (!reading) throw new PontisError('UNSUPPORTED_CHAIN', `${chain.record.displayName} cannot be indexed.`)
+    const facts: TransactionFacts<DepositFact> = await reading.readDeposits(transactionId)
+    if (facts.state === 'not_found') {
+      throw new PontisError(
+        'TRANSACTION_NOT_FOUND',
+        `Transaction ${transactionId} was not found on ${chain.record.displayName} (${chain.id}).`,
+      )
+    }
+    if (facts.state === 'pending') {
+      return {
+        indexed: false,
+        message: `Transaction ${transactionId} is not mined yet; it will be indexed once it is.`,
+      }
+    }
+    if (facts.facts.length === 0) {
+      throw new PontisError(
+        'NOT_A_DEPOSIT',
+        `Transaction ${transactionId} on ${chain.record.displayName} (${chain.id}) ${facts.state === 'reverted' ? 'reverted' : 'made no deposit into the depository'}; nothing to index.`,
+      )
+    }
+    let requestId: string | undefined
+    for (const fact of facts.facts) {
+      await this.#see(chain, {
+        ...fact,
+        chainId,
+        transactionId,
+        confirmations: facts.confirmations ?? 0,
+        ...(facts.blockNumber !== undefined ? { blockNumber: facts.blockNumber } : {}),
+      })
+      const request = await this.#lifecycle.requests.getRequest(fact.depositId)
+      if (request) requestId = request.id
+    }
+    await this.#confirmPending()
+    return {
+      indexed: true,
+      message: requestId
+        ? `Indexed the deposit of request ${requestId}.`
+        : 'Indexed; the deposit matches no request and will be refunded.',
+      ...(requestId ? { requestId } : {}),
+    }
+  }
+
+  /** Records a deposit with what it means for its request; acts on it once confirmed. */
+  async #see(chain: RegisteredChain, deposit: SeenDeposit): Promise<void> {
+    const request = await this.#lifecycle.requests.getRequest(deposit.depositId)
+    const outcome = await this.#classify(chain, deposit, request)
+    const recorded = await this.#lifecycle.recordDeposit({
+      chainId: chain.id,
+      transactionId: deposit.transactionId,
+      index: deposit.index,
+      depositId: deposit.depositId,
+      depositor: deposit.depositor,
+      currency: deposit.currencyId,
+      amount: deposit.amount,
+      ...(deposit.blockNumber !== undefined ? { blockNumber: deposit.blockNumber } : {}),
+      requestId: request?.id ?? null,
+      outcome,
+    })
+    if (recorded)
+      this.#logger.info('deposit seen', { chainId: chain.id, transactionId: deposit.transactionId, outcome })
+  }
+
+  async #classify(
+    chain: RegisteredChain,
+    deposit: SeenDeposit,
+    request: StoredRequest | undefined,
+  ): Promise<Outcome> {
+    if (!request || request.originChainId !== chain.id) return 'orphaned'
+    const earlier = await this.#lifecycle.depositsFor(deposit.depositId)
+    const same = earlier.some(
+      (seen) => seen.transactionId === deposit.transactionId.toLowerCase() && seen.index === deposit.index,
+    )
+    if (earlier.length > 0 && !same) return 'double_spend'
+    if (deposit.currencyId.toLowerCase() !== request.originCurrency.toLowerCase()) return 'wrong_currency'
+    if (deposit.amount < request.amountIn) return 'too_low'
+    return 'matched'
+  }
+
+  /** Deposits not acted on yet: re-read each; act when the confirmation policy is met. */
+  async #confirmPending(): Promise<void> {
+    const { rows } = await this.#lifecycle.requests.client.query<{
+      chain_id: number
+      transaction_id: string
+      log_index: number
+    }>(
+      'SELECT chain_id, transaction_id, log_index FROM deposits WHERE NOT confirmed ORDER BY seen_at LIMIT 200',
+    )
+    const byTransaction = new Map<string, { chainId: number; transactionId: string }>()
+    for (const row of rows)
+      byTransaction.set(`${row.chain_id}:${row.transaction_id}`, {
+        chainId: row.chain_id,
+        transactionId: row.transaction_id,
+      })
+    for (const { chainId, transactionId } of byTransaction.values()) {
+      const chain = this.#registry.tryChain(chainId)
+      const reading = chain?.adapter.reading
+      if (!chain || !reading) continue
+      try {
+        const facts = await reading.readDeposits(transactionId)
+        if (facts.state !== 'success') {
+          if (facts.state === 'not_found' || facts.state === 'reverted')
+            await this.#forget(chainId, transactionId)
+          continue
+        }
+        if ((facts.confirmations ?? 0) < chain.adapter.finality.slowConfirmations) continue
+        if (!facts.final && chain.adapter.finality.slowRequiresFinalized) continue
+        await this.#act(chain, transactionId)
+      } catch (error) {
+        this.#logger.warn('deposit confirmation failed', { chainId, transactionId, error: String(error) })
+      }
+    }
+  }
+
+  /** A deposit that vanished (reorg) or reverted was never real: drop it before it was acted on. */
+  async #forget(chainId: number, transactionId: string): Promise<void> {
+    await this.#lifecycle.requests.client.query(
+      'DELETE FROM deposits WHERE chain_id = $1 AND transaction_id = $2 AND NOT confirmed',
+      [chainId, transactionId],
+    )
+  }
+
+  async #act(chain: RegisteredChain, transactionId: string): Promise<void> {
+    await this.#lifecycle.transaction(async (tx) => {
+      const { rows } = await tx.query<{
+        log_index: number
+        deposit_id: string
+        depositor: string
+        currency: string
+        amount: string
+        request_id: string | null
+        outcome: Outcome
+      }>(
+        `SELECT log_index, deposit_id, depositor, currency, amount, request_id, outcome FROM deposits
+         WHERE chain_id = $1 AND transaction_id = $2 AND NOT confirmed ORDER BY log_index FOR UPDATE`,
+        [chain.id, transactionId],
+      )
+      for (const row of rows) {
+        const deposit = {
+          chainId: chain.id,
+          transactionId,
+          index: row.log_index,
+          amount: BigInt(row.amount),
+          currency: row.currency,
+          depositor: row.depositor,
+        }
+        await this.#apply(tx, chain, row.request_id, row.outcome, deposit)
+        await tx.query(
+          'UPDATE deposits SET confirmed = true WHERE chain_id = $1 AND transaction_id = $2 AND log_index = $3',
+          [chain.id, transactionId, row.log_index],
+        )
+      }
+    })
+  }
+
+  async #apply(
+    tx: SqlClient,
+    chain: RegisteredChain,
+    requestId: string | null,
+    outcome: Outcome,
+    deposit: {
+      chainId: number
+      transactionId: string
+      index: number
+      amount: bigint
+      currency: string
+      depositor: string
+    },
+  ): Promise<void> {
+    const depositKey = `${deposit.chainId}:${deposit.transactionId}:${deposit.index}`
+    const refund = (
+      kind: 'refund' | 'orphan_refund' | 'excess_refund',
+      recipient: string,
+      amount: bigint,
+      reason: string,
+      key = depositKey,
+    ) =>
+      this.#lifecycle.enqueue(
+        {
+          jobKey: `${kind}:${key}`,
+          requestId,
+          kind,
+          chainId: chain.id,
+          payload: {
+            recipient,
+            currency: deposit.currency,
+            amount: amount.toString(),
+            source: { kind: 'depository' },
+            reason,
+          },
+        },
+        tx,
+      )
+    if (outcome === 'orphaned' || requestId === null) {
+      await refund('orphan_refund', deposit.depositor, deposit.amount, 'ORPHANED_DEPOSIT_REFUND')
+      return
+    }
+    const request = await this.#lifecycle.requests.getRequestWith(tx, requestId)
+    if (!request) return
+    const late =
+      this.#now() > request.expiresAt && (request.status === 'waiting' || request.status === 'depositing')
+    const effective: Outcome = outcome === 'matched' && late ? 'late' : outcome
+    await tx.query(
+      'UPDATE deposits SET outcome = $4 WHERE chain_id = $1 AND transaction_id = $2 AND log_index = $3',
+      [deposit.chainId, deposit.transactionId, deposit.index, effective],
+    )
+    const reasons: Partial<Record<Outcome, string>> = {
+      too_low: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL',
+      wrong_currency: 'INCORRECT_DEPOSIT_CURRENCY',
+      late: 'TTL_EXPIRED',
+      double_spend: 'DOUBLE_SPEND',
+    }
+    const facts = {
+      transactionId: deposit.transactionId,
+      amount: deposit.amount.toString(),
+      currency: deposit.currency,
+      depositor: deposit.depositor,
+    }
+    if (effective === 'double_spend') {
+      // The request keeps its first deposit; the second one goes back, and the record says so.
+      await refund('excess_refund', request.refundTo, deposit.amount, 'DOUBLE_SPEND')
+      await this.#lifecycle.transition(
+        request.id,
+        { to: request.status, inTxHash: deposit.transactionId, details: { doubleSpend: facts } },
+        tx,
+      )
+      return
+    }
+    const reason = reasons[effective]
+    if (reason) {
+      const moved = await this.#lifecycle.transition(
+        request.id,
+        { to: request.status, inTxHash: deposit.transactionId, deposit: facts },
+        tx,
+      )
+      if (!moved.refused) await refund('refund', request.refundTo, deposit.amount, reason, request.id)
+      return
+    }
+    const moved = await this.#lifecycle.transition(
+      request.id,
+      { to: 'pending', inTxHash: deposit.transactionId, deposit: facts },
+      tx,
+    )
+    if (moved.refused) return
+    await this.#enqueueFill(tx, request)
+    if (deposit.amount > request.amountIn) {
+      await refund(
+        'excess_refund',
+        request.refundTo,
+        deposit.amount - request.amountIn,
+        'OVERPAYMENT',
+        request.id,
+      )
+    }
+  }
+
+  async #enqueueFill(tx: SqlClient, request: StoredRequest): Promise<void> {
+    const quote = request.quote as {
+      calls?: Array<{ to: string; value: string; data: string }>
+      topupNativeAmount?: string
+      request?: { txsGasLimit?: number }
+    }
+    // The calls' native value comes out of the output: the recipient is paid the rest.
+    const callValue = (quote.calls ?? []).reduce((sum, call) => sum + BigInt(call.value), 0n)
+    await this.#lifecycle.enqueue(
+      {
+        jobKey: `fill:${request.id}`,
+        requestId: request.id,
+        kind: 'fill',
+        chainId: request.destinationChainId,
+        payload: {
+          recipient: request.recipient,
+          currency: request.destinationCurrency,
+          amount: (request.amountOut - callValue).toString(),
+          calls: quote.calls ?? [],
+          topupNativeAmount: quote.topupNativeAmount ?? '0',
+          ...(quote.request?.txsGasLimit !== undefined
+            ? { callsGasLimit: String(quote.request.txsGasLimit) }
+            : {}),
+        },
+      },
+      tx,
+    )
+  }
+
+  /** Native payments to per-request deposit addresses, read as balances. */
+  async #watchDepositAddresses(): Promise<void> {
+    const waiting = await this.#lifecycle.waitingWithDepositAddress(200)
+    for (const request of waiting) {
+      const chain = this.#registry.tryChain(request.originChainId)
+      const reading = chain?.adapter.reading
+      if (!chain || !reading || !request.depositAddress) continue
+      try {
+        const balance = await reading.readBalance(request.depositAddress, request.originCurrency)
+        if (balance === 0n) continue
+        await this.#lifecycle.transaction(async (tx) => {
+          const current = await this.#lifecycle.requests.getRequestWith(tx, request.id)
+          if (current?.status !== 'waiting') return
+          const source = { kind: 'depositAddress', requestId: request.id }
+          const refund = (kind: 'refund' | 'excess_refund', amount: bigint, reason: string) =>
+            this.#lifecycle.enqueue(
+              {
+                jobKey: `${kind}:${request.id}`,
+                requestId: request.id,
+                kind,
+                chainId: chain.id,
+                payload: {
+                  recipient: request.refundTo,
+                  currency: request.originCurrency,
+                  amount: amount.toString(),
+                  source,
+                  reason,
+                },
+              },
+              tx,
+            )
+          const facts = {
+            depositAddress: request.depositAddress,
+            amount: balance.toString(),
+            currency: request.originCurrency,
+          }
+          const late = this.#now() > request.expiresAt
+          if (balance < request.amountIn || late) {
+            await this.#lifecycle.transition(request.id, { to: 'waiting', deposit: facts }, tx)
+            await refund('refund', balance, late ? 'TTL_EXPIRED' : 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL')
+            // Queued once (by job key): the refund leg moves the request to `refund` when it confirms.
+            return
+          }
+          await this.#lifecycle.transition(request.id, { to: 'pending', deposit: facts }, tx)
+          await this.#enqueueFill(tx, current)
+          if (balance > request.amountIn)
+            await refund('excess_refund', balance - request.amountIn, 'OVERPAYMENT')
+        })
+      } catch (error) {
+        this.#logger.warn('deposit address check failed', { requestId: request.id, error: String(error) })
+      }
+    }
+  }
+}

@@ -1,0 +1,404 @@
+import { createHash, randomUUID } from 'node:crypto'
+import {
+  type FillingCapability,
+  type IntentsApi,
+  type Logger,
+  PontisError,
+  type RegisteredChain,
+  type Registry,
+  type SignedTransaction,
+  type SolverCredentials,
+} from '@pontis/core'
+import type { SqlClient } from '../store/index.js'
+import type { LifecycleStore, SolverJob } from './lifecycle-store.js'
+
+export interface SolverOptions {
+  readonly registry: Registry
+  readonly lifecycle: LifecycleStore
+  readonly logger: Logger
+  /** The solver's keys; never logged. */
+  readonly credentials: SolverCredentials
+  /** This worker's name in job leases. */
+  readonly owner?: string
+  readonly leaseMs?: number
+  /** Delay before re-checking a broadcast transaction. */
+  readonly pollMs?: number
+  /** Attempts before a job that keeps failing is given up. */
+  readonly maxAttempts?: number
+  readonly now?: () => number
+}
+
+class LeaseLost extends Error {}
+
+interface FillPayload {
+  recipient: string
+  currency: string
+  amount: string
+  calls: Array<{ to: string; value: string; data: string }>
+  topupNativeAmount: string
+  callsGasLimit?: string
+}
+interface RefundPayload {
+  recipient: string
+  currency: string
+  amount: string
+  source: { kind: 'depository' } | { kind: 'depositAddress'; requestId: string }
+  reason: string
+}
+interface PermitPayload {
+  depositor: string
+  currency: string
+  amount: string
+  validAfter: string
+  validBefore: string
+  signature: string
+}
+
+/**
+ * The reference solver: works the job queue (fills, refunds, permit deposits) under leases, signs
+ * each transaction once and stores it before broadcasting (re-broadcasting the same bytes after a
+ * crash), follows it to a final outcome and moves the request. Keys stay in memory, never in logs.
+ */
+export class Solver {
+  readonly #options: SolverOptions
+  readonly #owner: string
+  readonly #now: () => number
+
+  constructor(options: SolverOptions) {
+    this.#options = options
+    this.#owner = options.owner ?? `solver-${randomUUID()}`
+    this.#now = options.now ?? Date.now
+  }
+
+  get owner(): string {
+    return this.#owner
+  }
+
+  /** One pass: claim open jobs and move each one step forward. */
+  async tick(limit = 20): Promise<number> {
+    const jobs = await this.#options.lifecycle.claimJobs(this.#owner, this.#options.leaseMs ?? 30_000, limit)
+    for (const job of jobs) await this.#step(job)
+    return jobs.length
+  }
+
+  /** Runs one job now (the execute API submits a permit deposit this way), up to its broadcast. */
+  async runNow(jobKey: string): Promise<SolverJob | undefined> {
+    const { rows } = await this.#options.lifecycle.requests.client.query<{ id: string }>(
+      `UPDATE solver_jobs SET lease_owner = $1, lease_until = $2, attempts = attempts + 1
+       WHERE job_key = $3 AND state IN ('queued', 'signed') AND (lease_until IS NULL OR lease_until < $4) RETURNING id`,
+      [this.#owner, this.#now() + (this.#options.leaseMs ?? 30_000), jobKey, this.#now()],
+    )
+    if (!rows[0]) return undefined
+    const id = Number(rows[0].id)
+    const claimed = await this.#options.lifecycle.jobById(id)
+    if (claimed) await this.#step(claimed, { throwSigningErrors: true })
+    return this.#options.lifecycle.jobById(id)
+  }
+
+  #filling(chain: RegisteredChain): FillingCapability {
+    const filling = chain.adapter.filling
+    if (!filling)
+      throw new PontisError(
+        'UNSUPPORTED_CHAIN',
+        `${chain.record.displayName} has no solver (filling) capability.`,
+      )
+    return filling
+  }
+
+  async #step(job: SolverJob, options: { throwSigningErrors?: boolean } = {}): Promise<void> {
+    const { lifecycle, logger } = this.#options
+    try {
+      if (job.state === 'queued') {
+        const signed = await this.#sign(job)
+        if (!signed) return
+        job = {
+          ...job,
+          state: 'signed',
+          transactionId: signed.transactionId,
+          raw: signed.raw,
+          amount: signed.amount,
+        }
+      }
+      if (job.state === 'signed') {
+        await this.#broadcast(job)
+        return
+      }
+      if (job.state === 'broadcast') await this.#follow(job)
+    } catch (error) {
+      if (error instanceof LeaseLost) return
+      const signing = job.state === 'queued'
+      if (options.throwSigningErrors && signing) {
+        await lifecycle.deleteJob(job.id)
+        throw error
+      }
+      const attempts = job.attempts
+      // A client-side problem (bad signature, too little to refund) will not get better by retrying.
+      const final = error instanceof PontisError && !error.retryable && error.status < 500
+      const giveUp = final || attempts >= (this.#options.maxAttempts ?? 10)
+      logger.warn('solver job step failed', { jobId: job.id, kind: job.kind, attempts, error: String(error) })
+      if (giveUp) {
+        await lifecycle.setJobState(job.id, 'failed', { reason: String(error), releaseLease: true })
+        await this.#onGiveUp(job, error)
+      } else {
+        await lifecycle.setJobState(job.id, job.state, {
+          releaseLease: true,
+          notBefore: this.#now() + Math.min(30_000, 500 * 2 ** attempts),
+        })
+      }
+    }
+  }
+
+  /** Signs with a nonce reserved in the same transaction that stores the bytes. */
+  async #sign(job: SolverJob): Promise<SignedTransaction | undefined> {
+    const { lifecycle, registry, credentials } = this.#options
+    const chain = registry.chain(job.chainId)
+    const filling = this.#filling(chain)
+    const usesSolverNonce = !(
+      job.kind !== 'fill' &&
+      job.kind !== 'submit_deposit' &&
+      (job.payload as unknown as RefundPayload).source?.kind === 'depositAddress'
+    )
+    const solver = filling.solverAddress(credentials)
+    const chainNext = usesSolverNonce ? await filling.nextNonce(solver) : 0n
+    try {
+      return await lifecycle.transaction(async (tx: SqlClient) => {
+        const nonce = usesSolverNonce
+          ? await lifecycle.allocateNonce(tx, chain.id, solver, chainNext)
+          : undefined
+        const signed = await this.#signJob(job, filling, nonce)
+        if (!(await lifecycle.storeSigned(job.id, this.#owner, signed, tx))) throw new LeaseLost()
+        return signed
+      })
+    } catch (error) {
+      if (error instanceof LeaseLost) return undefined
+      throw error
+    }
+  }
+
+  #signJob(
+    job: SolverJob,
+    filling: FillingCapability,
+    nonce: bigint | undefined,
+  ): Promise<SignedTransaction> {
+    const { credentials } = this.#options
+    const options = nonce === undefined ? {} : { nonce }
+    if (job.kind === 'fill') {
+      const payload = job.payload as unknown as FillPayload
+      return filling.signFill(
+        {
+          orderId: job.requestId as string,
+          recipient: payload.recipient,
+          currencyId: payload.currency,
+          amount: BigInt(payload.amount),
+          calls: payload.calls.map((call) => ({ to: call.to, value: BigInt(call.value), data: call.data })),
+          ...(payload.callsGasLimit !== undefined ? { callsGasLimit: BigInt(payload.callsGasLimit) } : {}),
+          topupNativeAmount: BigInt(payload.topupNativeAmount),
+        },
+        credentials,
+        options,
+      )
+    }
+    if (job.kind === 'submit_deposit') {
+      const payload = job.payload as unknown as PermitPayload
+      if (!filling.signPermitDeposit)
+        throw new PontisError('UNSUPPORTED_EXECUTION_TYPE', 'This chain takes no permit deposits.')
+      return filling.signPermitDeposit(
+        {
+          requestId: job.requestId as string,
+          depositor: payload.depositor,
+          currencyId: payload.currency,
+          amount: BigInt(payload.amount),
+          validAfter: BigInt(payload.validAfter),
+          validBefore: BigInt(payload.validBefore),
+        },
+        payload.signature,
+        credentials,
+        options,
+      )
+    }
+    const payload = job.payload as unknown as RefundPayload
+    return filling.signRefund(
+      {
+        refundId: refundIdOf(job),
+        source: payload.source,
+        recipient: payload.recipient,
+        currencyId: payload.currency,
+        amount: BigInt(payload.amount),
+      },
+      credentials,
+      options,
+    )
+  }
+
+  async #broadcast(job: SolverJob): Promise<void> {
+    const { lifecycle, registry } = this.#options
+    const filling = this.#filling(registry.chain(job.chainId))
+    await filling.broadcast(job.raw as string)
+    await lifecycle.setJobState(job.id, 'broadcast', {
+      releaseLease: true,
+      notBefore: this.#now() + (this.#options.pollMs ?? 500),
+    })
+    if (job.requestId === null) return
+    if (job.kind === 'fill')
+      await lifecycle.transition(job.requestId, { to: 'submitted', txHash: job.transactionId as string })
+    if (job.kind === 'submit_deposit')
+      await lifecycle.transition(job.requestId, { to: 'depositing', inTxHash: job.transactionId as string })
+  }
+
+  async #follow(job: SolverJob): Promise<void> {
+    const { lifecycle, registry } = this.#options
+    const filling = this.#filling(registry.chain(job.chainId))
+    const outcome = await filling.outcome(job.transactionId as string)
+    const later = () =>
+      lifecycle.setJobState(job.id, 'broadcast', {
+        releaseLease: true,
+        notBefore: this.#now() + (this.#options.pollMs ?? 500),
+      })
+    if (outcome.state === 'not_found') {
+      // Dropped or never received (a crash before broadcast completed): the same bytes again.
+      await filling.broadcast(job.raw as string)
+      await later()
+      return
+    }
+    if (outcome.state === 'pending' || (outcome.state === 'success' && !outcome.final)) {
+      await later()
+      return
+    }
+    if (outcome.state === 'success') {
+      await lifecycle.setJobState(job.id, 'confirmed', { releaseLease: true })
+      await this.#onConfirmed(job)
+      return
+    }
+    await lifecycle.setJobState(job.id, 'reverted', {
+      releaseLease: true,
+      ...(outcome.revert ? { details: outcome.revert } : {}),
+    })
+    await this.#onReverted(job, outcome.revert)
+  }
+
+  async #onConfirmed(job: SolverJob): Promise<void> {
+    const { lifecycle } = this.#options
+    if (job.requestId === null) return
+    const txHash = job.transactionId as string
+    if (job.kind === 'fill') {
+      await lifecycle.transition(job.requestId, { to: 'success', txHash })
+    } else if (job.kind === 'refund') {
+      const payload = job.payload as unknown as RefundPayload
+      await lifecycle.transition(job.requestId, {
+        to: 'refund',
+        txHash,
+        failReason: payload.reason as IntentsApi.FailReason,
+        details: {
+          refund: {
+            transactionId: txHash,
+            amount: (job.amount ?? 0n).toString(),
+            currency: payload.currency,
+          },
+        },
+      })
+    } else if (job.kind === 'excess_refund') {
+      const payload = job.payload as unknown as RefundPayload
+      const request = await lifecycle.requests.getRequest(job.requestId)
+      if (request) {
+        await lifecycle.transition(job.requestId, {
+          to: request.status,
+          txHash,
+          details: {
+            excessRefund: {
+              transactionId: txHash,
+              amount: (job.amount ?? 0n).toString(),
+              reason: payload.reason,
+            },
+          },
+        })
+      }
+    }
+  }
+
+  async #onReverted(job: SolverJob, revert: Readonly<Record<string, unknown>> | undefined): Promise<void> {
+    const { lifecycle } = this.#options
+    if (job.requestId === null) return
+    const details = { revert: revert ?? null, transactionId: job.transactionId }
+    if (job.kind === 'fill') {
+      const moved = await lifecycle.transition(job.requestId, {
+        to: 'failure',
+        failReason: 'EXECUTION_REVERTED',
+        details: { fill: details },
+      })
+      if (!moved.refused) await this.#refundDeposit(job.requestId, 'EXECUTION_REVERTED')
+    } else if (job.kind === 'submit_deposit') {
+      await lifecycle.transition(job.requestId, {
+        to: 'failure',
+        failReason: 'TRANSACTION_REVERTED',
+        details: { deposit: details },
+      })
+    } else {
+      const request = await lifecycle.requests.getRequest(job.requestId)
+      if (request)
+        await lifecycle.transition(job.requestId, { to: request.status, details: { refundFailure: details } })
+    }
+  }
+
+  async #onGiveUp(job: SolverJob, error: unknown): Promise<void> {
+    const { lifecycle } = this.#options
+    if (job.requestId === null) return
+    const code = error instanceof PontisError ? error.code : undefined
+    if (job.kind === 'submit_deposit') {
+      const failReason =
+        code === 'INVALID_SIGNATURE' || code === 'SIGNATURE_EXPIRED' ? code : 'TRANSACTION_SUBMISSION_FAILED'
+      await lifecycle.transition(job.requestId, { to: 'failure', failReason })
+      return
+    }
+    if (job.kind === 'refund') {
+      const payload = job.payload as unknown as RefundPayload
+      const tooSmall = code === 'INSUFFICIENT_FUNDS' || code === 'AMOUNT_TOO_LOW'
+      await lifecycle.transition(job.requestId, {
+        to: 'failure',
+        failReason: payload.reason as IntentsApi.FailReason,
+        refundFailReason: tooSmall ? 'AMOUNT_TOO_LOW_TO_REFUND' : 'N/A',
+        details: {
+          refundFailure: {
+            error: error instanceof PontisError ? error.message : 'the refund could not be submitted',
+          },
+        },
+      })
+      return
+    }
+    if (job.kind !== 'fill') return
+    const moved = await lifecycle.transition(job.requestId, {
+      to: 'failure',
+      failReason: 'TRANSACTION_SUBMISSION_FAILED',
+      details: {
+        fill: { error: error instanceof PontisError ? error.message : 'the fill could not be submitted' },
+      },
+    })
+    if (!moved.refused) await this.#refundDeposit(job.requestId, 'TRANSACTION_SUBMISSION_FAILED')
+  }
+
+  /** Queues the refund of a request's matched deposit (after a failed fill). */
+  async #refundDeposit(requestId: string, reason: string): Promise<void> {
+    const { lifecycle } = this.#options
+    const request = await lifecycle.requests.getRequest(requestId)
+    if (!request) return
+    const deposit = (await lifecycle.depositOf(requestId)) as { amount?: string } | null
+    const amount = deposit?.amount ?? request.amountIn.toString()
+    await lifecycle.enqueue({
+      jobKey: `refund:${requestId}`,
+      requestId,
+      kind: 'refund',
+      chainId: request.originChainId,
+      payload: {
+        recipient: request.refundTo,
+        currency: request.originCurrency,
+        amount,
+        source: request.depositAddress ? { kind: 'depositAddress', requestId } : { kind: 'depository' },
+        reason,
+      },
+    })
+  }
+}
+
+/** A 32-byte id per refund leg, derived from its job key: replay-protected on chain, stable across restarts. */
+function refundIdOf(job: SolverJob): string {
+  return `0x${createHash('sha256').update(job.jobKey).digest('hex')}`
+}

@@ -1,0 +1,584 @@
+/**
+ * The filling capability of an EVM chain, for the reference solver: fills through the multicaller,
+ * refunds out of the depository (allocator-signed `execute`) or out of a request's deposit address.
+ *
+ * Signing never broadcasts. The solver stores `{transactionId, raw}` first and broadcasts after, so
+ * a crash between the two is healed by broadcasting the same bytes again: the chain takes them once.
+ * When a simulation reverts, the transaction is still signed (with a fallback gas limit): the chain's
+ * verdict is the one the solver records, through {@link FillingCapability.outcome}'s decoded revert.
+ */
+
+import {
+  type AddressRole,
+  type FillingCapability,
+  type FillRequest,
+  type FinalityPolicy,
+  invalidAddressError,
+  invalidCurrencyError,
+  type PermitDeposit,
+  PontisError,
+  type RefundRequest,
+  type SignedTransaction,
+  type SigningOptions,
+  type SolverCredentials,
+  type TransactionOutcome,
+} from '@pontis/core'
+import {
+  type Address,
+  concat,
+  encodeFunctionData,
+  type Hex,
+  hexToBigInt,
+  isAddress,
+  isAddressEqual,
+  isHex,
+  keccak256,
+  maxUint256,
+  type PrivateKeyAccount,
+  parseTransaction,
+  recoverTypedDataAddress,
+  size,
+  slice,
+  type Transaction,
+  type TransactionReceipt,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import {
+  CALL_REQUEST_TYPES,
+  depositoryAbi,
+  erc20Abi,
+  multicallerAbi,
+  RECEIVE_WITH_AUTHORIZATION_TYPES,
+} from './abi.js'
+import {
+  depositAddressKey,
+  type EvmChainContext,
+  type FeeTerms,
+  feeTerms,
+  GAS,
+  GAS_HEADROOM_PERCENT,
+  tokenDomain,
+} from './quoting.js'
+import { rpc } from './rpc.js'
+import {
+  confirmationsOf,
+  decodeRevert,
+  findTransaction,
+  lookUpReceipt,
+  revertDataOf,
+} from './transactions.js'
+
+/**
+ * Expiration of depository refund requests: none. The depository's replay key is the struct hash of
+ * the whole request, so a time-based expiration would make a re-signed refund (same refund id) a new
+ * request that pays again. With a fixed expiration the same refund id, recipient, currency and amount
+ * always hash to the same request, and the chain pays it at most once.
+ */
+export const REFUND_EXPIRATION = maxUint256
+
+/** Gas limits used when a simulation reverts: the transaction is signed anyway and the chain decides. */
+export const FALLBACK_GAS = {
+  /** A whole fill (payments and calls). */
+  fill: 500_000n,
+  /** The payment part of a fill whose calls have a caller-given gas limit. */
+  fillPayments: 200_000n,
+  /** A depository `execute` with one payout. */
+  refund: 250_000n,
+} as const
+
+// Running calls through the executor: its own call (cold account, calldata copy) and, per call, a
+// value-bearing CALL to a cold account.
+const EXECUTOR_OVERHEAD_GAS = 30_000n
+const PER_CALL_OVERHEAD_GAS = 15_000n
+const CALLDATA_GAS_PER_BYTE = 16n
+
+const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/
+/** secp256k1n / 2: a larger s is the malleable twin of a valid signature. */
+const SECP256K1_HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n
+
+/** The signer of a key; the key itself never appears in an error. */
+function signerOf(key: string | undefined, name: 'solverKey' | 'allocatorKey'): PrivateKeyAccount {
+  if (typeof key !== 'string' || !PRIVATE_KEY.test(key)) {
+    throw new TypeError(`credentials.${name} must be a 0x-prefixed 32-byte hex private key`)
+  }
+  return privateKeyToAccount(key as Hex)
+}
+
+function bytes32(value: string, field: string): Hex {
+  if (typeof value !== 'string' || !isHex(value, { strict: true }) || size(value) !== 32) {
+    throw new PontisError(
+      'INVALID_REQUEST',
+      `${field} must be 32 bytes of 0x-hex, got '${String(value).slice(0, 80)}'`,
+    )
+  }
+  return value
+}
+
+/** Messages of an error and its causes, for matching node replies such as "nonce too low". */
+function messagesOf(error: unknown): string {
+  const parts: string[] = []
+  for (let current = error, depth = 0; current && depth < 10; depth++) {
+    const { message, details } = current as { message?: unknown; details?: unknown }
+    if (typeof message === 'string') parts.push(message)
+    if (typeof details === 'string') parts.push(details)
+    current = (current as { cause?: unknown }).cause
+  }
+  return parts.join(' | ')
+}
+
+/** The filling capability of a chain with a multicaller (and, for depository refunds, a depository). */
+export function createEvmFilling(context: EvmChainContext, finality: FinalityPolicy): FillingCapability {
+  const chainName = `${context.label.displayName} (${context.label.id})`
+  const isNative = (currency: string) => currency.toLowerCase() === context.nativeCurrencyId
+
+  const address = (value: string, role: AddressRole): Address => {
+    if (typeof value !== 'string' || !isAddress(value, { strict: false })) {
+      throw invalidAddressError(
+        role,
+        value,
+        'expected 0x followed by 40 hexadecimal characters',
+        context.label,
+      )
+    }
+    return value as Address
+  }
+  const currency = (value: string): Address => {
+    if (typeof value !== 'string' || !isAddress(value, { strict: false })) {
+      throw invalidCurrencyError(
+        'currency',
+        value,
+        'expected a token address or the zero address',
+        context.label,
+      )
+    }
+    return value as Address
+  }
+
+  /** Simulated gas with headroom; the fallback when the simulation reverts (transport trouble still throws). */
+  const estimate = async (
+    call: { account: Address; to: Address; data?: Hex; value: bigint },
+    fallback: bigint,
+    headroom = true,
+  ): Promise<bigint> => {
+    try {
+      const gas = await rpc(context.label, () => context.client.estimateGas(call))
+      return headroom ? (gas * GAS_HEADROOM_PERCENT) / 100n : gas
+    } catch (error) {
+      if (error instanceof PontisError) throw error
+      return fallback
+    }
+  }
+
+  const nextNonce = async (owner: Address): Promise<bigint> =>
+    BigInt(
+      await rpc(context.label, () =>
+        context.client.getTransactionCount({ address: owner, blockTag: 'pending' }),
+      ),
+    )
+
+  /**
+   * Signs with `nonce` when the caller allocated one (the solver does, per chain and signer), else
+   * with the sender's next nonce counting its pending transactions.
+   */
+  const signTransaction = async (
+    account: PrivateKeyAccount,
+    transaction: { to: Address; data: Hex; value: bigint; gas: bigint },
+    fees: FeeTerms,
+    nonce?: bigint,
+  ): Promise<Hex> => {
+    const chosen = nonce ?? (await nextNonce(account.address))
+    if (chosen < 0n || chosen > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new RangeError(`nonce ${chosen} is out of range`)
+    const common = { chainId: context.chainId, nonce: Number(chosen), ...transaction }
+    return context.eip1559
+      ? account.signTransaction({
+          ...common,
+          type: 'eip1559',
+          maxFeePerGas: fees.maxFeePerGas,
+          maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        })
+      : account.signTransaction({ ...common, type: 'legacy', gasPrice: fees.maxFeePerGas })
+  }
+
+  const signed = (raw: Hex, amount: bigint): SignedTransaction => ({
+    transactionId: keccak256(raw),
+    raw,
+    amount,
+  })
+
+  const fillData = (
+    orderId: Hex,
+    payments: readonly { token: Address; recipient: Address; amount: bigint }[],
+    calls: readonly { to: Address; value: bigint; data: Hex }[],
+  ): Hex =>
+    // The order id is also the last 32 bytes of the calldata: that is how fills are recognised.
+    concat([
+      encodeFunctionData({ abi: multicallerAbi, functionName: 'fill', args: [orderId, payments, calls] }),
+      orderId,
+    ])
+
+  async function signFill(
+    request: FillRequest,
+    credentials: SolverCredentials,
+    options: SigningOptions = {},
+  ): Promise<SignedTransaction> {
+    const multicaller = context.multicaller
+    if (!multicaller) {
+      throw new PontisError('UNSUPPORTED_ROUTE', `${chainName} has no multicaller configured for fills.`)
+    }
+    const solver = signerOf(credentials.solverKey, 'solverKey')
+    const orderId = bytes32(request.orderId, 'orderId')
+    const recipient = address(request.recipient, 'recipient')
+    const token = currency(request.currencyId)
+    const native = context.nativeCurrencyId as Address
+    const payments = [{ token: isNative(token) ? native : token, recipient, amount: request.amount }]
+    if (request.topupNativeAmount > 0n)
+      payments.push({ token: native, recipient, amount: request.topupNativeAmount })
+    const calls = request.calls.map((call, index) => {
+      // Whole bytes only: an odd digit count is a truncated or mangled call.
+      if (!isHex(call.data, { strict: true }) || call.data.length % 2 !== 0) {
+        throw new PontisError('INVALID_EXTRA_TXS', `txs[${index}].data must be 0x-hex calldata.`, { index })
+      }
+      return { to: address(call.to, 'contract'), value: call.value, data: call.data }
+    })
+    const paymentsValue = (isNative(token) ? request.amount : 0n) + request.topupNativeAmount
+    const value = paymentsValue + calls.reduce((sum, call) => sum + call.value, 0n)
+    const data = fillData(orderId, payments, calls)
+
+    const gas =
+      request.callsGasLimit === undefined
+        ? estimate({ account: solver.address, to: multicaller, data, value }, FALLBACK_GAS.fill)
+        : estimate(
+            {
+              account: solver.address,
+              to: multicaller,
+              data: fillData(orderId, payments, []),
+              value: paymentsValue,
+            },
+            FALLBACK_GAS.fillPayments,
+          ).then((paymentsGas) => {
+            const callsLimit = request.callsGasLimit ?? 0n
+            const callsCalldata = BigInt(size(data) - size(fillData(orderId, payments, [])))
+            // 1/32 more than the limit: each call level keeps back 1/64 of the gas it forwards.
+            return (
+              paymentsGas +
+              callsLimit +
+              callsLimit / 32n +
+              (calls.length > 0 ? EXECUTOR_OVERHEAD_GAS + PER_CALL_OVERHEAD_GAS * BigInt(calls.length) : 0n) +
+              CALLDATA_GAS_PER_BYTE * callsCalldata
+            )
+          })
+    const [gasLimit, fees] = await Promise.all([gas, feeTerms(context)])
+    const raw = await signTransaction(
+      solver,
+      { to: multicaller, data, value, gas: gasLimit },
+      fees,
+      options.nonce,
+    )
+    return signed(raw, request.amount)
+  }
+
+  async function signDepositoryRefund(
+    request: RefundRequest,
+    credentials: SolverCredentials,
+    options: SigningOptions,
+  ): Promise<SignedTransaction> {
+    const depository = context.depository
+    if (!depository) {
+      throw new PontisError(
+        'UNSUPPORTED_ROUTE',
+        `${chainName} has no depository configured (protocol.v2.depository).`,
+      )
+    }
+    const solver = signerOf(credentials.solverKey, 'solverKey')
+    if (credentials.allocatorKey === undefined) {
+      throw new TypeError('credentials.allocatorKey is required for refunds out of the depository')
+    }
+    const allocator = signerOf(credentials.allocatorKey, 'allocatorKey')
+    const refundId = bytes32(request.refundId, 'refundId')
+    const recipient = address(request.recipient, 'recipient')
+    const token = currency(request.currencyId)
+    const call = isNative(token)
+      ? { to: recipient, data: '0x' as Hex, value: request.amount, allowFailure: false }
+      : {
+          to: token,
+          data: encodeFunctionData({
+            abi: erc20Abi,
+            functionName: 'transfer',
+            args: [recipient, request.amount],
+          }),
+          value: 0n,
+          allowFailure: false,
+        }
+    const callRequest = { calls: [call], nonce: hexToBigInt(refundId), expiration: REFUND_EXPIRATION }
+    const signature = await allocator.signTypedData({
+      domain: {
+        name: 'RelayDepository',
+        version: '1',
+        chainId: context.chainId,
+        verifyingContract: depository,
+      },
+      types: CALL_REQUEST_TYPES,
+      primaryType: 'CallRequest',
+      message: callRequest,
+    })
+    const data = encodeFunctionData({
+      abi: depositoryAbi,
+      functionName: 'execute',
+      args: [callRequest, signature],
+    })
+    const [gas, fees] = await Promise.all([
+      estimate({ account: solver.address, to: depository, data, value: 0n }, FALLBACK_GAS.refund),
+      feeTerms(context),
+    ])
+    const raw = await signTransaction(solver, { to: depository, data, value: 0n, gas }, fees, options.nonce)
+    return signed(raw, request.amount)
+  }
+
+  async function signDepositAddressRefund(
+    request: RefundRequest,
+    requestId: string,
+  ): Promise<SignedTransaction> {
+    const seed = context.depositAddressSeed
+    if (!seed) {
+      throw new PontisError(
+        'UNSUPPORTED_ROUTE',
+        `${chainName} has no deposit addresses (plugin.depositAddressSeed).`,
+      )
+    }
+    if (!isNative(currency(request.currencyId))) {
+      throw invalidCurrencyError(
+        'currency',
+        request.currencyId,
+        'refunds out of a deposit address are made in the native currency only',
+        context.label,
+      )
+    }
+    const recipient = address(request.recipient, 'recipient')
+    const owner = privateKeyToAccount(depositAddressKey(seed, bytes32(requestId, 'source.requestId')))
+    const [code, balance, fees] = await Promise.all([
+      rpc(context.label, () => context.client.getCode({ address: recipient })),
+      rpc(context.label, () => context.client.getBalance({ address: owner.address })),
+      feeTerms(context),
+    ])
+    // A plain transfer to an account without code costs exactly what the node estimates; a contract
+    // recipient may run code on receipt, so it gets headroom.
+    const hasCode = code !== undefined && code !== '0x'
+    const gas = await estimate({ account: owner.address, to: recipient, value: 0n }, GAS.transfer, hasCode)
+    const fee = gas * fees.maxFeePerGas
+    if (request.amount <= fee) {
+      throw new PontisError(
+        'INSUFFICIENT_FUNDS',
+        `The refund of ${request.amount} does not cover its own transfer fee of ${fee} on ${chainName}.`,
+        { chainId: context.chainId, amount: request.amount.toString(), fee: fee.toString() },
+      )
+    }
+    if (balance < request.amount) {
+      throw new PontisError(
+        'INSUFFICIENT_FUNDS',
+        `The deposit address ${owner.address} holds ${balance}, less than the refund amount ${request.amount} on ${chainName}.`,
+        { chainId: context.chainId, amount: request.amount.toString(), balance: balance.toString() },
+      )
+    }
+    // The address pays its own fee out of the amount; what it sends is the rest.
+    const value = request.amount - fee
+    const raw = await signTransaction(owner, { to: recipient, data: '0x', value, gas }, fees)
+    return signed(raw, value)
+  }
+
+  /** Replays a reverted transaction at its block to get the revert data, and names it (best effort). */
+  async function revertOf(
+    transaction: Transaction,
+    receipt: TransactionReceipt,
+  ): Promise<Record<string, unknown>> {
+    const outOfGas = receipt.gasUsed >= transaction.gas ? { outOfGas: true } : {}
+    if (!transaction.to) return { error: 'unknown', ...outOfGas }
+    const to = transaction.to
+    try {
+      await rpc(context.label, () =>
+        context.client.call({
+          account: transaction.from,
+          to,
+          data: transaction.input,
+          value: transaction.value,
+          gas: transaction.gas,
+          blockNumber: receipt.blockNumber,
+        }),
+      )
+    } catch (error) {
+      if (error instanceof PontisError) throw error
+      const data = revertDataOf(error)
+      if (data !== undefined) return { ...decodeRevert(data), ...outOfGas }
+      return { error: 'unknown', ...outOfGas }
+    }
+    // The replay succeeded: the revert depended on state that has moved on since.
+    return { error: 'unknown', replayed: 'succeeded', ...outOfGas }
+  }
+
+  async function signPermitDeposit(
+    permit: PermitDeposit,
+    signature: string,
+    credentials: SolverCredentials,
+    options: SigningOptions = {},
+  ): Promise<SignedTransaction> {
+    const depository = context.depository
+    if (!depository) {
+      throw new PontisError(
+        'UNSUPPORTED_ROUTE',
+        `${chainName} has no depository configured (protocol.v2.depository).`,
+      )
+    }
+    const solver = signerOf(credentials.solverKey, 'solverKey')
+    const requestId = bytes32(permit.requestId, 'requestId')
+    const depositor = address(permit.depositor, 'depositor')
+    const token = currency(permit.currencyId)
+    if (!isHex(signature, { strict: true }) || size(signature) !== 65) {
+      throw new PontisError(
+        'INVALID_SIGNATURE',
+        'The authorization signature must be 65 bytes of 0x-hex (r, s, v).',
+      )
+    }
+    // The token rejects the malleable twin of a signature; say so now rather than after a revert.
+    if (hexToBigInt(slice(signature, 32, 64)) > SECP256K1_HALF_ORDER) {
+      throw new PontisError('INVALID_SIGNATURE', 'The authorization signature is not canonical (high s).')
+    }
+    if (permit.validBefore * 1000n <= BigInt(Date.now())) {
+      throw new PontisError(
+        'SIGNATURE_EXPIRED',
+        `The authorization expired at ${new Date(Number(permit.validBefore) * 1000).toISOString()}; quote again.`,
+      )
+    }
+    const domain = await tokenDomain(context, token)
+    if (!domain) {
+      throw new PontisError(
+        'PERMIT_FAILED',
+        `Could not determine the EIP-712 domain of ${token} on ${chainName}.`,
+      )
+    }
+    const message = {
+      from: depositor,
+      to: depository,
+      value: permit.amount,
+      validAfter: permit.validAfter,
+      validBefore: permit.validBefore,
+      nonce: requestId,
+    }
+    let signer: Address
+    try {
+      signer = await recoverTypedDataAddress({
+        domain,
+        types: RECEIVE_WITH_AUTHORIZATION_TYPES,
+        primaryType: 'ReceiveWithAuthorization',
+        message,
+        signature,
+      })
+    } catch {
+      throw new PontisError('INVALID_SIGNATURE', 'The authorization signature cannot be recovered.')
+    }
+    if (!isAddressEqual(signer, depositor)) {
+      throw new PontisError(
+        'INVALID_SIGNATURE',
+        `The authorization is not signed by the depositor ${depositor}: check the token, amount, validity window and request id.`,
+      )
+    }
+    const data = encodeFunctionData({
+      abi: depositoryAbi,
+      functionName: 'depositErc20WithAuthorization',
+      args: [depositor, token, permit.amount, requestId, permit.validAfter, permit.validBefore, signature],
+    })
+    const [gas, fees] = await Promise.all([
+      estimate({ account: solver.address, to: depository, data, value: 0n }, GAS.permitDeposit),
+      feeTerms(context),
+    ])
+    const raw = await signTransaction(solver, { to: depository, data, value: 0n, gas }, fees, options.nonce)
+    return signed(raw, permit.amount)
+  }
+
+  return {
+    solverAddress: (credentials: SolverCredentials): string =>
+      signerOf(credentials.solverKey, 'solverKey').address,
+
+    nextNonce: (owner: string): Promise<bigint> => nextNonce(address(owner, 'solver')),
+
+    signFill,
+
+    signRefund(
+      request: RefundRequest,
+      credentials: SolverCredentials,
+      options: SigningOptions = {},
+    ): Promise<SignedTransaction> {
+      // A deposit address signs as itself: its nonce is its own, never the solver's.
+      return request.source.kind === 'depository'
+        ? signDepositoryRefund(request, credentials, options)
+        : signDepositAddressRefund(request, request.source.requestId)
+    },
+
+    ...(context.depository ? { signPermitDeposit } : {}),
+
+    async broadcast(raw: string): Promise<void> {
+      if (!isHex(raw, { strict: true }))
+        throw new PontisError('INVALID_REQUEST', 'raw must be a 0x-hex signed transaction')
+      const parsed = (() => {
+        try {
+          return parseTransaction(raw)
+        } catch {
+          throw new PontisError('INVALID_REQUEST', 'raw is not a signed EVM transaction')
+        }
+      })()
+      if (parsed.chainId !== undefined && parsed.chainId !== context.chainId) {
+        throw new PontisError(
+          'INVALID_REQUEST',
+          `The transaction is for chain ${parsed.chainId}, not ${chainName}.`,
+        )
+      }
+      const hash = keccak256(raw)
+      try {
+        await rpc(context.label, () =>
+          context.client.request({ method: 'eth_sendRawTransaction', params: [raw] }),
+        )
+      } catch (error) {
+        if (error instanceof PontisError) throw error
+        const reason = messagesOf(error)
+        // The node has it already (in the mempool or mined): the same bytes, so nothing to do.
+        if (
+          /already known|already imported|known transaction|already exists|nonce too low|nonce.*(used|lower)/i.test(
+            reason,
+          )
+        ) {
+          if (await findTransaction(context, hash)) return
+          if (!/nonce/i.test(reason)) return
+          throw new PontisError(
+            'UNKNOWN_ERROR',
+            `${chainName} refused the transaction: its nonce was used by another transaction.`,
+            { chainId: context.chainId, reason: 'nonce_used' },
+          )
+        }
+        if (/insufficient funds/i.test(reason)) {
+          throw new PontisError(
+            'INSUFFICIENT_FUNDS',
+            `The sender cannot pay the transaction's value and gas on ${chainName}.`,
+            { chainId: context.chainId, reason: 'insufficient_funds' },
+          )
+        }
+        const short = reason.split(' | ')[0]?.slice(0, 200) ?? 'unknown reason'
+        throw new PontisError('UNKNOWN_ERROR', `${chainName} refused the transaction: ${short}`, {
+          chainId: context.chainId,
+          reason: 'rejected',
+        })
+      }
+    },
+
+    async outcome(transactionId: string): Promise<TransactionOutcome> {
+      const hash = bytes32(transactionId, 'transactionId')
+      const lookup = await lookUpReceipt(context, hash)
+      if (!lookup.mined) {
+        return { transactionId, state: lookup.state, final: false }
+      }
+      const { confirmations, final } = await confirmationsOf(context, lookup.receipt.blockNumber, finality)
+      if (lookup.state === 'success') return { transactionId, state: 'success', final, confirmations }
+      const transaction = await findTransaction(context, hash)
+      const revert = transaction ? await revertOf(transaction, lookup.receipt) : { error: 'unknown' }
+      return { transactionId, state: 'reverted', final, confirmations, revert }
+    },
+  }
+}
