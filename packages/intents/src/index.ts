@@ -1,4 +1,9 @@
 export { createIntentsApp, INTENTS_DOCUMENT_PATH, type IntentsAppOptions } from './app.js'
+export { notifyStatus, STATUS_CHANNEL, StatusEvents } from './events/index.js'
+export { Indexer } from './lifecycle/indexer.js'
+export { LifecycleStore } from './lifecycle/lifecycle-store.js'
+export { Solver } from './lifecycle/solver.js'
+export { canTransition, FINAL_STATUSES, TRANSITIONS } from './lifecycle/state-machine.js'
 export { type QuoteContext, type QuotedRequest, QuoteEngine, type QuoteRequest } from './quote/engine.js'
 export { type PriceSource, StaticPriceSource } from './quote/prices.js'
 export { loadSolverSettings, type SolverSettings } from './quote/settings.js'
@@ -11,3 +16,4 @@ export {
   startIntentsService,
 } from './service.js'
 export { openRequestStore, RequestStore } from './store/index.js'
+export { attachStatusStream, type StatusStream } from './ws/index.js'

@@ -7,6 +7,7 @@ import {
 } from '@pontis/core'
 import { type LoadedDocument, listen, type RunningServer } from '@pontis/http'
 import { createIntentsApp } from './app.js'
+import { StatusEvents } from './events/index.js'
 import { Indexer } from './lifecycle/indexer.js'
 import { LifecycleStore } from './lifecycle/lifecycle-store.js'
 import { type Loop, startLoop } from './lifecycle/loop.js'
@@ -16,6 +17,7 @@ import { loadPriceSource } from './quote/prices.js'
 import { loadSolverSettings } from './quote/settings.js'
 import { openRequestStore, type RequestStore } from './store/index.js'
 import { toNewRequest } from './store-bridge.js'
+import { attachStatusStream } from './ws/index.js'
 
 export const DEFAULT_INTENTS_PORT = 4000
 
@@ -57,6 +59,15 @@ export function resolveIntentsPort(env: NodeJS.ProcessEnv): number {
   return port
 }
 
+/** Crash tests name a point with PONTIS_FAILPOINT; the process kills itself there, as a power cut would. */
+function crashAt(wanted: string, logger: Logger): (point: string) => void {
+  return (point) => {
+    if (point !== wanted) return
+    logger.warn(`failpoint ${point}: killing the process`)
+    process.kill(process.pid, 'SIGKILL')
+  }
+}
+
 /** The engine, its store and registry for one environment: what the HTTP app and tests build on. */
 export async function createIntentsRuntime(options: IntentsServiceOptions = {}) {
   const env: EnvironmentVariables = options.env ?? process.env
@@ -94,6 +105,8 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     logger,
     now,
     credentials: { solverKey: settings.solver.privateKey, allocatorKey: settings.solver.allocatorPrivateKey },
+    ...(env.SOLVER_LEASE_MS ? { leaseMs: Number(env.SOLVER_LEASE_MS) } : {}),
+    ...(env.PONTIS_FAILPOINT ? { failpoint: crashAt(env.PONTIS_FAILPOINT, logger) } : {}),
   })
   return { registry, store, engine, logger, lifecycle, indexer, solver, now }
 }
@@ -108,12 +121,15 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
     trustProxy: env.TRUST_PROXY === 'true',
     ...(options.document ? { document: options.document } : {}),
   })
+  // Before listening: if LISTEN cannot be set up, start-up fails before the port is bound.
+  const events = await StatusEvents.open(store.client, { logger })
   const server = await listen(koa, {
     port: options.port ?? resolveIntentsPort(env),
     host: options.host ?? env.HOST ?? '127.0.0.1',
   })
+  const statusStream = attachStatusStream(server.server, { store, events, logger })
   const loops: Loop[] =
-    options.workers === false
+    (options.workers ?? env.PONTIS_WORKERS !== 'off') === false
       ? []
       : [
           startLoop('indexer', () => indexer.tick(), options.indexerIntervalMs ?? 1000, logger),
@@ -128,8 +144,11 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
     indexer,
     solver,
     close: async () => {
+      // Websockets first: server.close() waits for upgraded sockets, which closeAllConnections misses.
+      await statusStream.close()
       await server.close()
       await Promise.allSettled(loops.map((loop) => loop.stop()))
+      await events.close()
       await Promise.allSettled([store.close(), registry.close()])
     },
   }

@@ -1,9 +1,7 @@
 import type { IntentsApi } from '@pontis/core'
+import { notifyStatus } from '../events/index.js'
 import type { RequestStore, SqlClient, StoredRequest } from '../store/index.js'
 import { canTransition, type RequestStatus } from './state-machine.js'
-
-/** Channel on which every status change is announced (payload: the request id); see events/. */
-export const STATUS_NOTIFY_CHANNEL = 'pontis_request_status'
 
 export interface StatusChange {
   readonly to: RequestStatus
@@ -174,7 +172,7 @@ export class LifecycleStore {
           this.#now(),
         ],
       )
-      await client.query('SELECT pg_notify($1, $2)', [STATUS_NOTIFY_CHANNEL, id])
+      await notifyStatus(client, id)
       return { request: (await this.#getWith(client, id)) as StoredRequest, changed: true, refused: false }
     }
     return tx ? run(tx) : this.#client.transaction(run)

@@ -26,6 +26,11 @@ export interface SolverOptions {
   /** Attempts before a job that keeps failing is given up. */
   readonly maxAttempts?: number
   readonly now?: () => number
+  /**
+   * Crash-test hook: called at named points (`after-sign`: the signed bytes are stored but not
+   * broadcast; `after-broadcast`: broadcast but not yet confirmed). Tests kill the process there.
+   */
+  readonly failpoint?: (point: 'after-sign' | 'after-broadcast') => void
 }
 
 class LeaseLost extends Error {}
@@ -111,6 +116,7 @@ export class Solver {
       if (job.state === 'queued') {
         const signed = await this.#sign(job)
         if (!signed) return
+        this.#options.failpoint?.('after-sign')
         job = {
           ...job,
           state: 'signed',
@@ -121,6 +127,7 @@ export class Solver {
       }
       if (job.state === 'signed') {
         await this.#broadcast(job)
+        this.#options.failpoint?.('after-broadcast')
         return
       }
       if (job.state === 'broadcast') await this.#follow(job)

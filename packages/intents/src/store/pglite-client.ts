@@ -1,5 +1,13 @@
 import { PGlite } from '@electric-sql/pglite'
-import { checkSchemaName, INT8_OID, parseInt8, type SqlClient, transactionClient } from './sql-client.js'
+import type { Logger } from '@pontis/core'
+import {
+  checkChannelName,
+  checkSchemaName,
+  INT8_OID,
+  parseInt8,
+  type SqlClient,
+  transactionClient,
+} from './sql-client.js'
 
 /** Options of {@link createPgliteClient}. */
 export interface PgliteClientOptions {
@@ -7,6 +15,8 @@ export interface PgliteClientOptions {
   readonly dataDir?: string
   /** Schema used as `search_path` (created by the migrations). Default `public`. */
   readonly schema?: string
+  /** Receives errors thrown by `listen` handlers. */
+  readonly logger?: Logger
 }
 
 /**
@@ -52,6 +62,30 @@ export async function createPgliteClient(options: PgliteClientOptions = {}): Pro
           ),
         ),
       ),
+    listen: async (channel, handler) => {
+      checkChannelName(channel)
+      if (closed) throw new Error('the database is closed')
+      // PGlite calls handlers from a microtask, where a throw would be an uncaught exception; and
+      // a fresh function per call keeps two listens of one handler independent (PGlite keys by identity).
+      const callback = (payload: string): void => {
+        try {
+          handler(payload)
+        } catch (error) {
+          options.logger?.warn('NOTIFY handler threw', {
+            channel,
+            error: error instanceof Error ? error.message : String(error),
+          })
+        }
+      }
+      // The single connection never drops, so `onReconnect` is never due.
+      const unlisten = await db.listen(channel, callback)
+      let done = false
+      return async () => {
+        if (done || closed) return
+        done = true
+        await unlisten()
+      }
+    },
     close: async () => {
       if (closed) return
       closed = true

@@ -290,7 +290,9 @@ export class RequestStore {
   /** {@link getRequest} through another client, e.g. inside a transaction that just wrote the row. */
   async getRequestWith(client: SqlClient, id: string): Promise<StoredRequest | undefined> {
     if (!REQUEST_ID.test(id)) return undefined
-    const { rows } = await client.query<RequestRow>(`SELECT ${COLUMNS} FROM requests WHERE id = $1`, [id.toLowerCase()])
+    const { rows } = await client.query<RequestRow>(`SELECT ${COLUMNS} FROM requests WHERE id = $1`, [
+      id.toLowerCase(),
+    ])
     return rows[0] === undefined ? undefined : fromRow(rows[0])
   }
 

@@ -6,6 +6,15 @@
 /** A row as the driver returns it: column name to parsed value. */
 export type SqlRow = Record<string, unknown>
 
+/** Options of {@link SqlClient.listen}. */
+export interface ListenOptions {
+  /**
+   * Called after the listening connection was lost and re-established (PostgreSQL only):
+   * notifications sent in between are lost, so the caller re-reads whatever it follows.
+   */
+  readonly onReconnect?: () => void
+}
+
 /** Result of {@link SqlClient.query}. */
 export interface SqlResult<Row> {
   readonly rows: Row[]
@@ -30,6 +39,16 @@ export interface SqlClient {
    * `transaction` on a `tx` nests with a savepoint.
    */
   transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>
+  /**
+   * Runs `handler` with the payload of every `NOTIFY` on `channel` (a plain lower-case identifier)
+   * committed after this resolves, until the returned function is called. Notifications are
+   * delivered on commit, never from a rolled-back transaction. Rejects on a transaction client.
+   */
+  listen(
+    channel: string,
+    handler: (payload: string) => void,
+    options?: ListenOptions,
+  ): Promise<() => Promise<void>>
   /** Closes the connection(s). Idempotent. Rejects on a transaction client. */
   close(): Promise<void>
 }
@@ -48,6 +67,16 @@ export function checkSchemaName(schema: string = DEFAULT_SCHEMA): string {
     )
   }
   return schema
+}
+
+/** Returns `channel` when it is a plain lower-case identifier (so it never needs quoting); throws otherwise. */
+export function checkChannelName(channel: string): string {
+  if (!SCHEMA_NAME.test(channel)) {
+    throw new Error(
+      `invalid channel name ${JSON.stringify(channel)}: use lower-case letters, digits and _ (at most 63, not starting with a digit)`,
+    )
+  }
+  return channel
 }
 
 /** Type OID of int8 / bigint. */
@@ -92,6 +121,8 @@ export function transactionClient(handle: TransactionHandle, schema: string, dep
         throw error
       }
     },
+    // A transaction's connection goes back to the pool afterwards, taking a LISTEN with it; listeners belong to the client.
+    listen: () => Promise.reject(new Error('listen on the client, not a transaction bound to it')),
     close: () => Promise.reject(new Error('close the client, not a transaction bound to it')),
   }
   return client

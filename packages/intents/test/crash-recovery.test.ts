@@ -1,0 +1,110 @@
+/**
+ * SIGKILL in the middle of a fill, then a restart: no request is lost and nobody is paid twice.
+ * The service runs as its own process on PostgreSQL; a failpoint kills it right after the fill is
+ * signed and stored but before it is broadcast, and (second case) right after the broadcast.
+ */
+import type { IntentsApi } from '@pontis/core'
+import { devnetEnvironment, startDevnet, USERS } from '@pontis/devnet'
+import { loadOpenApiDocument } from '@pontis/http'
+import { createTestClient } from '@pontis/http/testing'
+import pg from 'pg'
+import t from 'tap'
+import { type Address, createPublicClient, createWalletClient, type Hex, http } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { INTENTS_DOCUMENT_PATH } from '../src/index.js'
+import { startServiceProcess } from './fixtures/service-process.js'
+
+const NATIVE = '0x0000000000000000000000000000000000000000'
+const databaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
+const devnet = await startDevnet({
+  chains: [
+    { chainId: 31337, port: 0 },
+    { chainId: 31338, port: 0 },
+  ],
+})
+t.teardown(() => devnet.stop())
+const [chainA, chainB] = devnet.chains as [(typeof devnet.chains)[0], (typeof devnet.chains)[0]]
+const clientA = createPublicClient({ chain: chainA.chain, transport: http(chainA.rpcUrl) })
+const clientB = createPublicClient({ chain: chainB.chain, transport: http(chainB.rpcUrl) })
+
+for (const [index, failpoint] of (['after-sign', 'after-broadcast'] as const).entries()) {
+  t.test(`SIGKILL ${failpoint}: the restarted service finishes the fill exactly once`, async (t) => {
+    const schema = `crash_${process.pid}_${index}_${Date.now()}`
+    t.teardown(async () => {
+      const client = new pg.Client({ connectionString: databaseUrl })
+      await client.connect()
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+      await client.end()
+    })
+    const env = {
+      ...devnetEnvironment(devnet),
+      DATABASE_URL: databaseUrl,
+      DATABASE_SCHEMA: schema,
+      SOLVER_LEASE_MS: '2000',
+    }
+    const first = await startServiceProcess({ ...env, PONTIS_FAILPOINT: failpoint })
+    t.teardown(() => first.stop())
+    const client = createTestClient(t, first.url, loaded.document)
+    const user = USERS[index]!
+    const recipient = USERS[3 - index]!.address
+    const quote = (
+      await client.post('/quote/v2', {
+        user: user.address,
+        recipient,
+        originChainId: 31337,
+        destinationChainId: 31338,
+        originCurrency: NATIVE,
+        destinationCurrency: NATIVE,
+        amount: '100000000000000000',
+        tradeType: 'EXACT_INPUT',
+      })
+    ).body as IntentsApi.QuoteResponse
+    const requestId = quote.steps[0]!.requestId as string
+    const before = await clientB.getBalance({ address: recipient as Address })
+    const data = quote.steps[0]!.items[0]!.data as IntentsApi.EvmTransactionData
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(user.privateKey),
+      chain: chainA.chain,
+      transport: http(chainA.rpcUrl),
+    })
+    const hash = await wallet.sendTransaction({
+      to: data.to as Address,
+      data: data.data as Hex,
+      value: BigInt(data.value),
+    })
+    await clientA.waitForTransactionReceipt({ hash })
+    await client.post('/transactions/index', { txHash: hash, chainId: '31337' })
+
+    t.equal(await first.exited(), 'SIGKILL', 'the service died at the failpoint')
+    const paidBeforeRestart = (await clientB.getBalance({ address: recipient as Address })) - before
+    t.equal(
+      paidBeforeRestart,
+      failpoint === 'after-sign' ? 0n : BigInt(quote.details.currencyOut.amount),
+      failpoint === 'after-sign'
+        ? 'nothing was broadcast before the crash'
+        : 'the fill was broadcast before the crash',
+    )
+
+    const second = await startServiceProcess(env)
+    t.teardown(() => second.stop())
+    const again = createTestClient(t, second.url, loaded.document)
+    const deadline = Date.now() + 40_000
+    let status = ''
+    while (Date.now() < deadline) {
+      status = (
+        (await again.get(`/intents/status/v3?requestId=${requestId}`)).body as IntentsApi.StatusRecordV3
+      ).status
+      if (status === 'success' || status === 'failure' || status === 'refund') break
+      await new Promise((resolve) => setTimeout(resolve, 300))
+    }
+    t.equal(status, 'success', 'the request survived the crash and was filled')
+    // Give a wrongly re-signed second fill every chance to land before counting.
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    t.equal(
+      (await clientB.getBalance({ address: recipient as Address })) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient was paid exactly once',
+    )
+  })
+}

@@ -1,0 +1,389 @@
+/**
+ * Status events: `SqlClient.listen` and `StatusEvents` on both backends (embedded PGlite in memory,
+ * and PostgreSQL in a schema of its own on `TEST_DATABASE_URL`, default
+ * postgres://postgres@127.0.0.1:5432/test). PostgreSQL being unreachable fails the suite: CI has it.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Logger } from '@pontis/core'
+import { Client } from 'pg'
+import t from 'tap'
+import { notifyStatus, STATUS_CHANNEL, StatusEvents } from '../src/events/index.js'
+import { createPgClient, openRequestStore, type RequestStore, type SqlClient } from '../src/store/index.js'
+
+const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test'
+
+/** The part of a tap test a backend needs. */
+interface Teardown {
+  teardown(fn: () => unknown): void
+}
+
+interface Database {
+  readonly store: RequestStore
+  /** Another store on the same database, as a second process would open it (PostgreSQL only). */
+  readonly another?: () => Promise<RequestStore>
+  /** A plain connection to the database, outside any store (PostgreSQL only). */
+  readonly admin?: Client
+}
+
+interface Backend {
+  readonly name: string
+  open(t: Teardown): Promise<Database>
+}
+
+function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password !== '') parsed.password = '***'
+    return parsed.toString()
+  } catch {
+    return '(unparsable URL)'
+  }
+}
+
+const pglite: Backend = {
+  name: 'pglite-memory',
+  async open(t) {
+    const store = await openRequestStore()
+    t.teardown(() => store.close())
+    return { store }
+  },
+}
+
+const postgres: Backend = {
+  name: 'postgres',
+  async open(t) {
+    const admin = new Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 5000 })
+    try {
+      await admin.connect()
+    } catch (error) {
+      throw new Error(
+        `PostgreSQL is unreachable at ${redactedUrl(TEST_DATABASE_URL)} (${(error as Error).message}); ` +
+          'the events suite needs it (CI has it): start PostgreSQL or set TEST_DATABASE_URL',
+      )
+    }
+    const schema = `test_events_${process.pid}_${randomBytes(4).toString('hex')}`
+    const stores: RequestStore[] = []
+    t.teardown(async () => {
+      await Promise.all(stores.map((store) => store.close()))
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+      await admin.end()
+    })
+    const another = async () => {
+      const store = await openRequestStore({ databaseUrl: TEST_DATABASE_URL, schema })
+      stores.push(store)
+      return store
+    }
+    return { store: await another(), another, admin }
+  },
+}
+
+/** Records what was logged. */
+function recordingLogger() {
+  const lines: Array<{ level: string; message: string; fields: Record<string, unknown> | undefined }> = []
+  const at =
+    (level: string) =>
+    (message: string, fields?: Record<string, unknown>): void => {
+      lines.push({ level, message, fields })
+    }
+  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }
+  return { logger, lines }
+}
+
+async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+/** Lets pending notifications arrive (PGlite: a microtask; PostgreSQL: a network round trip). */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 150))
+
+const randomId = () => `0x${randomBytes(32).toString('hex')}`
+
+/** A client whose `listen` calls are counted. */
+function countingListens(client: SqlClient) {
+  const counter = { listens: 0 }
+  const counted: SqlClient = {
+    ...client,
+    listen: (channel, handler, options) => {
+      counter.listens++
+      return client.listen(channel, handler, options)
+    },
+  }
+  return { counter, client: counted }
+}
+
+/** Backends (pids) of this schema's LISTEN connections. */
+async function listenerPids(admin: Client, schema: string): Promise<number[]> {
+  const { rows } = await admin.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE application_name = $1',
+    [`pontis_listen_${schema}`.slice(0, 63)],
+  )
+  return rows.map((row) => row.pid)
+}
+
+for (const backend of [pglite, postgres]) {
+  t.test(backend.name, async (t) => {
+    let db: Database
+    try {
+      db = await backend.open(t)
+    } catch (error) {
+      t.fail((error as Error).message)
+      return
+    }
+    const { store } = db
+    const client = store.client
+
+    t.test('listen delivers NOTIFY on commit only, until unlistened', async (t) => {
+      const received: string[] = []
+      const unlisten = await client.listen('pontis_test_channel', (payload) => received.push(payload))
+      await client.transaction(async (tx) => {
+        await tx.query("SELECT pg_notify('pontis_test_channel', 'committed')")
+        await settle()
+        t.same(received, [], 'nothing before the commit')
+      })
+      await waitFor('the committed notification', () => received.length === 1)
+      t.same(received, ['committed'])
+      await t.rejects(
+        client.transaction(async (tx) => {
+          await tx.query("SELECT pg_notify('pontis_test_channel', 'rolled back')")
+          throw new Error('roll back')
+        }),
+        /roll back/,
+      )
+      await client.query("SELECT pg_notify('pontis_test_channel', 'outside')")
+      await waitFor('the autocommitted notification', () => received.length === 2)
+      t.same(received, ['committed', 'outside'], 'the rolled-back notification never arrives')
+      await unlisten()
+      await unlisten()
+      await client.query("SELECT pg_notify('pontis_test_channel', 'after')")
+      await settle()
+      t.same(received, ['committed', 'outside'], 'nothing after unlisten')
+    })
+
+    t.test('two listens on one channel are independent', async (t) => {
+      const a: string[] = []
+      const b: string[] = []
+      const handler = (payload: string) => a.push(payload)
+      const first = await client.listen('pontis_test_two', handler)
+      const second = await client.listen('pontis_test_two', handler)
+      const third = await client.listen('pontis_test_two', (payload) => b.push(payload))
+      await client.query("SELECT pg_notify('pontis_test_two', 'x')")
+      await waitFor('three deliveries', () => a.length === 2 && b.length === 1)
+      await first()
+      await client.query("SELECT pg_notify('pontis_test_two', 'y')")
+      await waitFor('two deliveries', () => a.length === 3 && b.length === 2)
+      t.same(a, ['x', 'x', 'y'])
+      await Promise.all([second(), third()])
+    })
+
+    t.test('listen refuses transactions and odd channel names', async (t) => {
+      await t.rejects(
+        client.transaction((tx) => tx.listen('pontis_test_tx', () => undefined)),
+        /listen on the client, not a transaction/,
+      )
+      await t.rejects(
+        client.listen('Bad-Name; DROP', () => undefined),
+        /invalid channel name/,
+      )
+    })
+
+    t.test('a throwing handler does not stop delivery', async (t) => {
+      const received: string[] = []
+      const bad = await client.listen('pontis_test_throw', () => {
+        throw new Error('handler bug')
+      })
+      const good = await client.listen('pontis_test_throw', (payload) => received.push(payload))
+      await client.query("SELECT pg_notify('pontis_test_throw', 'a')")
+      await client.query("SELECT pg_notify('pontis_test_throw', 'b')")
+      await waitFor('both notifications', () => received.length === 2)
+      t.same(received, ['a', 'b'])
+      await Promise.all([bad(), good()])
+    })
+
+    t.test('StatusEvents: one LISTEN, fan-out by request id, robust to subscriber errors', async (t) => {
+      const counting = countingListens(client)
+      const { logger, lines } = recordingLogger()
+      const events = await StatusEvents.open(counting.client, { logger })
+      t.teardown(() => events.close())
+      const idA = randomId()
+      const idB = randomId()
+      const seenA: string[] = []
+      const seenA2: string[] = []
+      const seenB: string[] = []
+      const unsubscribeA = events.subscribe(idA.toUpperCase().replace('0X', '0x'), (id) => {
+        seenA.push(id)
+      })
+      events.subscribe(idA, () => {
+        throw new Error('subscriber bug')
+      })
+      events.subscribe(idA, async () => {
+        throw new Error('async subscriber bug')
+      })
+      const unsubscribeA2 = events.subscribe(idA, (id) => {
+        seenA2.push(id)
+      })
+      const unsubscribeB = events.subscribe(idB, (id) => {
+        seenB.push(id)
+      })
+      t.equal(counting.counter.listens, 1, 'a single LISTEN whatever the subscriber count')
+      t.equal(events.subscriberCount(), 5)
+      t.equal(events.subscriberCount(idA), 4)
+
+      await client.transaction((tx) => notifyStatus(tx, idA.toUpperCase().replace('0X', '0x')))
+      await waitFor('delivery to A', () => seenA.length === 1 && seenA2.length === 1)
+      await settle()
+      t.same(seenA, [idA], 'callbacks get the lower-case id')
+      t.same(seenA2, [idA], 'a failing subscriber does not stop the others')
+      t.same(seenB, [], 'B was not told')
+      t.equal(lines.filter((line) => line.message === 'status event subscriber failed').length, 2)
+
+      unsubscribeA()
+      unsubscribeA()
+      await client.transaction((tx) => notifyStatus(tx, idA))
+      await waitFor('second delivery', () => seenA2.length === 2)
+      t.same(seenA, [idA], 'an unsubscribed callback is not called')
+      unsubscribeA2()
+      unsubscribeB()
+      t.equal(events.subscriberCount(), 2, 'only the two failing subscribers remain')
+
+      await t.rejects(notifyStatus(client, 'not-an-id'), RangeError)
+      t.throws(() => events.subscribe('0x12', () => undefined), RangeError)
+      await client.query('SELECT pg_notify($1, $2)', [STATUS_CHANNEL, 'garbage'])
+      await settle()
+
+      await events.close()
+      t.equal(events.subscriberCount(), 0, 'close drops every subscriber')
+      t.throws(() => events.subscribe(idA, () => undefined), /closed/)
+    })
+
+    if (backend !== postgres) return
+    const admin = db.admin!
+    const another = db.another!
+
+    t.test('postgres: a change notified through one store reaches the other process', async (t) => {
+      const other = await another()
+      const events = await StatusEvents.open(other.client)
+      t.teardown(() => events.close())
+      const id = randomId()
+      const seen: string[] = []
+      events.subscribe(id, (changed) => {
+        seen.push(changed)
+      })
+      await store.client.transaction((tx) => notifyStatus(tx, id))
+      await waitFor('cross-process delivery', () => seen.length === 1)
+      t.same(seen, [id])
+    })
+
+    t.test('postgres: the listener reconnects after its backend is killed', async (t) => {
+      const own = await createPgClient({
+        databaseUrl: TEST_DATABASE_URL,
+        schema: store.client.schema,
+        listenBackoffMs: { min: 50, max: 500 },
+      })
+      t.teardown(() => own.close())
+      const received: string[] = []
+      let reconnects = 0
+      const unlisten = await own.listen('pontis_test_reconnect', (payload) => received.push(payload), {
+        onReconnect: () => reconnects++,
+      })
+      const pids = await listenerPids(admin, own.schema)
+      t.equal(pids.length, 1, 'one dedicated LISTEN connection')
+      await admin.query('SELECT pg_terminate_backend($1)', [pids[0]])
+      await waitFor('the reconnect', async () => reconnects === 1)
+      const after = await listenerPids(admin, own.schema)
+      t.equal(after.length, 1)
+      t.not(after[0], pids[0], 'a new backend')
+      await store.client.query("SELECT pg_notify('pontis_test_reconnect', 'after')")
+      await waitFor('delivery after the reconnect', () => received.length === 1)
+      t.same(received, ['after'])
+      await unlisten()
+      await waitFor(
+        'the connection to be released',
+        async () => (await listenerPids(admin, own.schema)).length === 0,
+      )
+    })
+
+    t.test('postgres: StatusEvents resynchronises subscribers after a reconnect', async (t) => {
+      const { logger, lines } = recordingLogger()
+      const own = await createPgClient({
+        databaseUrl: TEST_DATABASE_URL,
+        schema: store.client.schema,
+        logger,
+        listenBackoffMs: { min: 50, max: 500 },
+      })
+      t.teardown(() => own.close())
+      const events = await StatusEvents.open(own)
+      t.teardown(() => events.close())
+      const id = randomId()
+      const seen: string[] = []
+      events.subscribe(id, (changed) => {
+        seen.push(changed)
+      })
+      const [pid] = await listenerPids(admin, own.schema)
+      await admin.query('SELECT pg_terminate_backend($1)', [pid])
+      await waitFor('the resync call', () => seen.length === 1)
+      t.same(seen, [id], 'told to re-read after notifications may have been lost')
+      t.ok(lines.some((line) => line.message === 'PostgreSQL LISTEN connection lost; reconnecting'))
+      t.ok(lines.some((line) => line.message === 'PostgreSQL LISTEN connection re-opened'))
+      await store.client.transaction((tx) => notifyStatus(tx, id))
+      await waitFor('delivery after the reconnect', () => seen.length === 2)
+    })
+
+    t.test('postgres: the LISTEN connection retries while the database refuses it', async (t) => {
+      // A listener whose connections fail after the first: the initial LISTEN works, then the
+      // backend is killed and every reconnect attempt is refused until the role may log in again.
+      const role = `pontis_test_${randomBytes(4).toString('hex')}`
+      await admin.query(`CREATE ROLE ${role} LOGIN`)
+      t.teardown(async () => {
+        await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1`, [role])
+        await admin.query(`DROP ROLE IF EXISTS ${role}`)
+      })
+      const url = new URL(TEST_DATABASE_URL)
+      url.username = role
+      url.password = ''
+      const { logger, lines } = recordingLogger()
+      const own = await createPgClient({
+        databaseUrl: url.toString(),
+        schema: store.client.schema,
+        logger,
+        listenBackoffMs: { min: 20, max: 100 },
+      })
+      t.teardown(() => own.close())
+      const received: string[] = []
+      let reconnects = 0
+      await own.listen('pontis_test_retry', (payload) => received.push(payload), {
+        onReconnect: () => reconnects++,
+      })
+      await admin.query(`ALTER ROLE ${role} NOLOGIN`)
+      const [pid] = await listenerPids(admin, own.schema)
+      await admin.query('SELECT pg_terminate_backend($1)', [pid])
+      await waitFor('failed attempts', () =>
+        lines.some((line) => line.message === 're-opening the PostgreSQL LISTEN connection failed'),
+      )
+      t.equal(reconnects, 0)
+      await admin.query(`ALTER ROLE ${role} LOGIN`)
+      await waitFor('the reconnect', () => reconnects === 1)
+      await store.client.query("SELECT pg_notify('pontis_test_retry', 'back')")
+      await waitFor('delivery', () => received.length === 1)
+    })
+
+    t.test('postgres: listen on a closed client is refused', async (t) => {
+      const own = await createPgClient({ databaseUrl: TEST_DATABASE_URL, schema: store.client.schema })
+      const unlisten = await own.listen('pontis_test_closed', () => undefined)
+      await own.close()
+      await unlisten()
+      await t.rejects(
+        own.listen('pontis_test_closed', () => undefined),
+        /closed/,
+      )
+      t.same(await listenerPids(admin, own.schema), [], 'close released the LISTEN connection')
+    })
+  })
+}

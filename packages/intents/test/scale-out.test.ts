@@ -1,0 +1,189 @@
+/**
+ * Scale-out on one PostgreSQL: two intent-service processes both run indexer and solver loops and
+ * never fill a request twice; a third, API-only process streams over its websocket the status
+ * changes the others make (LISTEN/NOTIFY across processes).
+ */
+import type { IntentsApi } from '@pontis/core'
+import { devnetEnvironment, startDevnet, USERS } from '@pontis/devnet'
+import pg from 'pg'
+import t from 'tap'
+import { type Address, createPublicClient, createWalletClient, type Hex, http } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import WebSocket from 'ws'
+import { startServiceProcess } from './fixtures/service-process.js'
+
+const NATIVE = '0x0000000000000000000000000000000000000000'
+const databaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const schema = `scale_${process.pid}_${Date.now()}`
+t.teardown(async () => {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+  await client.end()
+})
+const devnet = await startDevnet({
+  chains: [
+    { chainId: 31337, port: 0 },
+    { chainId: 31338, port: 0 },
+  ],
+})
+t.teardown(() => devnet.stop())
+const [chainA, chainB] = devnet.chains as [(typeof devnet.chains)[0], (typeof devnet.chains)[0]]
+const clientA = createPublicClient({ chain: chainA.chain, transport: http(chainA.rpcUrl) })
+const clientB = createPublicClient({ chain: chainB.chain, transport: http(chainB.rpcUrl) })
+const env = {
+  ...devnetEnvironment(devnet),
+  DATABASE_URL: databaseUrl,
+  DATABASE_SCHEMA: schema,
+  SOLVER_LEASE_MS: '3000',
+}
+
+// One process first, so migrations run once; the others find them applied.
+const workerA = await startServiceProcess(env)
+const [workerB, apiOnly] = await Promise.all([
+  startServiceProcess(env),
+  startServiceProcess({ ...env, PONTIS_WORKERS: 'off' }),
+])
+t.teardown(() => Promise.all([workerA.stop(), workerB.stop(), apiOnly.stop()]).then(() => undefined))
+
+async function post(base: string, path: string, body: unknown): Promise<unknown> {
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  return res.json()
+}
+
+t.test('requests filled by two competing workers are each paid exactly once', async (t) => {
+  const recipients = USERS.map((user) => user.address)
+  const before = await Promise.all(
+    recipients.map((address) => clientB.getBalance({ address: address as Address })),
+  )
+  const quotes: Array<{ requestId: string; out: bigint; recipientIndex: number }> = []
+  for (const [index, user] of USERS.entries()) {
+    const recipientIndex = (index + 1) % USERS.length
+    const quote = (await post(index % 2 ? workerA.url : workerB.url, '/quote/v2', {
+      user: user.address,
+      recipient: recipients[recipientIndex],
+      originChainId: 31337,
+      destinationChainId: 31338,
+      originCurrency: NATIVE,
+      destinationCurrency: NATIVE,
+      amount: '50000000000000000',
+      tradeType: 'EXACT_INPUT',
+    })) as IntentsApi.QuoteResponse
+    const data = quote.steps[0]!.items[0]!.data as IntentsApi.EvmTransactionData
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(user.privateKey),
+      chain: chainA.chain,
+      transport: http(chainA.rpcUrl),
+    })
+    const hash = await wallet.sendTransaction({
+      to: data.to as Address,
+      data: data.data as Hex,
+      value: BigInt(data.value),
+    })
+    await clientA.waitForTransactionReceipt({ hash })
+    // Both workers are told about every deposit, as racing clients would.
+    await Promise.all([
+      post(workerA.url, '/transactions/index', { txHash: hash, chainId: '31337' }),
+      post(workerB.url, '/transactions/index', { txHash: hash, chainId: 31337 }),
+    ])
+    quotes.push({
+      requestId: quote.steps[0]!.requestId as string,
+      out: BigInt(quote.details.currencyOut.amount),
+      recipientIndex,
+    })
+  }
+  const deadline = Date.now() + 60_000
+  const statuses = new Map<string, IntentsApi.StatusRecordV3>()
+  while (Date.now() < deadline && statuses.size < quotes.length) {
+    for (const { requestId } of quotes) {
+      const record = (await (
+        await fetch(`${apiOnly.url}/intents/status/v3?requestId=${requestId}`)
+      ).json()) as IntentsApi.StatusRecordV3
+      if (record.status === 'success' || record.status === 'failure' || record.status === 'refund')
+        statuses.set(requestId, record)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300))
+  }
+  for (const { requestId } of quotes) {
+    t.equal(statuses.get(requestId)?.status, 'success', `${requestId.slice(0, 10)} succeeded`)
+    t.equal(statuses.get(requestId)?.txHashes.length, 1, 'one fill transaction')
+  }
+  await new Promise((resolve) => setTimeout(resolve, 2000))
+  const after = await Promise.all(
+    recipients.map((address) => clientB.getBalance({ address: address as Address })),
+  )
+  for (const { out, recipientIndex } of quotes) {
+    t.equal(
+      after[recipientIndex]! - before[recipientIndex]!,
+      out,
+      `recipient ${recipientIndex} was paid exactly once`,
+    )
+  }
+  const db = new pg.Client({ connectionString: databaseUrl })
+  await db.connect()
+  const { rows } = await db.query(
+    `SELECT count(*)::int AS fills FROM "${schema}".solver_jobs WHERE kind = 'fill'`,
+  )
+  await db.end()
+  t.equal(rows[0].fills, quotes.length, 'one fill job per request')
+})
+
+t.test("a status change made by a worker reaches the API-only process's websocket", async (t) => {
+  const user = USERS[0]!
+  const quote = (await post(workerA.url, '/quote/v2', {
+    user: user.address,
+    originChainId: 31337,
+    destinationChainId: 31338,
+    originCurrency: NATIVE,
+    destinationCurrency: NATIVE,
+    amount: '40000000000000000',
+    tradeType: 'EXACT_INPUT',
+  })) as IntentsApi.QuoteResponse
+  const requestId = quote.steps[0]!.requestId as string
+  const socket = new WebSocket(`${apiOnly.url.replace('http', 'ws')}/intents/ws`)
+  t.teardown(() => socket.terminate())
+  const seen: string[] = []
+  const done = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`saw only ${seen.join(', ')}`)), 60_000)
+    socket.on('message', (raw) => {
+      const message = JSON.parse(String(raw)) as { type?: string; event?: string; data?: { status?: string } }
+      if (message.type === 'connection') {
+        socket.send(
+          JSON.stringify({ type: 'subscribe', event: 'request.status.updated', filters: { id: requestId } }),
+        )
+      }
+      if (message.event === 'request.status.updated' && message.data?.status) {
+        seen.push(message.data.status)
+        if (message.data.status === 'success') {
+          clearTimeout(timer)
+          resolve()
+        }
+      }
+    })
+  })
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  const data = quote.steps[0]!.items[0]!.data as IntentsApi.EvmTransactionData
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(user.privateKey),
+    chain: chainA.chain,
+    transport: http(chainA.rpcUrl),
+  })
+  const hash = await wallet.sendTransaction({
+    to: data.to as Address,
+    data: data.data as Hex,
+    value: BigInt(data.value),
+  })
+  await clientA.waitForTransactionReceipt({ hash })
+  await post(workerA.url, '/transactions/index', { txHash: hash, chainId: 31337 })
+  await done
+  t.same(seen[0], 'waiting', 'the current status comes first')
+  t.ok(
+    seen.includes('pending') || seen.includes('submitted'),
+    `intermediate statuses were streamed (${seen.join(' → ')})`,
+  )
+  t.equal(seen.at(-1), 'success')
+})
