@@ -66,7 +66,8 @@ export interface QuotedRequest {
 export interface StoredQuote {
   readonly request: QuoteRequest
   readonly order: IntentsApi.Order
-  readonly orderSignature: Hex
+  /** Present when the quote returned protocol data; the solver signs the order id again when it needs to. */
+  readonly orderSignature?: Hex
   readonly fees: IntentsApi.Fees
   readonly calls: ReadonlyArray<{ to: string; value: string; data: string }>
   readonly topupNativeAmount: string
@@ -429,11 +430,14 @@ export class QuoteEngine {
         amount: fee.toString(),
       })),
     }
-    const id = orderId(order)
-    const orderSignature = await signOrder(this.#solver, id)
-    const depositAddress = request.useDepositAddress
-      ? await (originQuoting.createDepositAddress as (requestId: string) => Promise<string>)(id)
-      : undefined
+    // The id (a struct hash) and the signature are the costly part of a quote: a price without
+    // protocol data needs neither, and only protocol data returns the signature.
+    const id = context.withSteps || request.includeProtocolData ? orderId(order) : undefined
+    const orderSignature = id && request.includeProtocolData ? await signOrder(this.#solver, id) : undefined
+    const depositAddress =
+      id && request.useDepositAddress
+        ? await (originQuoting.createDepositAddress as (requestId: string) => Promise<string>)(id)
+        : undefined
 
     const fees = this.#fees(breakdown, origin, originCost.amount, usePermit)
     const response: IntentsApi.QuoteResponse = {
@@ -456,7 +460,7 @@ export class QuoteEngine {
     }
     if (sponsoredComponents)
       response.feeSponsorship = this.#sponsorship(breakdown, origin, sponsoredComponents, request)
-    if (request.includeProtocolData) {
+    if (id && orderSignature) {
       response.protocol = {
         v2: {
           orderId: id,
@@ -471,7 +475,7 @@ export class QuoteEngine {
         },
       }
     }
-    if (!context.withSteps) return response
+    if (!context.withSteps || !id) return response
 
     const prepared = await originQuoting.buildDepositSteps({
       requestId: id,
@@ -522,7 +526,7 @@ export class QuoteEngine {
       quote: {
         request,
         order,
-        orderSignature,
+        ...(orderSignature ? { orderSignature } : {}),
         fees,
         calls: calls.map((call) => ({ to: call.to, value: call.value.toString(), data: call.data })),
         topupNativeAmount: topupNativeAmount.toString(),

@@ -1,0 +1,126 @@
+/** One load run against one URL with autocannon, sampling the server process while it lasts. */
+import autocannon, { type AutocannonResult } from 'autocannon'
+import { sampleProcess, systemBusyMs } from './children.js'
+
+export interface LoadOptions {
+  readonly url: string
+  readonly method: 'GET' | 'POST'
+  readonly body?: unknown
+  readonly connections: number
+  readonly durationSeconds: number
+  /** The server process to sample (RSS, CPU). */
+  readonly pid: number
+}
+
+export interface Measurement {
+  readonly requests: number
+  readonly durationSeconds: number
+  readonly requestsPerSecond: number
+  /** Milliseconds, from every response's own timing (autocannon's histogram rounds to whole ms). */
+  readonly latencyMs: {
+    readonly mean: number
+    readonly p50: number
+    readonly p99: number
+    readonly p999: number
+  }
+  readonly errors: number
+  readonly timeouts: number
+  readonly non2xx: number
+  readonly statusCodes: Readonly<Record<string, number>>
+  /** Largest VmRSS seen while the load ran, and VmHWM (since the process started) at its end. */
+  readonly serverPeakRssBytes: number
+  readonly serverHwmBytes: number
+  /** Server CPU time over wall time: 1 is one core busy the whole run. */
+  readonly serverCpuCores: number
+  /** Server CPU milliseconds per answered request. */
+  readonly serverCpuMsPerRequest: number
+  /** This process's (the load generator's) CPU time over wall time. */
+  readonly loadGeneratorCpuCores: number
+  /**
+   * Busy CPU of the whole machine over wall time, less the server and the load generator: other
+   * processes competing for the cores (the devnet's anvil too). Near 0 on a quiet machine.
+   */
+  readonly otherCpuCores: number
+}
+
+const SAMPLE_EVERY_MS = 100
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
+}
+
+function runAutocannon(options: LoadOptions, onLatency: (ms: number) => void): Promise<AutocannonResult> {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: options.url,
+        method: options.method,
+        connections: options.connections,
+        duration: options.durationSeconds,
+        ...(options.body === undefined
+          ? {}
+          : { body: JSON.stringify(options.body), headers: { 'content-type': 'application/json' } }),
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    )
+    instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => onLatency(ms))
+  })
+}
+
+export async function measure(options: LoadOptions): Promise<Measurement> {
+  const latencies: number[] = []
+  let peakRss = 0
+  const before = await sampleProcess(options.pid)
+  const systemBefore = await systemBusyMs()
+  const ownBefore = process.cpuUsage()
+  const sampler = setInterval(() => {
+    sampleProcess(options.pid).then(
+      (sample) => {
+        peakRss = Math.max(peakRss, sample.rssBytes)
+      },
+      () => undefined,
+    )
+  }, SAMPLE_EVERY_MS)
+  const started = process.hrtime.bigint()
+  let result: AutocannonResult
+  try {
+    result = await runAutocannon(options, (ms) => latencies.push(ms))
+  } finally {
+    clearInterval(sampler)
+  }
+  const wallMs = Number(process.hrtime.bigint() - started) / 1e6
+  const own = process.cpuUsage(ownBefore)
+  const ownCpuMs = (own.user + own.system) / 1000
+  const systemCpuMs = (await systemBusyMs()) - systemBefore
+  const after = await sampleProcess(options.pid)
+  peakRss = Math.max(peakRss, after.rssBytes)
+
+  const sorted = Float64Array.from(latencies).sort()
+  const statusCodes = Object.fromEntries(
+    Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]),
+  )
+  const answered = result.requests.total
+  const cpuMs = after.cpuMs - before.cpuMs
+  return {
+    requests: answered,
+    durationSeconds: result.duration,
+    requestsPerSecond: answered / result.duration,
+    latencyMs: {
+      mean: sorted.reduce((sum, ms) => sum + ms, 0) / sorted.length,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      p999: percentile(sorted, 99.9),
+    },
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non2xx: result.non2xx,
+    statusCodes,
+    serverPeakRssBytes: peakRss,
+    serverHwmBytes: after.hwmBytes,
+    serverCpuCores: cpuMs / wallMs,
+    serverCpuMsPerRequest: answered === 0 ? Number.NaN : cpuMs / answered,
+    loadGeneratorCpuCores: ownCpuMs / wallMs,
+    otherCpuCores: Math.max(0, systemCpuMs - cpuMs - ownCpuMs) / wallMs,
+  }
+}

@@ -1,0 +1,336 @@
+/**
+ * `npm run bench`: warm latency (p50, p99, p99.9) and throughput of named targets (targets.ts) on
+ * loopback, each beside a bare koa endpoint measured in the same run, with the ratio between them.
+ * Servers run in child processes; the load generator (autocannon) runs here. See README.md.
+ *
+ *   npm run bench -- --duration 10 --connections 10 --warmup 2 --targets quote,price,bare --out r.json
+ *
+ * Exits 1 when any measured request failed or answered other than 2xx: such numbers are not valid.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { cpus, tmpdir, totalmem } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { type ServerChild, spawnServer, stopAllServers } from './children.js'
+import { type Measurement, measure } from './measure.js'
+import {
+  BASELINE,
+  DEFAULT_TARGETS,
+  isTargetName,
+  type ServerName,
+  TARGETS,
+  type Target,
+  type TargetName,
+} from './targets.js'
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
+/** Cores kept busy by other processes above which a target's numbers are flagged as disturbed. */
+const OTHER_CPU_WARNING = 0.25
+
+interface Settings {
+  readonly durationSeconds: number
+  readonly warmupSeconds: number
+  readonly connections: number
+  readonly targets: readonly TargetName[]
+  readonly out: string
+  readonly cpuProfDir: string | undefined
+}
+
+function readSettings(): Settings {
+  const { values } = parseArgs({
+    options: {
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      targets: { type: 'string' },
+      out: { type: 'string' },
+      'cpu-prof': { type: 'string' },
+    },
+    strict: true,
+  })
+  const env = process.env
+  const number = (name: string, raw: string | undefined, fallback: number, minimum: number) => {
+    if (raw === undefined || raw === '') return fallback
+    const value = Number(raw)
+    if (!Number.isFinite(value) || value < minimum)
+      throw new Error(`--${name} must be a number >= ${minimum}`)
+    return value
+  }
+  const targets = (values.targets ?? env.BENCH_TARGETS)?.split(',').map((name) => name.trim()) ?? [
+    ...DEFAULT_TARGETS,
+  ]
+  const unknown = targets.filter((name) => !isTargetName(name))
+  if (unknown.length > 0 || targets.length === 0) {
+    throw new Error(`unknown targets: ${unknown.join(', ')}; known: ${Object.keys(TARGETS).join(', ')}`)
+  }
+  const stamp = new Date()
+    .toISOString()
+    .replaceAll(':', '-')
+    .replace(/\.\d+Z$/, 'Z')
+  const cpuProf = values['cpu-prof'] ?? env.BENCH_CPU_PROF
+  return {
+    durationSeconds: number('duration', values.duration ?? env.BENCH_DURATION, 10, 1),
+    warmupSeconds: number('warmup', values.warmup ?? env.BENCH_WARMUP, 2, 0),
+    connections: Math.floor(number('connections', values.connections ?? env.BENCH_CONNECTIONS, 10, 1)),
+    targets: targets as TargetName[],
+    out: resolve(values.out ?? env.BENCH_OUT ?? join(tmpdir(), 'pontis-bench', `bench-${stamp}.json`)),
+    cpuProfDir: cpuProf ? resolve(cpuProf) : undefined,
+  }
+}
+
+async function startServer(name: ServerName, settings: Settings, dataDir: string): Promise<ServerChild> {
+  if (name === 'bare') {
+    return spawnServer({
+      name: 'bare koa',
+      args: ['scripts/bench/bare-koa.ts'],
+      cwd: repoRoot,
+      env: { ...process.env, BARE_PORT: '0' },
+      urls: { bare: /bare koa\s+(http:\/\/[^\s"]+)/ },
+      startTimeoutMs: 30_000,
+    })
+  }
+  const { DEVNET: _devnet, ...env } = process.env
+  return spawnServer({
+    name: 'pontis (scripts/start.ts)',
+    args: [
+      ...(settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : []),
+      'scripts/start.ts',
+    ],
+    cwd: repoRoot,
+    env: {
+      ...env,
+      ENVIRONMENT: 'local',
+      DEVNET_PORTS: '0',
+      INTENTS_PORT: '0',
+      HTTP_PORT: '0',
+      PONTIS_DATA_DIR: dataDir,
+    },
+    urls: { intents: /intent service\s+(http:\/\/[^\s"]+)/, oracle: /oracle\s+(http:\/\/[^\s"]+)/ },
+    startTimeoutMs: 120_000,
+  })
+}
+
+/** One request before any load, so a wrong body or a broken service fails with its answer, not a count. */
+async function checkTarget(name: TargetName, target: Target, url: string): Promise<void> {
+  const response = await fetch(url, {
+    method: target.method,
+    ...(target.body === undefined
+      ? {}
+      : { body: JSON.stringify(target.body), headers: { 'content-type': 'application/json' } }),
+  })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`${name}: ${target.method} ${url} answered ${response.status}: ${text}`)
+}
+
+function gitRevision(): string {
+  try {
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim()
+    const head = git('rev-parse', '--short', 'HEAD')
+    const dirty = git('status', '--porcelain') !== ''
+    return dirty ? `${head} (uncommitted changes)` : head
+  } catch {
+    return 'unknown'
+  }
+}
+
+const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : '-')
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(0)
+
+function table(rows: ReadonlyArray<readonly string[]>): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => (column === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[column]!)))
+        .join('  '),
+    )
+    .join('\n')
+}
+
+function isValid(measurement: Measurement): boolean {
+  return measurement.errors === 0 && measurement.timeouts === 0 && measurement.non2xx === 0
+}
+
+const log = (message: string) => process.stderr.write(`${message}\n`)
+
+async function main(): Promise<number> {
+  let settings: Settings
+  try {
+    settings = readSettings()
+  } catch (error) {
+    log(`bench: ${error instanceof Error ? error.message : String(error)}`)
+    return 2
+  }
+  const dataDir = await mkdtemp(join(tmpdir(), 'pontis-bench-data-'))
+  const children = new Map<ServerName, ServerChild>()
+  const cleanUp = async () => {
+    await stopAllServers()
+    await rm(dataDir, { recursive: true, force: true })
+  }
+  const onSignal = (signal: NodeJS.Signals) => {
+    log(`${signal}: stopping the servers`)
+    void cleanUp().finally(() => process.exit(130))
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+
+  try {
+    const servers = [...new Set(settings.targets.map((name) => TARGETS[name].server))]
+    log(`starting ${servers.join(', ')} ...`)
+    const started = await Promise.allSettled(
+      servers.map(async (server) => children.set(server, await startServer(server, settings, dataDir))),
+    )
+    for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason
+
+    const results = new Map<TargetName, Measurement>()
+    for (const name of settings.targets) {
+      const target: Target = TARGETS[name]
+      const child = children.get(target.server)!
+      const url = `${child.urls[target.service]}${target.path}`
+      await checkTarget(name, target, url)
+      const load = { url, method: target.method, body: target.body, connections: settings.connections }
+      if (settings.warmupSeconds > 0) {
+        log(`${name}: warming up ${settings.warmupSeconds} s (not measured)`)
+        await measure({ ...load, durationSeconds: settings.warmupSeconds, pid: child.pid })
+      }
+      log(`${name}: measuring ${settings.durationSeconds} s, ${settings.connections} connections`)
+      results.set(name, await measure({ ...load, durationSeconds: settings.durationSeconds, pid: child.pid }))
+    }
+
+    const baseline = results.get(BASELINE)
+    const ratio = (measurement: Measurement) =>
+      baseline ? measurement.requestsPerSecond / baseline.requestsPerSecond : Number.NaN
+    const cores = cpus()
+    const machine = `${cores.length} cores (${cores[0]?.model ?? 'unknown'}), ${mib(totalmem())} MiB`
+    const rows = [
+      [
+        'target',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'p99.9 ms',
+        'mean ms',
+        'errors',
+        'non-2xx',
+        'srv CPU',
+        'CPU ms/req',
+        'gen CPU',
+        'other CPU',
+        'srv RSS MiB',
+        `vs ${BASELINE}`,
+      ],
+      ...[...results].map(([name, m]) => [
+        name,
+        fixed(m.requestsPerSecond, 0),
+        fixed(m.latencyMs.p50, 2),
+        fixed(m.latencyMs.p99, 2),
+        fixed(m.latencyMs.p999, 2),
+        fixed(m.latencyMs.mean, 2),
+        String(m.errors),
+        String(m.non2xx),
+        fixed(m.serverCpuCores, 2),
+        fixed(m.serverCpuMsPerRequest, 3),
+        fixed(m.loadGeneratorCpuCores, 2),
+        fixed(m.otherCpuCores, 2),
+        mib(m.serverPeakRssBytes),
+        fixed(ratio(m), 3),
+      ]),
+    ]
+    const revision = gitRevision()
+    console.log()
+    console.log(
+      `Pontis bench, ${new Date().toISOString()}, git ${revision}, Node ${process.version}, ` +
+        `${settings.durationSeconds} s per target after ${settings.warmupSeconds} s warm-up, ` +
+        `${settings.connections} connections, loopback`,
+    )
+    console.log(
+      `Machine: ${machine}. The load generator (this process) and the servers share these cores: ` +
+        'the numbers are relative; compare ratios, not absolutes, across machines.',
+    )
+    console.log()
+    console.log(table(rows))
+    console.log()
+    if (baseline) {
+      for (const [name, m] of results) {
+        if (name === BASELINE) continue
+        console.log(
+          `${name}: ${fixed(ratio(m), 3)}x the throughput of bare koa ` +
+            `(${fixed(1 / ratio(m), 1)} times fewer requests/s); p50 ${fixed(m.latencyMs.p50, 2)} ms ` +
+            `vs ${fixed(baseline.latencyMs.p50, 2)} ms (${fixed(m.latencyMs.p50 / baseline.latencyMs.p50, 1)}x)`,
+        )
+      }
+    } else {
+      console.log(`No ratio: the ${BASELINE} target was not in --targets.`)
+    }
+    console.log(
+      'srv CPU / gen CPU: CPU time of the server process / of the load generator over wall time ' +
+        '(1.00 = one core busy); other CPU: the rest of the machine (other processes, anvil); ' +
+        'srv RSS: largest VmRSS of the server process during the measured run.',
+    )
+    const disturbed = [...results].filter(([, m]) => m.otherCpuCores > OTHER_CPU_WARNING)
+    for (const [name, m] of disturbed) {
+      log(
+        `WARNING: other processes kept ${fixed(m.otherCpuCores, 2)} cores busy while ${name} was measured: ` +
+          'its numbers are disturbed; rerun on a quiet machine.',
+      )
+    }
+
+    const invalid = [...results].filter(([, m]) => !isValid(m))
+    await mkdir(dirname(settings.out), { recursive: true })
+    await writeFile(
+      settings.out,
+      `${JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          git: revision,
+          node: process.version,
+          machine: { cores: cores.length, model: cores[0]?.model, totalMemoryBytes: totalmem() },
+          settings: {
+            durationSeconds: settings.durationSeconds,
+            warmupSeconds: settings.warmupSeconds,
+            connections: settings.connections,
+            targets: settings.targets,
+          },
+          valid: invalid.length === 0,
+          disturbed: disturbed.map(([name]) => name),
+          baseline: baseline ? BASELINE : null,
+          results: Object.fromEntries(
+            [...results].map(([name, m]) => [
+              name,
+              { ...TARGETS[name], ...m, ratioToBaseline: baseline ? ratio(m) : null },
+            ]),
+          ),
+        },
+        null,
+        2,
+      )}\n`,
+    )
+    console.log(`Results: ${settings.out}`)
+    if (settings.cpuProfDir) console.log(`CPU profile of the pontis process: ${settings.cpuProfDir}`)
+
+    if (invalid.length > 0) {
+      const banner = '!'.repeat(78)
+      log(`\n${banner}\nINVALID RUN: requests failed or answered non-2xx; these numbers mean nothing.`)
+      for (const [name, m] of invalid) {
+        log(
+          `  ${name}: errors ${m.errors}, timeouts ${m.timeouts}, non-2xx ${m.non2xx}, status codes ${JSON.stringify(m.statusCodes)}`,
+        )
+      }
+      log(banner)
+      return 1
+    }
+    return 0
+  } catch (error) {
+    log(`bench failed: ${error instanceof Error ? error.message : String(error)}`)
+    return 2
+  } finally {
+    await cleanUp()
+  }
+}
+
+process.exit(await main())
