@@ -175,8 +175,14 @@ t.test('valid requests reach their operation', async (t) => {
     chainId: '31337',
     referrer: 'app',
   })
-  t.equal(index.status, 501, '/transactions/index is not built yet')
-  t.equal((index.body as ErrorAnswer).errorCode, 'NOT_IMPLEMENTED')
+  t.equal(index.status, 503, '/transactions/index on an unreachable chain is a 503')
+  t.equal((index.body as ErrorAnswer).errorCode, 'RPC_HTTP_ERROR')
+  const unknownChain = await client.post('/transactions/index', {
+    txHash: `0x${'ab'.repeat(32)}`,
+    chainId: 999,
+  })
+  t.equal(unknownChain.status, 400)
+  t.equal((unknownChain.body as ErrorAnswer).errorCode, 'UNSUPPORTED_CHAIN')
 })
 
 t.test('transport-level mistakes', async (t) => {

@@ -128,7 +128,9 @@ t.test('adapter: filling only with a multicaller; solver address and nonces', as
   t.ok(a.adapter.filling && b.adapter.filling, 'both devnet chains fill')
   const other = createRegistry()
   other.registerPlugin(evmPlugin, '@pontis/plugin-evm', 'evm')
-  const [plain] = await other.addChains([entryFor(devB, {})])
+  const withoutMulticaller = entryFor(devB, {})
+  const { multicaller: _dropped, ...pluginOptions } = withoutMulticaller.plugin as Record<string, unknown>
+  const [plain] = await other.addChains([{ ...withoutMulticaller, plugin: pluginOptions }])
   t.equal(plain?.adapter.filling, undefined, 'no multicaller, no filling')
   const viaRecord = createRegistry()
   viaRecord.registerPlugin(evmPlugin, '@pontis/plugin-evm', 'evm')
