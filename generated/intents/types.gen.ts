@@ -1390,11 +1390,15 @@ export type StatusRecord = {
      * | waiting | pending | The origin deposit is indexed and confirmed. Bitcoin origin: as soon as the deposit is seen in the mempool (earlier than on EVM); confirmations (1 block, 2 for high-value deposits) still govern the moves to `submitted` and `success`. |
      * | depositing | pending | The deposit the service submitted is indexed and confirmed. |
      * | depositing | failure | The service could not submit the permitted deposit (`SIGNATURE_EXPIRED`, `INVALID_SIGNATURE`, `TRANSACTION_SUBMISSION_FAILED`); no funds moved. |
+     * | waiting | refund | The deposit arrived after the `ttl` (`TTL_EXPIRED`), was too low (`DEPOSITED_AMOUNT_TOO_LOW_TO_FILL`, e.g. an underpaid strict deposit address) or in another currency (`INCORRECT_DEPOSIT_CURRENCY`); it is returned to `refundTo`. |
+     * | waiting | failure | Such a deposit could not be returned either (`refundFailReason`, e.g. `AMOUNT_TOO_LOW_TO_REFUND`). |
+     * | depositing | refund | The permitted deposit landed after the `ttl`; it is returned to `refundTo`. |
      * | pending | submitted | The solver sent the fill on the destination chain. |
+     * | pending | refund | The request cannot be filled; the deposit is returned to `refundTo`. |
+     * | pending | failure | The fill could not be submitted (`TRANSACTION_SUBMISSION_FAILED`); a refund follows. |
      * | submitted | success | The fill is confirmed; funds reached the recipient. |
-     * | submitted | failure | The fill reverted or was not included. |
-     * | waiting, pending, submitted | refund | The `ttl` expired before the fill, a strict deposit address was underpaid, or the request cannot be filled; the deposit is returned to `refundTo`. |
-     * | failure | refund | The deposit of a failed request was refunded. |
+     * | submitted | failure | The fill reverted (`EXECUTION_REVERTED`, decoded revert data in `details`); a refund follows. |
+     * | failure | refund | The deposit of a failed request was refunded (`failReason` keeps the failure's reason). |
      *
      * Transitions are idempotent (observing the same event again changes nothing and emits no
      * webhook) and never go backwards. `success`, `refund` and `fallback` are terminal; `failure`
