@@ -232,7 +232,7 @@ export const FeeComponentSchema = {
 
 export const ErrorCodeSchema = {
     type: 'string',
-    description: 'Machine-readable error code. Clients should branch on it and show `message`. The HTTP\nstatus of each code is fixed; **transient** codes (503) may succeed when retried with\nbackoff, **expected** codes need a changed request, **unexpected** codes are server faults.\nCodes marked *Pontis* are additions to the public list for request-shape and lookup failures\nthe public interface leaves unnamed.\n\n| Code | HTTP | Kind | Retry | Meaning |\n|---|---|---|---|---|\n| AMOUNT_TOO_LOW | 400 | expected | no | The amount does not cover fees or is below the route minimum. |\n| CHAIN_DISABLED | 400 | expected | no | The origin or destination chain is disabled. |\n| EXTRA_TXS_NOT_SUPPORTED | 400 | expected | no | `txs` are not supported on this route. |\n| FORBIDDEN | 403 | expected | no | The API key may not do this. |\n| INSUFFICIENT_FUNDS | 400 | expected | no | The user\'s balance is too low (Bitcoin deposit-address quotes: balance does not exceed the quoted amount). |\n| INSUFFICIENT_LIQUIDITY | 400 | expected | no | The solver cannot fill this amount. |\n| INVALID_ADDRESS | 400 | expected | no | An address is not valid for its chain. |\n| INVALID_EXTRA_TXS | 400 | expected | no | `txs` are malformed or cannot be simulated. |\n| INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS | 400 | expected | no | `gasLimitForDepositSpecifiedTxs` is missing or wrong. |\n| INVALID_INPUT_CURRENCY | 400 | expected | no | The origin currency is not valid on the origin chain. |\n| INVALID_OUTPUT_CURRENCY | 400 | expected | no | The destination currency is not valid on the destination chain. |\n| INVALID_RECIPIENT | 400 | expected | no | The recipient is not valid for the destination chain. |\n| INVALID_SLIPPAGE_TOLERANCE | 400 | expected | no | Slippage tolerance is not usable for this route. |\n| NO_INTERNAL_SWAP_ROUTES_FOUND | 400 | expected | no | No internal swap route exists. |\n| NO_QUOTES | 400 | expected | no | No quote could be produced. |\n| NO_SWAP_ROUTES_FOUND | 400 | expected | no | No swap route exists. |\n| ROUTE_TEMPORARILY_RESTRICTED | 400 | expected | no | The route is restricted for now. |\n| SANCTIONED_CURRENCY | 400 | expected | no | The currency is sanctioned. |\n| SANCTIONED_WALLET_ADDRESS | 400 | expected | no | An address is sanctioned. |\n| SOLANA_TX_TOO_LARGE | 400 | expected | no | The SVM origin transaction exceeds 1232 bytes; `message` reads "transaction is N bytes, M over the 1232 byte limit". |\n| SWAP_IMPACT_TOO_HIGH | 400 | expected | no | Price impact too high (see `overridePriceImpact`). |\n| UNAUTHORIZED | 401 | expected | no | The API key is unknown or revoked. |\n| UNSUPPORTED_CHAIN | 400 | expected | no | The chain is not supported. |\n| UNSUPPORTED_CURRENCY | 400 | expected | no | The currency is not supported. |\n| UNSUPPORTED_EXECUTION_TYPE | 400 | expected | no | The requested execution type is not supported. |\n| UNSUPPORTED_ROUTE | 400 | expected | no | The route is not supported. |\n| USER_RECIPIENT_MISMATCH | 400 | expected | no | User and recipient must match on this route. |\n| INVALID_REQUEST | 400 | expected | no | *Pontis.* The request does not match this document; `message` names the member. |\n| MALFORMED_JSON | 400 | expected | no | *Pontis.* The body is not valid JSON. |\n| UNSUPPORTED_MEDIA_TYPE | 415 | expected | no | *Pontis.* The body is not `application/json`. |\n| PAYLOAD_TOO_LARGE | 413 | expected | no | *Pontis.* The body exceeds the size limit. |\n| ROUTE_NOT_FOUND | 404 | expected | no | *Pontis.* No such path. |\n| METHOD_NOT_ALLOWED | 405 | expected | no | *Pontis.* The path does not take this method. |\n| REQUEST_NOT_FOUND | 404 | expected | no | *Pontis.* No request with this id. |\n| TRANSACTION_NOT_FOUND | 404 | expected | no | *Pontis.* The transaction cannot be found (Bitcoin: not in a block yet). |\n| NOT_A_DEPOSIT | 400 | expected | no | *Pontis.* The transaction is not a deposit to this service. |\n| INVALID_SIGNATURE | 400 | expected | no | *Pontis.* The signature does not recover to the expected signer. |\n| SIGNATURE_EXPIRED | 400 | expected | no | *Pontis.* The signed permit is past its deadline. |\n| RATE_LIMITED | 429 | expected | no | *Pontis.* Rate limited. Not retryable as is: wait `Retry-After` seconds first. |\n| SERVICE_UNAVAILABLE | 503 | transient | yes | A dependency is unavailable. |\n| PRICE_FETCH_FAILED | 503 | transient | yes | A price feed failed. |\n| REQUEST_TIMED_OUT | 503 | transient | yes | The request timed out. |\n| RPC_HTTP_ERROR | 503 | transient | yes | A chain RPC failed. |\n| DESTINATION_TX_FAILED | 500 | unexpected | no | A destination transaction failed unexpectedly. |\n| ERC20_ROUTER_ADDRESS_NOT_FOUND | 500 | unexpected | no | The chain has no router configured. |\n| UNKNOWN_ERROR | 500 | unexpected | no | Anything else. |\n| SWAP_QUOTE_FAILED | 500 | unexpected | no | A swap provider failed. |\n| PERMIT_FAILED | 500 | unexpected | no | Submitting a permit failed. |\n| NOT_IMPLEMENTED | 501 | unexpected | no | *Pontis.* The operation is not implemented by this deployment. |\n',
+    description: 'Machine-readable error code. Clients should branch on it and show `message`. The HTTP\nstatus of each code is fixed; **transient** codes (503) may succeed when retried with\nbackoff, **expected** codes need a changed request, **unexpected** codes are server faults.\nCodes marked *Pontis* are additions to the public list for request-shape and lookup failures\nthe public interface leaves unnamed.\n\n| Code | HTTP | Kind | Retry | Meaning |\n|---|---|---|---|---|\n| AMOUNT_TOO_LOW | 400 | expected | no | The amount does not cover fees or is below the route minimum. |\n| CHAIN_DISABLED | 400 | expected | no | The origin or destination chain is disabled. |\n| EXTRA_TXS_NOT_SUPPORTED | 400 | expected | no | `txs` are not supported on this route. |\n| FORBIDDEN | 403 | expected | no | The API key may not do this (admin API: disabled, no `ADMIN_TOKEN` set). |\n| INSUFFICIENT_FUNDS | 400 | expected | no | The user\'s balance is too low (Bitcoin deposit-address quotes: balance does not exceed the quoted amount). |\n| INSUFFICIENT_LIQUIDITY | 400 | expected | no | The solver cannot fill this amount. |\n| INVALID_ADDRESS | 400 | expected | no | An address is not valid for its chain. |\n| INVALID_EXTRA_TXS | 400 | expected | no | `txs` are malformed or cannot be simulated. |\n| INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS | 400 | expected | no | `gasLimitForDepositSpecifiedTxs` is missing or wrong. |\n| INVALID_INPUT_CURRENCY | 400 | expected | no | The origin currency is not valid on the origin chain. |\n| INVALID_OUTPUT_CURRENCY | 400 | expected | no | The destination currency is not valid on the destination chain. |\n| INVALID_RECIPIENT | 400 | expected | no | The recipient is not valid for the destination chain. |\n| INVALID_SLIPPAGE_TOLERANCE | 400 | expected | no | Slippage tolerance is not usable for this route. |\n| NO_INTERNAL_SWAP_ROUTES_FOUND | 400 | expected | no | No internal swap route exists. |\n| NO_QUOTES | 400 | expected | no | No quote could be produced. |\n| NO_SWAP_ROUTES_FOUND | 400 | expected | no | No swap route exists. |\n| ROUTE_TEMPORARILY_RESTRICTED | 400 | expected | no | The route is restricted for now. |\n| SANCTIONED_CURRENCY | 400 | expected | no | The currency is sanctioned. |\n| SANCTIONED_WALLET_ADDRESS | 400 | expected | no | An address is sanctioned. |\n| SOLANA_TX_TOO_LARGE | 400 | expected | no | The SVM origin transaction exceeds 1232 bytes; `message` reads "transaction is N bytes, M over the 1232 byte limit". |\n| SWAP_IMPACT_TOO_HIGH | 400 | expected | no | Price impact too high (see `overridePriceImpact`). |\n| UNAUTHORIZED | 401 | expected | no | The API key is unknown or revoked (admin API: the bearer token is missing or wrong). |\n| UNSUPPORTED_CHAIN | 400 | expected | no | The chain is not supported. |\n| UNSUPPORTED_CURRENCY | 400 | expected | no | The currency is not supported. |\n| UNSUPPORTED_EXECUTION_TYPE | 400 | expected | no | The requested execution type is not supported. |\n| UNSUPPORTED_ROUTE | 400 | expected | no | The route is not supported. |\n| USER_RECIPIENT_MISMATCH | 400 | expected | no | User and recipient must match on this route. |\n| INVALID_REQUEST | 400 | expected | no | *Pontis.* The request does not match this document; `message` names the member. |\n| MALFORMED_JSON | 400 | expected | no | *Pontis.* The body is not valid JSON. |\n| UNSUPPORTED_MEDIA_TYPE | 415 | expected | no | *Pontis.* The body is not `application/json`. |\n| PAYLOAD_TOO_LARGE | 413 | expected | no | *Pontis.* The body exceeds the size limit. |\n| ROUTE_NOT_FOUND | 404 | expected | no | *Pontis.* No such path (admin API: no API key with this id). |\n| METHOD_NOT_ALLOWED | 405 | expected | no | *Pontis.* The path does not take this method. |\n| REQUEST_NOT_FOUND | 404 | expected | no | *Pontis.* No request with this id. |\n| TRANSACTION_NOT_FOUND | 404 | expected | no | *Pontis.* The transaction cannot be found (Bitcoin: not in a block yet). |\n| NOT_A_DEPOSIT | 400 | expected | no | *Pontis.* The transaction is not a deposit to this service. |\n| INVALID_SIGNATURE | 400 | expected | no | *Pontis.* The signature does not recover to the expected signer. |\n| SIGNATURE_EXPIRED | 400 | expected | no | *Pontis.* The signed permit is past its deadline. |\n| RATE_LIMITED | 429 | expected | no | *Pontis.* Rate limited. Not retryable as is: wait `Retry-After` seconds first. |\n| SERVICE_UNAVAILABLE | 503 | transient | yes | A dependency is unavailable. |\n| PRICE_FETCH_FAILED | 503 | transient | yes | A price feed failed. |\n| REQUEST_TIMED_OUT | 503 | transient | yes | The request timed out. |\n| RPC_HTTP_ERROR | 503 | transient | yes | A chain RPC failed. |\n| DESTINATION_TX_FAILED | 500 | unexpected | no | A destination transaction failed unexpectedly. |\n| ERC20_ROUTER_ADDRESS_NOT_FOUND | 500 | unexpected | no | The chain has no router configured. |\n| UNKNOWN_ERROR | 500 | unexpected | no | Anything else. |\n| SWAP_QUOTE_FAILED | 500 | unexpected | no | A swap provider failed. |\n| PERMIT_FAILED | 500 | unexpected | no | Submitting a permit failed. |\n| NOT_IMPLEMENTED | 501 | unexpected | no | *Pontis.* The operation is not implemented by this deployment. |\n',
     enum: [
         'AMOUNT_TOO_LOW',
         'CHAIN_DISABLED',
@@ -3237,6 +3237,230 @@ export const WsErrorMessageSchema = {
         },
         message: {
             type: 'string'
+        }
+    }
+} as const;
+
+export const ApiKeyIdSchema = {
+    type: 'string',
+    pattern: '^key_[0-9a-f]{24}$',
+    description: 'Id of an API key. Not secret.',
+    examples: [
+        'key_6f1c2a9e0b4d8c7a5e3f1b2d'
+    ]
+} as const;
+
+export const ApiKeyTierSchema = {
+    type: 'string',
+    enum: [
+        'public',
+        'standard',
+        'elevated'
+    ],
+    description: 'Rate-limit tier of an API key (default limits in the `Admin` tag): `public` gets the\nanonymous limits, counted per key; `standard` (the default) the partner limits; `elevated`\n10 quotes per second.\n'
+} as const;
+
+export const ApiKeyWebhookHeadersSchema = {
+    type: 'object',
+    description: 'Extra headers added to every webhook request, at most 20, single-line values. The\nservice\'s own headers (`Content-Type`, `Content-Length`, `Host`, `X-Signature-Timestamp`,\n`X-Signature-SHA256`, `X-Event-Id`) cannot be set.\n',
+    maxProperties: 20,
+    propertyNames: {
+        pattern: '^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,64}$'
+    },
+    additionalProperties: {
+        type: 'string',
+        maxLength: 1024,
+        pattern: '^[^\\r\\n]*$'
+    }
+} as const;
+
+export const ApiKeyWebhookSchema = {
+    type: 'object',
+    description: 'The webhook of an API key (`request.status.updated` events are POSTed to `url`).',
+    additionalProperties: false,
+    required: [
+        'enabled',
+        'url'
+    ],
+    properties: {
+        enabled: {
+            type: 'boolean',
+            description: 'Deliveries happen only while true.'
+        },
+        url: {
+            type: 'string',
+            format: 'uri',
+            maxLength: 2048,
+            pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+            description: 'Absolute `https://` URL without credentials (`http://` only to loopback in development).'
+        },
+        headers: {
+            $ref: '#/components/schemas/ApiKeyWebhookHeaders'
+        }
+    }
+} as const;
+
+export const ApiKeyWebhookUpdateSchema = {
+    type: 'object',
+    description: 'Body of `setApiKeyWebhook`: a whole webhook configuration, or `{"enabled": false}` alone to\npause the stored one. `url` is required when `enabled` is true.\n',
+    additionalProperties: false,
+    required: [
+        'enabled'
+    ],
+    properties: {
+        enabled: {
+            type: 'boolean'
+        },
+        url: {
+            type: 'string',
+            format: 'uri',
+            maxLength: 2048,
+            pattern: '^[Hh][Tt][Tt][Pp][Ss]?://'
+        },
+        headers: {
+            $ref: '#/components/schemas/ApiKeyWebhookHeaders'
+        }
+    },
+    if: {
+        properties: {
+            enabled: {
+                const: true
+            }
+        }
+    },
+    then: {
+        required: [
+            'url'
+        ]
+    },
+    dependentRequired: {
+        headers: [
+            'url'
+        ]
+    }
+} as const;
+
+export const ApiKeySchema = {
+    type: 'object',
+    description: 'An API key as the admin API shows it. The secret is never part of it.',
+    additionalProperties: false,
+    required: [
+        'id',
+        'label',
+        'tier',
+        'keyPrefix',
+        'webhook',
+        'createdAt',
+        'rotatedAt',
+        'revokedAt'
+    ],
+    properties: {
+        id: {
+            $ref: '#/components/schemas/ApiKeyId'
+        },
+        label: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 100,
+            description: 'The operator\'s name for the key.'
+        },
+        tier: {
+            $ref: '#/components/schemas/ApiKeyTier'
+        },
+        keyPrefix: {
+            type: 'string',
+            pattern: '^pk_[A-Za-z0-9_-]{5}$',
+            description: 'First 8 characters of the current secret, to tell keys apart.'
+        },
+        webhook: {
+            description: 'The key\'s webhook, or null when none is configured.',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/ApiKeyWebhook'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        createdAt: {
+            $ref: '#/components/schemas/Timestamp'
+        },
+        rotatedAt: {
+            type: [
+                'integer',
+                'null'
+            ],
+            minimum: 0,
+            description: 'When the secret was last rotated (Unix ms), or null.'
+        },
+        revokedAt: {
+            type: [
+                'integer',
+                'null'
+            ],
+            minimum: 0,
+            description: 'When the key was revoked (Unix ms), or null while it is active.'
+        }
+    }
+} as const;
+
+export const ApiKeyCreateRequestSchema = {
+    type: 'object',
+    description: 'Body of `createApiKey`.',
+    additionalProperties: false,
+    required: [
+        'label'
+    ],
+    properties: {
+        label: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 100,
+            description: 'The operator\'s name for the key (who it is for).'
+        },
+        tier: {
+            $ref: '#/components/schemas/ApiKeyTier'
+        },
+        webhook: {
+            $ref: '#/components/schemas/ApiKeyWebhook'
+        }
+    }
+} as const;
+
+export const ApiKeySecretSchema = {
+    type: 'object',
+    description: 'A key with its secret. Only `createApiKey` and `rotateApiKey` answer it, and only once per secret.',
+    additionalProperties: false,
+    required: [
+        'key',
+        'secret'
+    ],
+    properties: {
+        key: {
+            $ref: '#/components/schemas/ApiKey'
+        },
+        secret: {
+            type: 'string',
+            pattern: '^pk_[A-Za-z0-9_-]{64}$',
+            description: 'The secret to send as `x-api-key`. Store it now; it cannot be shown again.'
+        }
+    }
+} as const;
+
+export const ApiKeyListSchema = {
+    type: 'object',
+    description: 'Answer of `listApiKeys`.',
+    additionalProperties: false,
+    required: [
+        'keys'
+    ],
+    properties: {
+        keys: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/ApiKey'
+            }
         }
     }
 } as const;

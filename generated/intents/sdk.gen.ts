@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses } from './types.gen.js';
+import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -216,3 +216,105 @@ export const executePermit = <ThrowOnError extends boolean = false>(options: Opt
  * An HTML page rendering this document as an interactive API reference (try-it-out included).
  */
 export const getDocumentation = <ThrowOnError extends boolean = false>(options?: Options<GetDocumentationData, ThrowOnError>) => (options?.client ?? client).get<GetDocumentationResponses, GetDocumentationErrors, ThrowOnError>({ url: '/documentation', ...options });
+
+/**
+ * List API keys
+ *
+ * Every key, revoked ones included (with `revokedAt` set), oldest first. Secrets are never listed.
+ */
+export const listApiKeys = <ThrowOnError extends boolean = false>(options?: Options<ListApiKeysData, ThrowOnError>) => (options?.client ?? client).get<ListApiKeysResponses, ListApiKeysErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/keys',
+    ...options
+});
+
+/**
+ * Create an API key
+ *
+ * Creates a partner API key with a label, a rate-limit tier (`standard` when omitted) and
+ * optionally its webhook. The answer is the only place the secret ever appears: hand it to
+ * the partner now. The partner sends it as `x-api-key`; quotes made with it are tied to the key
+ * and its webhook.
+ *
+ */
+export const createApiKey = <ThrowOnError extends boolean = false>(options: Options<CreateApiKeyData, ThrowOnError>) => (options.client ?? client).post<CreateApiKeyResponses, CreateApiKeyErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/keys',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Revoke an API key
+ *
+ * Revokes the key for good: its secret is answered 401 from now on (on other service
+ * instances within 5 seconds at most) and its webhook stops. Requests quoted with it keep
+ * their status. Revoking a revoked key changes nothing and answers the same record.
+ *
+ */
+export const revokeApiKey = <ThrowOnError extends boolean = false>(options: Options<RevokeApiKeyData, ThrowOnError>) => (options.client ?? client).delete<RevokeApiKeyResponses, RevokeApiKeyErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/keys/{keyId}',
+    ...options
+});
+
+/**
+ * Get an API key
+ *
+ * One key, revoked or not. The secret is never shown again.
+ */
+export const getApiKey = <ThrowOnError extends boolean = false>(options: Options<GetApiKeyData, ThrowOnError>) => (options.client ?? client).get<GetApiKeyResponses, GetApiKeyErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/keys/{keyId}',
+    ...options
+});
+
+/**
+ * Rotate an API key's secret
+ *
+ * Replaces the key's secret and answers the new one, shown this once. The old secret stops
+ * working at once (on other service instances within 5 seconds at most); the id, label, tier
+ * and webhook stay, and webhooks are signed with the new secret from now on. A revoked key
+ * cannot be rotated (400 `INVALID_REQUEST`): create a new one.
+ *
+ */
+export const rotateApiKey = <ThrowOnError extends boolean = false>(options: Options<RotateApiKeyData, ThrowOnError>) => (options.client ?? client).post<RotateApiKeyResponses, RotateApiKeyErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/keys/{keyId}/rotate',
+    ...options
+});
+
+/**
+ * Remove an API key's webhook
+ *
+ * Removes the key's webhook configuration (`webhook` becomes null). Removing an absent webhook changes nothing.
+ */
+export const deleteApiKeyWebhook = <ThrowOnError extends boolean = false>(options: Options<DeleteApiKeyWebhookData, ThrowOnError>) => (options.client ?? client).delete<DeleteApiKeyWebhookResponses, DeleteApiKeyWebhookErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/keys/{keyId}/webhook',
+    ...options
+});
+
+/**
+ * Set or disable an API key's webhook
+ *
+ * Sets the key's one webhook, replacing any earlier configuration. `url` must be an absolute
+ * `https://` URL (plain `http://` is delivered to loopback addresses only, when the operator
+ * runs in development mode) without credentials; put credentials in `headers`, which are
+ * added to every webhook request (the signature, event-id and content headers are the
+ * service's own and cannot be set). `{"enabled": false}` alone pauses the webhook and keeps
+ * its URL and headers; `DELETE` removes it. A revoked key cannot be changed (400).
+ *
+ */
+export const setApiKeyWebhook = <ThrowOnError extends boolean = false>(options: Options<SetApiKeyWebhookData, ThrowOnError>) => (options.client ?? client).put<SetApiKeyWebhookResponses, SetApiKeyWebhookErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/keys/{keyId}/webhook',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});

@@ -149,7 +149,7 @@ export type FeeComponent = 'execution' | 'swap' | 'service' | 'app' | 'rent';
  * | AMOUNT_TOO_LOW | 400 | expected | no | The amount does not cover fees or is below the route minimum. |
  * | CHAIN_DISABLED | 400 | expected | no | The origin or destination chain is disabled. |
  * | EXTRA_TXS_NOT_SUPPORTED | 400 | expected | no | `txs` are not supported on this route. |
- * | FORBIDDEN | 403 | expected | no | The API key may not do this. |
+ * | FORBIDDEN | 403 | expected | no | The API key may not do this (admin API: disabled, no `ADMIN_TOKEN` set). |
  * | INSUFFICIENT_FUNDS | 400 | expected | no | The user's balance is too low (Bitcoin deposit-address quotes: balance does not exceed the quoted amount). |
  * | INSUFFICIENT_LIQUIDITY | 400 | expected | no | The solver cannot fill this amount. |
  * | INVALID_ADDRESS | 400 | expected | no | An address is not valid for its chain. |
@@ -167,7 +167,7 @@ export type FeeComponent = 'execution' | 'swap' | 'service' | 'app' | 'rent';
  * | SANCTIONED_WALLET_ADDRESS | 400 | expected | no | An address is sanctioned. |
  * | SOLANA_TX_TOO_LARGE | 400 | expected | no | The SVM origin transaction exceeds 1232 bytes; `message` reads "transaction is N bytes, M over the 1232 byte limit". |
  * | SWAP_IMPACT_TOO_HIGH | 400 | expected | no | Price impact too high (see `overridePriceImpact`). |
- * | UNAUTHORIZED | 401 | expected | no | The API key is unknown or revoked. |
+ * | UNAUTHORIZED | 401 | expected | no | The API key is unknown or revoked (admin API: the bearer token is missing or wrong). |
  * | UNSUPPORTED_CHAIN | 400 | expected | no | The chain is not supported. |
  * | UNSUPPORTED_CURRENCY | 400 | expected | no | The currency is not supported. |
  * | UNSUPPORTED_EXECUTION_TYPE | 400 | expected | no | The requested execution type is not supported. |
@@ -177,7 +177,7 @@ export type FeeComponent = 'execution' | 'swap' | 'service' | 'app' | 'rent';
  * | MALFORMED_JSON | 400 | expected | no | *Pontis.* The body is not valid JSON. |
  * | UNSUPPORTED_MEDIA_TYPE | 415 | expected | no | *Pontis.* The body is not `application/json`. |
  * | PAYLOAD_TOO_LARGE | 413 | expected | no | *Pontis.* The body exceeds the size limit. |
- * | ROUTE_NOT_FOUND | 404 | expected | no | *Pontis.* No such path. |
+ * | ROUTE_NOT_FOUND | 404 | expected | no | *Pontis.* No such path (admin API: no API key with this id). |
  * | METHOD_NOT_ALLOWED | 405 | expected | no | *Pontis.* The path does not take this method. |
  * | REQUEST_NOT_FOUND | 404 | expected | no | *Pontis.* No request with this id. |
  * | TRANSACTION_NOT_FOUND | 404 | expected | no | *Pontis.* The transaction cannot be found (Bitcoin: not in a block yet). |
@@ -1681,6 +1681,114 @@ export type WsErrorMessage = {
 };
 
 /**
+ * Id of an API key. Not secret.
+ */
+export type ApiKeyId = string;
+
+/**
+ * Rate-limit tier of an API key (default limits in the `Admin` tag): `public` gets the
+ * anonymous limits, counted per key; `standard` (the default) the partner limits; `elevated`
+ * 10 quotes per second.
+ *
+ */
+export type ApiKeyTier = 'public' | 'standard' | 'elevated';
+
+/**
+ * Extra headers added to every webhook request, at most 20, single-line values. The
+ * service's own headers (`Content-Type`, `Content-Length`, `Host`, `X-Signature-Timestamp`,
+ * `X-Signature-SHA256`, `X-Event-Id`) cannot be set.
+ *
+ */
+export type ApiKeyWebhookHeaders = {
+    [key: string]: string;
+};
+
+/**
+ * The webhook of an API key (`request.status.updated` events are POSTed to `url`).
+ */
+export type ApiKeyWebhook = {
+    /**
+     * Deliveries happen only while true.
+     */
+    enabled: boolean;
+    /**
+     * Absolute `https://` URL without credentials (`http://` only to loopback in development).
+     */
+    url: string;
+    headers?: ApiKeyWebhookHeaders;
+};
+
+/**
+ * Body of `setApiKeyWebhook`: a whole webhook configuration, or `{"enabled": false}` alone to
+ * pause the stored one. `url` is required when `enabled` is true.
+ *
+ */
+export type ApiKeyWebhookUpdate = {
+    enabled: boolean;
+    url?: string;
+    headers?: ApiKeyWebhookHeaders;
+};
+
+/**
+ * An API key as the admin API shows it. The secret is never part of it.
+ */
+export type ApiKey = {
+    id: ApiKeyId;
+    /**
+     * The operator's name for the key.
+     */
+    label: string;
+    tier: ApiKeyTier;
+    /**
+     * First 8 characters of the current secret, to tell keys apart.
+     */
+    keyPrefix: string;
+    /**
+     * The key's webhook, or null when none is configured.
+     */
+    webhook: ApiKeyWebhook | null;
+    createdAt: Timestamp;
+    /**
+     * When the secret was last rotated (Unix ms), or null.
+     */
+    rotatedAt: number | null;
+    /**
+     * When the key was revoked (Unix ms), or null while it is active.
+     */
+    revokedAt: number | null;
+};
+
+/**
+ * Body of `createApiKey`.
+ */
+export type ApiKeyCreateRequest = {
+    /**
+     * The operator's name for the key (who it is for).
+     */
+    label: string;
+    tier?: ApiKeyTier;
+    webhook?: ApiKeyWebhook;
+};
+
+/**
+ * A key with its secret. Only `createApiKey` and `rotateApiKey` answer it, and only once per secret.
+ */
+export type ApiKeySecret = {
+    key: ApiKey;
+    /**
+     * The secret to send as `x-api-key`. Store it now; it cannot be shown again.
+     */
+    secret: string;
+};
+
+/**
+ * Answer of `listApiKeys`.
+ */
+export type ApiKeyList = {
+    keys: Array<ApiKey>;
+};
+
+/**
  * Id of the request, as returned in `steps[].requestId` of the quote.
  */
 export type RequestIdQuery = RequestId;
@@ -1707,6 +1815,11 @@ export type IncludeChainsQuery = string;
  * Only list chains of this chain family.
  */
 export type VmTypeQuery = VmType;
+
+/**
+ * Id of the API key, as returned by `createApiKey` or `listApiKeys`.
+ */
+export type ApiKeyIdPath = ApiKeyId;
 
 /**
  * The intent to quote.
@@ -2237,6 +2350,443 @@ export type GetDocumentationResponses = {
 };
 
 export type GetDocumentationResponse = GetDocumentationResponses[keyof GetDocumentationResponses];
+
+export type ListApiKeysData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/admin/keys';
+};
+
+export type ListApiKeysErrors = {
+    /**
+     * The admin token (`Authorization: Bearer <ADMIN_TOKEN>`) is missing or wrong.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * A transient failure (dependency down, price feed or RPC error, timeout). Retry with backoff, honouring `Retry-After` when present.
+     */
+    503: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type ListApiKeysError = ListApiKeysErrors[keyof ListApiKeysErrors];
+
+export type ListApiKeysResponses = {
+    /**
+     * The keys.
+     */
+    200: ApiKeyList;
+};
+
+export type ListApiKeysResponse = ListApiKeysResponses[keyof ListApiKeysResponses];
+
+export type CreateApiKeyData = {
+    body: ApiKeyCreateRequest;
+    path?: never;
+    query?: never;
+    url: '/admin/keys';
+};
+
+export type CreateApiKeyErrors = {
+    /**
+     * The request does not match this document (`INVALID_REQUEST` naming the member, for example
+     * a malformed key id or webhook URL, `MALFORMED_JSON`), or the key is revoked and cannot be
+     * changed (`INVALID_REQUEST`).
+     *
+     */
+    400: ErrorBody;
+    /**
+     * The admin token (`Authorization: Bearer <ADMIN_TOKEN>`) is missing or wrong.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * A transient failure (dependency down, price feed or RPC error, timeout). Retry with backoff, honouring `Retry-After` when present.
+     */
+    503: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type CreateApiKeyError = CreateApiKeyErrors[keyof CreateApiKeyErrors];
+
+export type CreateApiKeyResponses = {
+    /**
+     * The key, with its secret shown this once.
+     */
+    201: ApiKeySecret;
+};
+
+export type CreateApiKeyResponse = CreateApiKeyResponses[keyof CreateApiKeyResponses];
+
+export type RevokeApiKeyData = {
+    body?: never;
+    path: {
+        /**
+         * Id of the API key, as returned by `createApiKey` or `listApiKeys`.
+         */
+        keyId: ApiKeyId;
+    };
+    query?: never;
+    url: '/admin/keys/{keyId}';
+};
+
+export type RevokeApiKeyErrors = {
+    /**
+     * The request does not match this document (`INVALID_REQUEST` naming the member, for example
+     * a malformed key id or webhook URL, `MALFORMED_JSON`), or the key is revoked and cannot be
+     * changed (`INVALID_REQUEST`).
+     *
+     */
+    400: ErrorBody;
+    /**
+     * The admin token (`Authorization: Bearer <ADMIN_TOKEN>`) is missing or wrong.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * No API key has this id.
+     */
+    404: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * A transient failure (dependency down, price feed or RPC error, timeout). Retry with backoff, honouring `Retry-After` when present.
+     */
+    503: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type RevokeApiKeyError = RevokeApiKeyErrors[keyof RevokeApiKeyErrors];
+
+export type RevokeApiKeyResponses = {
+    /**
+     * The revoked key, `revokedAt` set.
+     */
+    200: ApiKey;
+};
+
+export type RevokeApiKeyResponse = RevokeApiKeyResponses[keyof RevokeApiKeyResponses];
+
+export type GetApiKeyData = {
+    body?: never;
+    path: {
+        /**
+         * Id of the API key, as returned by `createApiKey` or `listApiKeys`.
+         */
+        keyId: ApiKeyId;
+    };
+    query?: never;
+    url: '/admin/keys/{keyId}';
+};
+
+export type GetApiKeyErrors = {
+    /**
+     * The request does not match this document (`INVALID_REQUEST` naming the member, for example
+     * a malformed key id or webhook URL, `MALFORMED_JSON`), or the key is revoked and cannot be
+     * changed (`INVALID_REQUEST`).
+     *
+     */
+    400: ErrorBody;
+    /**
+     * The admin token (`Authorization: Bearer <ADMIN_TOKEN>`) is missing or wrong.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * No API key has this id.
+     */
+    404: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * A transient failure (dependency down, price feed or RPC error, timeout). Retry with backoff, honouring `Retry-After` when present.
+     */
+    503: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetApiKeyError = GetApiKeyErrors[keyof GetApiKeyErrors];
+
+export type GetApiKeyResponses = {
+    /**
+     * The API key (never its secret).
+     */
+    200: ApiKey;
+};
+
+export type GetApiKeyResponse = GetApiKeyResponses[keyof GetApiKeyResponses];
+
+export type RotateApiKeyData = {
+    body?: never;
+    path: {
+        /**
+         * Id of the API key, as returned by `createApiKey` or `listApiKeys`.
+         */
+        keyId: ApiKeyId;
+    };
+    query?: never;
+    url: '/admin/keys/{keyId}/rotate';
+};
+
+export type RotateApiKeyErrors = {
+    /**
+     * The request does not match this document (`INVALID_REQUEST` naming the member, for example
+     * a malformed key id or webhook URL, `MALFORMED_JSON`), or the key is revoked and cannot be
+     * changed (`INVALID_REQUEST`).
+     *
+     */
+    400: ErrorBody;
+    /**
+     * The admin token (`Authorization: Bearer <ADMIN_TOKEN>`) is missing or wrong.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * No API key has this id.
+     */
+    404: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * A transient failure (dependency down, price feed or RPC error, timeout). Retry with backoff, honouring `Retry-After` when present.
+     */
+    503: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type RotateApiKeyError = RotateApiKeyErrors[keyof RotateApiKeyErrors];
+
+export type RotateApiKeyResponses = {
+    /**
+     * The key with its new secret, shown this once.
+     */
+    200: ApiKeySecret;
+};
+
+export type RotateApiKeyResponse = RotateApiKeyResponses[keyof RotateApiKeyResponses];
+
+export type DeleteApiKeyWebhookData = {
+    body?: never;
+    path: {
+        /**
+         * Id of the API key, as returned by `createApiKey` or `listApiKeys`.
+         */
+        keyId: ApiKeyId;
+    };
+    query?: never;
+    url: '/admin/keys/{keyId}/webhook';
+};
+
+export type DeleteApiKeyWebhookErrors = {
+    /**
+     * The request does not match this document (`INVALID_REQUEST` naming the member, for example
+     * a malformed key id or webhook URL, `MALFORMED_JSON`), or the key is revoked and cannot be
+     * changed (`INVALID_REQUEST`).
+     *
+     */
+    400: ErrorBody;
+    /**
+     * The admin token (`Authorization: Bearer <ADMIN_TOKEN>`) is missing or wrong.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * No API key has this id.
+     */
+    404: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * A transient failure (dependency down, price feed or RPC error, timeout). Retry with backoff, honouring `Retry-After` when present.
+     */
+    503: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type DeleteApiKeyWebhookError = DeleteApiKeyWebhookErrors[keyof DeleteApiKeyWebhookErrors];
+
+export type DeleteApiKeyWebhookResponses = {
+    /**
+     * The API key (never its secret).
+     */
+    200: ApiKey;
+};
+
+export type DeleteApiKeyWebhookResponse = DeleteApiKeyWebhookResponses[keyof DeleteApiKeyWebhookResponses];
+
+export type SetApiKeyWebhookData = {
+    body: ApiKeyWebhookUpdate;
+    path: {
+        /**
+         * Id of the API key, as returned by `createApiKey` or `listApiKeys`.
+         */
+        keyId: ApiKeyId;
+    };
+    query?: never;
+    url: '/admin/keys/{keyId}/webhook';
+};
+
+export type SetApiKeyWebhookErrors = {
+    /**
+     * The request does not match this document (`INVALID_REQUEST` naming the member, for example
+     * a malformed key id or webhook URL, `MALFORMED_JSON`), or the key is revoked and cannot be
+     * changed (`INVALID_REQUEST`).
+     *
+     */
+    400: ErrorBody;
+    /**
+     * The admin token (`Authorization: Bearer <ADMIN_TOKEN>`) is missing or wrong.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * No API key has this id.
+     */
+    404: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * A transient failure (dependency down, price feed or RPC error, timeout). Retry with backoff, honouring `Retry-After` when present.
+     */
+    503: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type SetApiKeyWebhookError = SetApiKeyWebhookErrors[keyof SetApiKeyWebhookErrors];
+
+export type SetApiKeyWebhookResponses = {
+    /**
+     * The API key (never its secret).
+     */
+    200: ApiKey;
+};
+
+export type SetApiKeyWebhookResponse = SetApiKeyWebhookResponses[keyof SetApiKeyWebhookResponses];
 
 export type RequestStatusUpdatedWebhookPayload = WebhookEvent;
 

@@ -39,7 +39,10 @@ type ErrorAnswer = { message: string; errorCode: string; errorData?: { errors: A
 
 t.test('every operation of the document is routed', async (t) => {
   t.same([...operationIds].sort(), [
+    'createApiKey',
+    'deleteApiKeyWebhook',
     'executePermit',
+    'getApiKey',
     'getChains',
     'getDocumentation',
     'getIntentStatus',
@@ -48,6 +51,10 @@ t.test('every operation of the document is routed', async (t) => {
     'getQuote',
     'getQuoteV2',
     'indexTransaction',
+    'listApiKeys',
+    'revokeApiKey',
+    'rotateApiKey',
+    'setApiKeyWebhook',
   ])
 })
 

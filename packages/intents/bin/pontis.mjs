@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// The `pontis` command: runs src/cli.ts through tsx (the workspace ships TypeScript sources).
+import { register } from 'tsx/esm/api'
+
+register()
+const { main } = await import('../src/cli.ts')
+process.exitCode = await main()

@@ -1,0 +1,30 @@
+/** Partner API keys: the store, the admin API handlers. */
+export {
+  type AdminHandlerOptions,
+  type AdminHandlers,
+  createAdminHandlers,
+  MIN_ADMIN_TOKEN_LENGTH,
+  resolveAdminToken,
+} from './admin-handlers.js'
+export {
+  API_KEY_HEADER,
+  API_KEY_TIERS,
+  API_KEYS_CHANNEL,
+  ApiKeyError,
+  type ApiKeyErrorReason,
+  type ApiKeyRecord,
+  ApiKeyStore,
+  type ApiKeyStoreOptions,
+  type ApiKeyTier,
+  type ApiKeyWithSecret,
+  checkLabel,
+  checkTier,
+  checkWebhookConfig,
+  DEFAULT_API_KEY_TIER,
+  DEFAULT_KEY_CACHE_TTL_MS,
+  isApiKeyId,
+  type NewApiKey,
+  unauthorized,
+  type WebhookConfig,
+  type WebhookTarget,
+} from './api-keys.js'

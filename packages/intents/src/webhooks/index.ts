@@ -1,0 +1,35 @@
+/** Webhook delivery building blocks: signing, SSRF guard, one delivery attempt, retry schedule. */
+export {
+  type BackoffOptions,
+  hasAttemptsLeft,
+  MAX_ATTEMPTS,
+  MAX_RETRY_AFTER_MS,
+  nextAttemptDelayMs,
+} from './backoff.js'
+export {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  type DeliverOptions,
+  type DeliveryOutcome,
+  type DeliveryResult,
+  deliverOnce,
+  PROTECTED_HEADERS,
+  parseRetryAfter,
+  WEBHOOK_USER_AGENT,
+} from './deliver.js'
+export {
+  SIGNATURE_HEADER,
+  SIGNATURE_TIMESTAMP_HEADER,
+  signWebhook,
+  type WebhookSignatureHeaders,
+} from './signature.js'
+export {
+  type AddressCategory,
+  type CheckedTarget,
+  checkTarget,
+  classifyAddress,
+  type ResolvedAddress,
+  type WebhookLookup,
+  WebhookTargetError,
+  type WebhookTargetPolicy,
+  type WebhookTargetReason,
+} from './ssrf.js'
