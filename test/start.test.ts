@@ -23,6 +23,7 @@ t.test('npm start serves both services and their documentation', async (t) => {
       INTENTS_PORT: '0',
       HTTP_PORT: '0',
       DEVNET_PORTS: '0',
+      RATE_LIMITS: 'off',
       PONTIS_DATA_DIR: dataDir,
       ENVIRONMENT: 'local',
       LOG_LEVEL: 'info',

@@ -106,6 +106,8 @@ async function startServer(name: ServerName, settings: Settings, dataDir: string
       INTENTS_PORT: '0',
       HTTP_PORT: '0',
       PONTIS_DATA_DIR: dataDir,
+      // The load generator is one address far above any per-IP limit: measure the service, not the limiter.
+      RATE_LIMITS: 'off',
     },
     urls: { intents: /intent service\s+(http:\/\/[^\s"]+)/, oracle: /oracle\s+(http:\/\/[^\s"]+)/ },
     startTimeoutMs: 120_000,

@@ -2,12 +2,14 @@ import { fileURLToPath } from 'node:url'
 import type { Logger, Registry } from '@pontis/core'
 import { type ApiApp, createApiApp, type LoadedDocument, loadOpenApiDocument } from '@pontis/http'
 import { createChainHandlers } from './chains.js'
+import { type ApiKeyStore, createAdminHandlers } from './keys/index.js'
 import { createLifecycleHandlers } from './lifecycle/handlers.js'
 import type { Indexer } from './lifecycle/indexer.js'
 import type { LifecycleStore } from './lifecycle/lifecycle-store.js'
 import type { Solver } from './lifecycle/solver.js'
 import type { QuoteEngine } from './quote/engine.js'
 import { createQuoteHandlers } from './quote/handlers.js'
+import { createRateLimitMiddleware, type RateLimiter, type RateLimitPolicy } from './ratelimit/index.js'
 import { createStatusHandlers } from './status.js'
 import type { RequestStore } from './store/index.js'
 
@@ -20,6 +22,12 @@ export interface IntentsAppOptions {
   readonly lifecycle: LifecycleStore
   readonly indexer: Indexer
   readonly solver: Solver
+  readonly keys: ApiKeyStore
+  readonly limiter: RateLimiter
+  /** Limits per caller kind; `null` turns limiting off (keys are still checked). Default: the built-in policy. */
+  readonly rateLimitPolicy?: RateLimitPolicy | null
+  /** Bearer token of the admin API; unset: the admin API answers 403. */
+  readonly adminToken?: string | undefined
   readonly logger: Logger
   /** Defaults to openapi/intents.yaml. */
   readonly document?: LoadedDocument
@@ -35,9 +43,18 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
     loaded,
     logger: options.logger,
     trustProxy: options.trustProxy ?? false,
+    middleware: [
+      createRateLimitMiddleware({
+        limiter: options.limiter,
+        keys: options.keys,
+        ...(options.rateLimitPolicy !== undefined ? { policy: options.rateLimitPolicy } : {}),
+        logger: options.logger,
+      }),
+    ],
     handlers: {
       ...createChainHandlers(options.registry),
-      ...createQuoteHandlers(options.engine),
+      ...createQuoteHandlers(options.engine, options.keys),
+      ...createAdminHandlers({ keys: options.keys, adminToken: options.adminToken, logger: options.logger }),
       ...createStatusHandlers(options.store),
       ...createLifecycleHandlers(options),
     },

@@ -8,6 +8,7 @@ import {
 import { type LoadedDocument, listen, type RunningServer } from '@pontis/http'
 import { createIntentsApp } from './app.js'
 import { StatusEvents } from './events/index.js'
+import { ApiKeyStore, resolveAdminToken } from './keys/index.js'
 import { Indexer } from './lifecycle/indexer.js'
 import { LifecycleStore } from './lifecycle/lifecycle-store.js'
 import { type Loop, startLoop } from './lifecycle/loop.js'
@@ -15,6 +16,12 @@ import { Solver } from './lifecycle/solver.js'
 import { QuoteEngine } from './quote/engine.js'
 import { loadPriceSource } from './quote/prices.js'
 import { loadSolverSettings } from './quote/settings.js'
+import {
+  MemoryRateLimiter,
+  type RateLimiter,
+  rateLimitPolicyFromEnv,
+  SqlRateLimiter,
+} from './ratelimit/index.js'
 import { openRequestStore, type RequestStore } from './store/index.js'
 import { toNewRequest } from './store-bridge.js'
 import { attachStatusStream } from './ws/index.js'
@@ -108,7 +115,27 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     ...(env.SOLVER_LEASE_MS ? { leaseMs: Number(env.SOLVER_LEASE_MS) } : {}),
     ...(env.PONTIS_FAILPOINT ? { failpoint: crashAt(env.PONTIS_FAILPOINT, logger) } : {}),
   })
-  return { registry, store, engine, logger, lifecycle, indexer, solver, now }
+  const keys = new ApiKeyStore(store.client, { now })
+  // Several instances share one PostgreSQL, so their limits live there; one PGlite process counts in memory.
+  const limiter: RateLimiter = env.DATABASE_URL
+    ? new SqlRateLimiter(store.client, { logger })
+    : new MemoryRateLimiter()
+  const rateLimitPolicy = rateLimitPolicyFromEnv(env)
+  const adminToken = resolveAdminToken(env)
+  return {
+    registry,
+    store,
+    engine,
+    logger,
+    lifecycle,
+    indexer,
+    solver,
+    now,
+    keys,
+    limiter,
+    rateLimitPolicy,
+    adminToken,
+  }
 }
 
 /** Loads the environment's chain config, plugins, settings and store, then serves the intent API. */
@@ -123,6 +150,8 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
   })
   // Before listening: if LISTEN cannot be set up, start-up fails before the port is bound.
   const events = await StatusEvents.open(store.client, { logger })
+  // Rotations and revocations made by other instances take effect here at once.
+  const unwatchKeys = await runtime.keys.watch()
   const server = await listen(koa, {
     port: options.port ?? resolveIntentsPort(env),
     host: options.host ?? env.HOST ?? '127.0.0.1',
@@ -149,6 +178,7 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
       await server.close()
       await Promise.allSettled(loops.map((loop) => loop.stop()))
       await events.close()
+      await unwatchKeys()
       await Promise.allSettled([store.close(), registry.close()])
     },
   }

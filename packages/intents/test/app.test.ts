@@ -11,7 +11,7 @@ import {
 
 // Chain RPCs point at a closed port: this file checks the HTTP contract, not quoting (see quote-e2e).
 const CLOSED = 'http://127.0.0.1:9'
-const env = { LOCAL_A_RPC_URL: CLOSED, LOCAL_B_RPC_URL: CLOSED }
+const env = { LOCAL_A_RPC_URL: CLOSED, LOCAL_B_RPC_URL: CLOSED, RATE_LIMITS: 'off' }
 const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
 const runtime = await createIntentsRuntime({ env, logger: silentLogger })
 const { registry, store } = runtime
@@ -221,4 +221,35 @@ t.test('INTENTS_PORT decides the port', async (t) => {
   t.equal(resolveIntentsPort({ INTENTS_PORT: '4100' }), 4100)
   t.throws(() => resolveIntentsPort({ INTENTS_PORT: 'http' }), /INTENTS_PORT must be a port number/)
   t.throws(() => resolveIntentsPort({ INTENTS_PORT: '70000' }), /INTENTS_PORT/)
+})
+
+t.test('an unknown x-api-key is 401 UNAUTHORIZED, without echoing the key', async (t) => {
+  const client = createTestClient(t, server.url, loaded.document)
+  const res = await client.post('/quote/v2', quote, {
+    headers: { 'x-api-key': 'pk_not-a-real-key-000000000000' },
+  })
+  t.equal(res.status, 401)
+  t.equal((res.body as ErrorAnswer).errorCode, 'UNAUTHORIZED')
+  t.notMatch(res.text, 'not-a-real-key')
+})
+
+t.test('rate limits are on by default: 429 with Retry-After and RateLimit headers', async (t) => {
+  const limited = await createIntentsRuntime({
+    env: { LOCAL_A_RPC_URL: CLOSED, LOCAL_B_RPC_URL: CLOSED },
+    logger: silentLogger,
+  })
+  const app = await createIntentsApp({ ...limited, document: loaded })
+  const limitedServer = await listen(app.koa, { port: 0 })
+  t.teardown(async () => {
+    await limitedServer.close()
+    await limited.store.close()
+    await limited.registry.close()
+  })
+  const client = createTestClient(t, limitedServer.url, loaded.document)
+  let last = await client.get('/chains')
+  t.match(last.headers.ratelimit, /r=\d+/, 'every limited answer carries RateLimit')
+  t.ok(last.headers['ratelimit-policy'], 'and RateLimit-Policy')
+  for (let count = 1; count < 200 && last.status !== 429; count++) last = await client.get('/chains')
+  t.equal(last.status, 429, 'an anonymous caller is limited')
+  t.ok(Number(last.headers['retry-after']) > 0, 'with Retry-After')
 })

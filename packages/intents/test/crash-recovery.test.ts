@@ -42,6 +42,7 @@ for (const [index, failpoint] of (['after-sign', 'after-broadcast'] as const).en
       DATABASE_URL: databaseUrl,
       DATABASE_SCHEMA: schema,
       SOLVER_LEASE_MS: '2000',
+      RATE_LIMITS: 'off',
     }
     const first = await startServiceProcess({ ...env, PONTIS_FAILPOINT: failpoint })
     t.teardown(() => first.stop())

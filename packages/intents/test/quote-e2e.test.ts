@@ -39,7 +39,8 @@ const devnet = await startDevnet({
     { chainId: 31338, port: 0 },
   ],
 })
-const env = devnetEnvironment(devnet)
+// Many requests from one address: limits off here (keys are still checked); ratelimit tests cover them.
+const env = { ...devnetEnvironment(devnet), RATE_LIMITS: 'off' }
 const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
 const runtime = await createIntentsRuntime({ env, logger: silentLogger })
 const { koa } = await createIntentsApp({ ...runtime, document: loaded })
@@ -643,3 +644,34 @@ t.test(
     }
   },
 )
+
+t.test('x-api-key ties the stored request to its key', async (t) => {
+  const client = createTestClient(t, server.url, loaded.document)
+  const { key, secret } = await runtime.keys.create({ label: 'e2e partner', tier: 'standard' })
+  const res = await client.post(
+    '/quote/v2',
+    {
+      ...base(USERS[0]!.address),
+      originCurrency: NATIVE,
+      destinationCurrency: NATIVE,
+      amount: '100000000000000000',
+    },
+    { headers: { 'x-api-key': secret } },
+  )
+  t.equal(res.status, 200)
+  const stored = await runtime.store.getRequest(requestIdOf(res.body as Quote))
+  t.equal(stored?.apiKeyId, key.id)
+  await runtime.keys.revoke(key.id)
+  const revoked = await client.post(
+    '/quote/v2',
+    {
+      ...base(USERS[0]!.address),
+      originCurrency: NATIVE,
+      destinationCurrency: NATIVE,
+      amount: '100000000000000000',
+    },
+    { headers: { 'x-api-key': secret } },
+  )
+  t.equal(revoked.status, 401, 'a revoked key is refused at once')
+  t.equal((revoked.body as ErrorAnswer).errorCode, 'UNAUTHORIZED')
+})

@@ -36,6 +36,7 @@ const env = {
   DATABASE_URL: databaseUrl,
   DATABASE_SCHEMA: schema,
   SOLVER_LEASE_MS: '3000',
+  RATE_LIMITS: 'off',
 }
 
 // One process first, so migrations run once; the others find them applied.
