@@ -24,6 +24,7 @@ import {
 } from './ratelimit/index.js'
 import { openRequestStore, type RequestStore } from './store/index.js'
 import { toNewRequest } from './store-bridge.js'
+import { WebhookDispatcher } from './webhooks/index.js'
 import { attachStatusStream } from './ws/index.js'
 
 export const DEFAULT_INTENTS_PORT = 4000
@@ -44,6 +45,8 @@ export interface IntentsServiceOptions {
   readonly indexerIntervalMs?: number
   /** Pause between solver passes. Default 250 ms. */
   readonly solverIntervalMs?: number
+  /** Pause between webhook delivery passes. Default 200 ms. */
+  readonly webhookIntervalMs?: number
 }
 
 export interface IntentsService extends RunningServer {
@@ -122,6 +125,17 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     : new MemoryRateLimiter()
   const rateLimitPolicy = rateLimitPolicyFromEnv(env)
   const adminToken = resolveAdminToken(env)
+  const webhooks = new WebhookDispatcher({
+    client: store.client,
+    keys,
+    logger,
+    now,
+    // Plain http to loopback receivers is a development flag, never a default.
+    policy: {
+      allowHttpLoopback: env.WEBHOOKS_ALLOW_HTTP_LOOPBACK === 'true',
+      allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE === 'true',
+    },
+  })
   return {
     registry,
     store,
@@ -135,6 +149,7 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     limiter,
     rateLimitPolicy,
     adminToken,
+    webhooks,
   }
 }
 
@@ -163,6 +178,7 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
       : [
           startLoop('indexer', () => indexer.tick(), options.indexerIntervalMs ?? 1000, logger),
           startLoop('solver', () => solver.tick(), options.solverIntervalMs ?? 250, logger),
+          startLoop('webhooks', () => runtime.webhooks.tick(), options.webhookIntervalMs ?? 200, logger),
         ]
   return {
     ...server,

@@ -1,6 +1,7 @@
 import type { IntentsApi } from '@pontis/core'
 import { notifyStatus } from '../events/index.js'
 import type { RequestStore, SqlClient, StoredRequest } from '../store/index.js'
+import { enqueueStatusWebhook } from '../webhooks/outbox.js'
 import { canTransition, type RequestStatus } from './state-machine.js'
 
 export interface StatusChange {
@@ -173,7 +174,10 @@ export class LifecycleStore {
         ],
       )
       await notifyStatus(client, id)
-      return { request: (await this.#getWith(client, id)) as StoredRequest, changed: true, refused: false }
+      const request = (await this.#getWith(client, id)) as StoredRequest
+      // Same transaction as the change: the event and the status commit together, or neither does.
+      if (!same) await enqueueStatusWebhook(client, request, this.#now())
+      return { request, changed: true, refused: false }
     }
     return tx ? run(tx) : this.#client.transaction(run)
   }

@@ -83,8 +83,8 @@ export interface DeliverOptions {
   headers?: Record<string, string>
   /** The exact JSON body to send; it is signed byte for byte. */
   body: string | Uint8Array
-  /** The API key the endpoint belongs to: the HMAC secret. */
-  apiKey: string
+  /** The API key the endpoint belongs to (the HMAC secret), or its equivalent digest. */
+  apiKey: string | Uint8Array
   /** Stable event id, sent as `X-Event-Id` on every attempt (1 to 128 visible ASCII characters). */
   eventId: string
   /** Time budget of the whole attempt (DNS, connect, TLS, request, response headers). */

@@ -16,6 +16,8 @@ export {
   parseRetryAfter,
   WEBHOOK_USER_AGENT,
 } from './deliver.js'
+export { WebhookDispatcher, type WebhookDispatcherOptions, type WebhookEventState } from './dispatcher.js'
+export { enqueueStatusWebhook, webhookBody } from './outbox.js'
 export {
   SIGNATURE_HEADER,
   SIGNATURE_TIMESTAMP_HEADER,

@@ -24,14 +24,15 @@ export type WebhookSignatureHeaders = {
  * Unix **milliseconds**, so that is what goes on the wire and into the signed string.
  *
  * @param body - The exact request body that will be sent; a string is signed as its UTF-8 bytes.
- * @param apiKey - The API key the webhook belongs to (the HMAC secret). Never logged.
+ * @param apiKey - The API key the webhook belongs to (the HMAC secret), or an equivalent HMAC key
+ *   (the key's SHA-256 digest: HMAC hashes keys longer than its block first). Never logged.
  * @param timestampMs - Time of sending, Unix milliseconds; a non-negative safe integer.
  * @returns The `X-Signature-Timestamp` and `X-Signature-SHA256` header values.
  * @throws RangeError when the timestamp is not a non-negative safe integer, TypeError on an empty key.
  */
 export function signWebhook(
   body: string | Uint8Array,
-  apiKey: string,
+  apiKey: string | Uint8Array,
   timestampMs: number,
 ): WebhookSignatureHeaders {
   if (!Number.isSafeInteger(timestampMs) || timestampMs < 0) {

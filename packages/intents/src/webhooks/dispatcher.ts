@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto'
+import type { Logger } from '@pontis/core'
+import type { ApiKeyStore } from '../keys/index.js'
+import type { SqlClient } from '../store/index.js'
+import { type BackoffOptions, MAX_ATTEMPTS, nextAttemptDelayMs } from './backoff.js'
+import { type DeliveryResult, deliverOnce } from './deliver.js'
+import type { WebhookLookup, WebhookTargetPolicy } from './ssrf.js'
+
+export interface WebhookDispatcherOptions {
+  readonly client: SqlClient
+  readonly keys: ApiKeyStore
+  readonly policy: WebhookTargetPolicy
+  readonly logger: Logger
+  readonly now?: () => number
+  readonly owner?: string
+  /** How long a worker holds an event it is delivering. Default 60 s. */
+  readonly leaseMs?: number
+  /** Per-attempt time budget. Default 10 s. */
+  readonly timeoutMs?: number
+  /** Attempts before an event is dead-lettered (1 + retries). Default 11. */
+  readonly maxAttempts?: number
+  readonly backoff?: BackoffOptions
+  readonly lookup?: WebhookLookup
+}
+
+interface EventRow {
+  id: string
+  event_id: string
+  api_key_id: string
+  body: string
+  attempts: number
+}
+
+export interface WebhookEventState {
+  readonly eventId: string
+  readonly requestId: string
+  readonly state: 'pending' | 'delivered' | 'dead' | 'disabled'
+  readonly attempts: number
+  readonly nextAttemptAt: number
+  readonly lastStatus: number | null
+  readonly lastError: string | null
+}
+
+/**
+ * Delivers the webhook outbox: due events under leases (several workers never send the same
+ * attempt), the oldest pending event of each request only (so no later status overtakes an earlier
+ * one), retries with backoff and jitter honouring Retry-After, dead-letters after the last attempt,
+ * and disables an endpoint that answers 410.
+ */
+export class WebhookDispatcher {
+  readonly #options: WebhookDispatcherOptions
+  readonly #owner: string
+  readonly #now: () => number
+
+  constructor(options: WebhookDispatcherOptions) {
+    this.#options = options
+    this.#owner = options.owner ?? `webhooks-${randomUUID()}`
+    this.#now = options.now ?? Date.now
+  }
+
+  /** One pass: claim due events and attempt each once. Returns how many were attempted. */
+  async tick(limit = 50): Promise<number> {
+    const now = this.#now()
+    const { rows } = await this.#options.client.query<EventRow>(
+      `UPDATE webhook_events SET lease_owner = $1, lease_until = $2
+       WHERE id IN (
+         SELECT e.id FROM webhook_events e
+         WHERE e.state = 'pending' AND e.next_attempt_at <= $3 AND (e.lease_until IS NULL OR e.lease_until < $3)
+           AND NOT EXISTS (
+             SELECT 1 FROM webhook_events p WHERE p.request_id = e.request_id AND p.id < e.id AND p.state = 'pending')
+         ORDER BY e.id LIMIT $4 FOR UPDATE SKIP LOCKED)
+       RETURNING id, event_id, api_key_id, body, attempts`,
+      [this.#owner, now + (this.#options.leaseMs ?? 60_000), now, limit],
+    )
+    await Promise.all(rows.map((row) => this.#attempt(row)))
+    return rows.length
+  }
+
+  async #attempt(row: EventRow): Promise<void> {
+    const { keys, logger } = this.#options
+    const target = await keys.webhookTarget(row.api_key_id)
+    if (!target) {
+      await this.#finish(row, 'disabled', { error: 'the key has no enabled webhook (revoked or disabled)' })
+      return
+    }
+    const result: DeliveryResult = await deliverOnce({
+      url: target.webhook.url,
+      ...(target.webhook.headers ? { headers: { ...target.webhook.headers } } : {}),
+      body: row.body,
+      apiKey: target.signingKey,
+      eventId: row.event_id,
+      timeoutMs: this.#options.timeoutMs ?? 10_000,
+      policy: this.#options.policy,
+      now: this.#now,
+      ...(this.#options.lookup ? { lookup: this.#options.lookup } : {}),
+    })
+    const attempts = row.attempts + 1
+    const details = {
+      ...(result.status !== undefined ? { status: result.status } : {}),
+      ...(result.error ? { error: result.error } : {}),
+    }
+    if (result.outcome === 'delivered') {
+      await this.#finish(row, 'delivered', details, attempts)
+    } else if (result.outcome === 'disable') {
+      logger.warn('webhook endpoint answered 410: disabled', { keyId: row.api_key_id })
+      await keys.setWebhook(row.api_key_id, { ...target.webhook, enabled: false })
+      await this.#finish(row, 'disabled', details, attempts)
+    } else if (
+      result.outcome === 'rejected-target' ||
+      attempts >= (this.#options.maxAttempts ?? MAX_ATTEMPTS)
+    ) {
+      logger.warn('webhook event dead-lettered', { eventId: row.event_id, attempts, outcome: result.outcome })
+      await this.#finish(row, 'dead', details, attempts)
+    } else {
+      const delay = nextAttemptDelayMs(attempts, this.#options.backoff ?? {}, result.retryAfterMs)
+      await this.#options.client.query(
+        `UPDATE webhook_events SET attempts = $2, next_attempt_at = $3, last_status = $4, last_error = $5,
+           lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $6`,
+        [row.id, attempts, this.#now() + delay, details.status ?? null, details.error ?? null, this.#owner],
+      )
+    }
+  }
+
+  async #finish(
+    row: EventRow,
+    state: 'delivered' | 'dead' | 'disabled',
+    details: { status?: number; error?: string },
+    attempts = row.attempts,
+  ): Promise<void> {
+    await this.#options.client.query(
+      `UPDATE webhook_events SET state = $2, attempts = $3, last_status = $4, last_error = $5,
+         delivered_at = CASE WHEN $2 = 'delivered' THEN $6::bigint ELSE delivered_at END,
+         lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $7`,
+      [row.id, state, attempts, details.status ?? null, details.error ?? null, this.#now(), this.#owner],
+    )
+  }
+
+  /** Dead-lettered (or disabled) events, newest first, for the operator. */
+  async deadLetters(limit = 100): Promise<WebhookEventState[]> {
+    return this.#list(
+      `state IN ('dead', 'disabled') ORDER BY id DESC LIMIT ${Math.max(1, Math.floor(limit))}`,
+      [],
+    )
+  }
+
+  async event(eventId: string): Promise<WebhookEventState | undefined> {
+    return (await this.#list('event_id = $1', [eventId]))[0]
+  }
+
+  /** Puts a dead-lettered or disabled event back in line, attempts reset. Returns false when it is not there. */
+  async redeliver(eventId: string): Promise<boolean> {
+    const { rows } = await this.#options.client.query<{ id: string }>(
+      `UPDATE webhook_events SET state = 'pending', attempts = 0, next_attempt_at = $2, lease_owner = NULL, lease_until = NULL
+       WHERE event_id = $1 AND state IN ('dead', 'disabled') RETURNING id`,
+      [eventId, this.#now()],
+    )
+    return rows.length > 0
+  }
+
+  async #list(condition: string, params: unknown[]): Promise<WebhookEventState[]> {
+    const { rows } = await this.#options.client.query<{
+      event_id: string
+      request_id: string
+      state: WebhookEventState['state']
+      attempts: number
+      next_attempt_at: number
+      last_status: number | null
+      last_error: string | null
+    }>(
+      `SELECT event_id, request_id, state, attempts, next_attempt_at, last_status, last_error FROM webhook_events WHERE ${condition}`,
+      params,
+    )
+    return rows.map((row) => ({
+      eventId: row.event_id,
+      requestId: row.request_id,
+      state: row.state,
+      attempts: row.attempts,
+      nextAttemptAt: row.next_attempt_at,
+      lastStatus: row.last_status,
+      lastError: row.last_error,
+    }))
+  }
+}
