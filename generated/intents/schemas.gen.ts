@@ -3241,6 +3241,74 @@ export const WsErrorMessageSchema = {
     }
 } as const;
 
+export const WebhookEventStateSchema = {
+    type: 'object',
+    description: 'Where one webhook event stands in the outbox.',
+    required: [
+        'eventId',
+        'requestId',
+        'state',
+        'attempts',
+        'nextAttemptAt',
+        'lastStatus',
+        'lastError'
+    ],
+    properties: {
+        eventId: {
+            type: 'string',
+            description: 'Stable id, sent as `X-Event-Id` on every attempt.'
+        },
+        requestId: {
+            $ref: '#/components/schemas/RequestId'
+        },
+        state: {
+            type: 'string',
+            enum: [
+                'pending',
+                'delivered',
+                'dead',
+                'disabled'
+            ]
+        },
+        attempts: {
+            type: 'integer',
+            minimum: 0
+        },
+        nextAttemptAt: {
+            $ref: '#/components/schemas/Timestamp'
+        },
+        lastStatus: {
+            type: [
+                'integer',
+                'null'
+            ],
+            description: 'HTTP status of the last attempt, when it got one.'
+        },
+        lastError: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'Why the last attempt failed, when it did not get a status.'
+        }
+    }
+} as const;
+
+export const WebhookDeadLettersSchema = {
+    type: 'object',
+    required: [
+        'events'
+    ],
+    properties: {
+        events: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/WebhookEventState'
+            }
+        }
+    }
+} as const;
+
 export const ApiKeyIdSchema = {
     type: 'string',
     pattern: '^key_[0-9a-f]{24}$',

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses } from './types.gen.js';
+import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -317,4 +317,32 @@ export const setApiKeyWebhook = <ThrowOnError extends boolean = false>(options: 
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * List dead-lettered webhook events
+ *
+ * Webhook events that were given up on, newest first: after the last of 11 attempts
+ * (`dead`), or because the endpoint answered 410 or the key's webhook was disabled or revoked
+ * (`disabled`). Each can be put back in line with `redeliverWebhookEvent`.
+ *
+ */
+export const listWebhookDeadLetters = <ThrowOnError extends boolean = false>(options?: Options<ListWebhookDeadLettersData, ThrowOnError>) => (options?.client ?? client).get<ListWebhookDeadLettersResponses, ListWebhookDeadLettersErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/webhooks/dead-letters',
+    ...options
+});
+
+/**
+ * Redeliver a dead-lettered webhook event
+ *
+ * Puts a `dead` or `disabled` event back in the delivery queue with its attempts reset. It keeps
+ * its `X-Event-Id`, so a receiver that did get it before can deduplicate. Re-enable a disabled
+ * endpoint first (`setApiKeyWebhook`), or the event is disabled again.
+ *
+ */
+export const redeliverWebhookEvent = <ThrowOnError extends boolean = false>(options: Options<RedeliverWebhookEventData, ThrowOnError>) => (options.client ?? client).post<RedeliverWebhookEventResponses, RedeliverWebhookEventErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/webhooks/events/{eventId}/redeliver',
+    ...options
 });

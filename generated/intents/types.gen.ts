@@ -1681,6 +1681,32 @@ export type WsErrorMessage = {
 };
 
 /**
+ * Where one webhook event stands in the outbox.
+ */
+export type WebhookEventState = {
+    /**
+     * Stable id, sent as `X-Event-Id` on every attempt.
+     */
+    eventId: string;
+    requestId: RequestId;
+    state: 'pending' | 'delivered' | 'dead' | 'disabled';
+    attempts: number;
+    nextAttemptAt: Timestamp;
+    /**
+     * HTTP status of the last attempt, when it got one.
+     */
+    lastStatus: number | null;
+    /**
+     * Why the last attempt failed, when it did not get a status.
+     */
+    lastError: string | null;
+};
+
+export type WebhookDeadLetters = {
+    events: Array<WebhookEventState>;
+};
+
+/**
  * Id of an API key. Not secret.
  */
 export type ApiKeyId = string;
@@ -2787,6 +2813,107 @@ export type SetApiKeyWebhookResponses = {
 };
 
 export type SetApiKeyWebhookResponse = SetApiKeyWebhookResponses[keyof SetApiKeyWebhookResponses];
+
+export type ListWebhookDeadLettersData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/admin/webhooks/dead-letters';
+};
+
+export type ListWebhookDeadLettersErrors = {
+    /**
+     * The admin token (`Authorization: Bearer <ADMIN_TOKEN>`) is missing or wrong.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type ListWebhookDeadLettersError = ListWebhookDeadLettersErrors[keyof ListWebhookDeadLettersErrors];
+
+export type ListWebhookDeadLettersResponses = {
+    /**
+     * The dead-lettered events.
+     */
+    200: WebhookDeadLetters;
+};
+
+export type ListWebhookDeadLettersResponse = ListWebhookDeadLettersResponses[keyof ListWebhookDeadLettersResponses];
+
+export type RedeliverWebhookEventData = {
+    body?: never;
+    path: {
+        /**
+         * The event's id (`X-Event-Id`), as listed by `listWebhookDeadLetters`.
+         */
+        eventId: string;
+    };
+    query?: never;
+    url: '/admin/webhooks/events/{eventId}/redeliver';
+};
+
+export type RedeliverWebhookEventErrors = {
+    /**
+     * The admin token (`Authorization: Bearer <ADMIN_TOKEN>`) is missing or wrong.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * No dead-lettered event has this id.
+     */
+    404: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type RedeliverWebhookEventError = RedeliverWebhookEventErrors[keyof RedeliverWebhookEventErrors];
+
+export type RedeliverWebhookEventResponses = {
+    /**
+     * The event is queued again.
+     */
+    200: WebhookEventState;
+};
+
+export type RedeliverWebhookEventResponse = RedeliverWebhookEventResponses[keyof RedeliverWebhookEventResponses];
 
 export type RequestStatusUpdatedWebhookPayload = WebhookEvent;
 

@@ -12,6 +12,7 @@ import { createQuoteHandlers } from './quote/handlers.js'
 import { createRateLimitMiddleware, type RateLimiter, type RateLimitPolicy } from './ratelimit/index.js'
 import { createStatusHandlers } from './status.js'
 import type { RequestStore } from './store/index.js'
+import { createWebhookAdminHandlers, type WebhookDispatcher } from './webhooks/index.js'
 
 export const INTENTS_DOCUMENT_PATH = fileURLToPath(new URL('../../../openapi/intents.yaml', import.meta.url))
 
@@ -28,6 +29,7 @@ export interface IntentsAppOptions {
   readonly rateLimitPolicy?: RateLimitPolicy | null
   /** Bearer token of the admin API; unset: the admin API answers 403. */
   readonly adminToken?: string | undefined
+  readonly webhooks: WebhookDispatcher
   readonly logger: Logger
   /** Defaults to openapi/intents.yaml. */
   readonly document?: LoadedDocument
@@ -55,6 +57,7 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
       ...createChainHandlers(options.registry),
       ...createQuoteHandlers(options.engine, options.keys),
       ...createAdminHandlers({ keys: options.keys, adminToken: options.adminToken, logger: options.logger }),
+      ...createWebhookAdminHandlers({ dispatcher: options.webhooks, adminToken: options.adminToken }),
       ...createStatusHandlers(options.store),
       ...createLifecycleHandlers(options),
     },

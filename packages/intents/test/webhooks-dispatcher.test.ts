@@ -188,3 +188,48 @@ t.test('410 disables the endpoint; a disabled webhook queues nothing', async (t)
   )
   t.equal(rows[0]?.count, 1, 'no new event for a disabled endpoint')
 })
+
+t.test('the admin API lists dead letters and redelivers them', async (t) => {
+  const { createApiApp, listen, loadOpenApiDocument } = await import('@pontis/http')
+  const { createTestClient } = await import('@pontis/http/testing')
+  const { INTENTS_DOCUMENT_PATH } = await import('../src/app.js')
+  const { createWebhookAdminHandlers } = await import('../src/webhooks/index.js')
+  const adminToken = 'dispatcher-test-admin-token-0123456789'
+  const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
+  const { koa } = await createApiApp({
+    loaded,
+    logger: silentLogger,
+    handlers: createWebhookAdminHandlers({ dispatcher, adminToken }),
+  })
+  const server = await listen(koa, { port: 0 })
+  t.teardown(() => server.close())
+  const client = createTestClient(t, server.url, loaded.document)
+  const auth = { headers: { authorization: `Bearer ${adminToken}` } }
+
+  const { key } = await keys.create({ label: 'dead', tier: 'standard', webhook: { enabled: true, url } })
+  const id = await newRequest(key.id)
+  answers = [500, 500, 500]
+  await lifecycle.transition(id, { to: 'pending' })
+  for (let pass = 0; pass < 3; pass++) {
+    await dispatcher.tick()
+    clock += 60_000
+  }
+  t.equal((await client.get('/admin/webhooks/dead-letters')).status, 401, 'the admin token is required')
+  const listed = await client.get('/admin/webhooks/dead-letters', auth)
+  t.equal(listed.status, 200)
+  const dead = (
+    listed.body as { events: Array<{ eventId: string; requestId: string; state: string }> }
+  ).events.find((event) => event.requestId === id)
+  t.equal(dead?.state, 'dead')
+  const again = await client.request('POST', `/admin/webhooks/events/${dead!.eventId}/redeliver`, auth)
+  t.equal(again.status, 200)
+  t.equal((again.body as { state: string; attempts: number }).state, 'pending')
+  await dispatcher.tick()
+  t.equal((await dispatcher.event(dead!.eventId))?.state, 'delivered', 'delivered after redelivery')
+  const missing = await client.request(
+    'POST',
+    '/admin/webhooks/events/evt_00000000-0000-0000-0000-000000000000/redeliver',
+    auth,
+  )
+  t.equal(missing.status, 404)
+})

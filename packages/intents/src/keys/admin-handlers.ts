@@ -54,7 +54,7 @@ const sha256 = (text: string): Buffer => crypto.createHash('sha256').update(text
  * Checks `Authorization: Bearer <token>`. Both sides are hashed first, so the comparison takes
  * the same time whatever was sent (timingSafeEqual needs equal lengths; hashing gives them).
  */
-function authorizer(adminToken: string | undefined): (headers: IncomingHttpHeaders) => void {
+export function adminAuthorizer(adminToken: string | undefined): (headers: IncomingHttpHeaders) => void {
   const expected = adminToken === undefined || adminToken === '' ? undefined : sha256(adminToken)
   return (headers) => {
     if (expected === undefined) throw new PontisError('FORBIDDEN', 'admin API disabled: set ADMIN_TOKEN')
@@ -90,7 +90,7 @@ function notFound(keyId: string): PontisError {
 export function createAdminHandlers(options: AdminHandlerOptions): AdminHandlers {
   const { keys } = options
   const logger = options.logger ?? silentLogger
-  const authorize = authorizer(options.adminToken)
+  const authorize = adminAuthorizer(options.adminToken)
 
   /** Runs `fn` after the bearer check, answering store refusals as documented errors. */
   const guarded = async <T>(

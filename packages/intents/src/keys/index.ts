@@ -2,6 +2,7 @@
 export {
   type AdminHandlerOptions,
   type AdminHandlers,
+  adminAuthorizer,
   createAdminHandlers,
   MIN_ADMIN_TOKEN_LENGTH,
   resolveAdminToken,

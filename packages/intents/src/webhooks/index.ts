@@ -1,4 +1,6 @@
 /** Webhook delivery building blocks: signing, SSRF guard, one delivery attempt, retry schedule. */
+
+export { createWebhookAdminHandlers } from './admin-handlers.js'
 export {
   type BackoffOptions,
   hasAttemptsLeft,
