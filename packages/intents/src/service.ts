@@ -130,6 +130,8 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     keys,
     logger,
     now,
+    ...(env.WEBHOOK_LEASE_MS ? { leaseMs: Number(env.WEBHOOK_LEASE_MS) } : {}),
+    ...(env.WEBHOOK_TIMEOUT_MS ? { timeoutMs: Number(env.WEBHOOK_TIMEOUT_MS) } : {}),
     // Plain http to loopback receivers is a development flag, never a default.
     policy: {
       allowHttpLoopback: env.WEBHOOKS_ALLOW_HTTP_LOOPBACK === 'true',

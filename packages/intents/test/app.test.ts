@@ -38,29 +38,26 @@ const quote = {
 type ErrorAnswer = { message: string; errorCode: string; errorData?: { errors: Array<{ field: string }> } }
 
 t.test('every operation of the document is routed', async (t) => {
-  t.same(
-    [...operationIds].sort(),
-    [
-      'createApiKey',
-      'deleteApiKeyWebhook',
-      'executePermit',
-      'getApiKey',
-      'getChains',
-      'getDocumentation',
-      'getIntentStatus',
-      'getIntentStatusV3',
-      'getPrice',
-      'getQuote',
-      'getQuoteV2',
-      'indexTransaction',
-      'listApiKeys',
-      'listWebhookDeadLetters',
-      'redeliverWebhookEvent',
-      'revokeApiKey',
-      'rotateApiKey',
-      'setApiKeyWebhook',
-    ],
-  )
+  t.same([...operationIds].sort(), [
+    'createApiKey',
+    'deleteApiKeyWebhook',
+    'executePermit',
+    'getApiKey',
+    'getChains',
+    'getDocumentation',
+    'getIntentStatus',
+    'getIntentStatusV3',
+    'getPrice',
+    'getQuote',
+    'getQuoteV2',
+    'indexTransaction',
+    'listApiKeys',
+    'listWebhookDeadLetters',
+    'redeliverWebhookEvent',
+    'revokeApiKey',
+    'rotateApiKey',
+    'setApiKeyWebhook',
+  ])
 })
 
 t.test('GET /chains answers the configured chains without private config', async (t) => {
