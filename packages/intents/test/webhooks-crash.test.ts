@@ -1,0 +1,143 @@
+/**
+ * SIGKILL of the service with a webhook delivery in flight, then a restart: every event of the
+ * request is delivered, none lost (the outbox is durable and the dead worker's lease runs out).
+ */
+import { createServer, type ServerResponse } from 'node:http'
+import type { IntentsApi } from '@pontis/core'
+import { devnetEnvironment, startDevnet, USERS } from '@pontis/devnet'
+import pg from 'pg'
+import t from 'tap'
+import { type Address, createPublicClient, createWalletClient, type Hex, http } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { startServiceProcess } from './fixtures/service-process.js'
+
+const NATIVE = '0x0000000000000000000000000000000000000000'
+const ADMIN_TOKEN = 'webhooks-crash-admin-token-0123456789'
+const databaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const schema = `hookcrash_${process.pid}_${Date.now()}`
+t.teardown(async () => {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+  await client.end()
+})
+
+const devnet = await startDevnet({
+  chains: [
+    { chainId: 31337, port: 0 },
+    { chainId: 31338, port: 0 },
+  ],
+})
+t.teardown(() => devnet.stop())
+const chainA = devnet.chains[0]!
+
+// The receiver holds the first request open (the delivery is in flight), answers the rest at once.
+const delivered = new Map<string, string>()
+const held: ServerResponse[] = []
+let gotFirst: () => void = () => {}
+const firstArrived = new Promise<void>((resolve) => {
+  gotFirst = resolve
+})
+const receiver = createServer((req, res) => {
+  const chunks: Buffer[] = []
+  req.on('data', (chunk: Buffer) => chunks.push(chunk))
+  req.on('end', () => {
+    const eventId = String(req.headers['x-event-id'])
+    if (held.length === 0 && delivered.size === 0) {
+      held.push(res)
+      gotFirst()
+      return
+    }
+    delivered.set(
+      eventId,
+      (JSON.parse(Buffer.concat(chunks).toString()) as { data: { status: string } }).data.status,
+    )
+    res.writeHead(200).end()
+  })
+})
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+t.teardown(() => {
+  for (const res of held) res.destroy()
+  return new Promise<void>((resolve) => receiver.close(() => resolve()))
+})
+
+t.test('events survive a SIGKILL mid-delivery', async (t) => {
+  const env = {
+    ...devnetEnvironment(devnet),
+    DATABASE_URL: databaseUrl,
+    DATABASE_SCHEMA: schema,
+    RATE_LIMITS: 'off',
+    ADMIN_TOKEN,
+    WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'true',
+    WEBHOOK_LEASE_MS: '2000',
+    WEBHOOK_TIMEOUT_MS: '60000',
+  }
+  const first = await startServiceProcess(env)
+  t.teardown(() => first.stop())
+  const post = async (base: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
+    (
+      await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      })
+    ).json()
+  const port = (receiver.address() as { port: number }).port
+  const { secret } = (await post(
+    first.url,
+    '/admin/keys',
+    { label: 'crash', webhook: { enabled: true, url: `http://127.0.0.1:${port}/hook` } },
+    {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+    },
+  )) as { secret: string }
+  const user = USERS[0]!
+  const quote = (await post(
+    first.url,
+    '/quote/v2',
+    {
+      user: user.address,
+      originChainId: 31337,
+      destinationChainId: 31338,
+      originCurrency: NATIVE,
+      destinationCurrency: NATIVE,
+      amount: '30000000000000000',
+      tradeType: 'EXACT_INPUT',
+    },
+    { 'x-api-key': secret },
+  )) as IntentsApi.QuoteResponse
+  const requestId = quote.steps[0]!.requestId as string
+  const data = quote.steps[0]!.items[0]!.data as IntentsApi.EvmTransactionData
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(user.privateKey),
+    chain: chainA.chain,
+    transport: http(chainA.rpcUrl),
+  })
+  const hash = await wallet.sendTransaction({
+    to: data.to as Address,
+    data: data.data as Hex,
+    value: BigInt(data.value),
+  })
+  await createPublicClient({ chain: chainA.chain, transport: http(chainA.rpcUrl) }).waitForTransactionReceipt(
+    { hash },
+  )
+  await post(first.url, '/transactions/index', { txHash: hash, chainId: 31337 })
+
+  await firstArrived
+  first.child.kill('SIGKILL')
+  t.equal(await first.exited(), 'SIGKILL', 'killed with the first delivery in flight')
+
+  const second = await startServiceProcess(env)
+  t.teardown(() => second.stop())
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline && ![...delivered.values()].includes('success')) {
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  const statuses = [...delivered.values()]
+  t.ok(statuses.includes('pending'), 'the event in flight at the crash was delivered after the restart')
+  t.ok(statuses.includes('success'), `the request's later events arrived too (${statuses.join(', ')})`)
+  const record = (await (
+    await fetch(`${second.url}/intents/status/v3?requestId=${requestId}`)
+  ).json()) as IntentsApi.StatusRecordV3
+  t.equal(record.status, 'success')
+})
