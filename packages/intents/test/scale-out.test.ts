@@ -37,6 +37,8 @@ const env = {
   DATABASE_SCHEMA: schema,
   SOLVER_LEASE_MS: '3000',
   RATE_LIMITS: 'off',
+  ADMIN_TOKEN: 'scale-out-admin-token-0123456789abc',
+  WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'true',
 }
 
 // One process first, so migrations run once; the others find them applied.
@@ -187,4 +189,88 @@ t.test("a status change made by a worker reaches the API-only process's websocke
     `intermediate statuses were streamed (${seen.join(' → ')})`,
   )
   t.equal(seen.at(-1), 'success')
+})
+
+t.test('two delivery workers never send the same webhook twice', async (t) => {
+  const { createServer } = await import('node:http')
+  const deliveries = new Map<string, number>()
+  const statuses: string[] = []
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const eventId = String(req.headers['x-event-id'])
+      deliveries.set(eventId, (deliveries.get(eventId) ?? 0) + 1)
+      statuses.push(
+        (JSON.parse(Buffer.concat(chunks).toString()) as { data: { status: string } }).data.status,
+      )
+      res.writeHead(200).end()
+    })
+  })
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => receiver.close(() => resolve())))
+  const port = (receiver.address() as { port: number }).port
+  const created = (await (
+    await fetch(`${workerA.url}/admin/keys`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: 'Bearer scale-out-admin-token-0123456789abc',
+      },
+      body: JSON.stringify({
+        label: 'scale',
+        webhook: { enabled: true, url: `http://127.0.0.1:${port}/hook` },
+      }),
+    })
+  ).json()) as { secret: string }
+  const requestIds: string[] = []
+  for (const user of USERS.slice(0, 3)) {
+    const quote = (await (
+      await fetch(`${workerB.url}/quote/v2`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': created.secret },
+        body: JSON.stringify({
+          user: user.address,
+          originChainId: 31337,
+          destinationChainId: 31338,
+          originCurrency: NATIVE,
+          destinationCurrency: NATIVE,
+          amount: '20000000000000000',
+          tradeType: 'EXACT_INPUT',
+        }),
+      })
+    ).json()) as IntentsApi.QuoteResponse
+    const data = quote.steps[0]!.items[0]!.data as IntentsApi.EvmTransactionData
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(user.privateKey),
+      chain: chainA.chain,
+      transport: http(chainA.rpcUrl),
+    })
+    const hash = await wallet.sendTransaction({
+      to: data.to as Address,
+      data: data.data as Hex,
+      value: BigInt(data.value),
+    })
+    await clientA.waitForTransactionReceipt({ hash })
+    await post(workerA.url, '/transactions/index', { txHash: hash, chainId: 31337 })
+    requestIds.push(quote.steps[0]!.requestId as string)
+  }
+  const deadline = Date.now() + 60_000
+  while (
+    Date.now() < deadline &&
+    statuses.filter((status) => status === 'success').length < requestIds.length
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1500))
+  t.equal(
+    statuses.filter((status) => status === 'success').length,
+    requestIds.length,
+    'every request reported success',
+  )
+  t.equal(deliveries.size, requestIds.length * 3, 'pending, submitted and success for each request')
+  t.ok(
+    [...deliveries.values()].every((count) => count === 1),
+    'each event was sent exactly once',
+  )
 })
