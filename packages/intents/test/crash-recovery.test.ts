@@ -7,15 +7,14 @@ import type { IntentsApi } from '@pontis/core'
 import { devnetEnvironment, startDevnet, USERS } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient } from '@pontis/http/testing'
-import pg from 'pg'
 import t from 'tap'
 import { type Address, createPublicClient, createWalletClient, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { INTENTS_DOCUMENT_PATH } from '../src/index.js'
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './fixtures/postgres.js'
 import { startServiceProcess } from './fixtures/service-process.js'
 
 const NATIVE = '0x0000000000000000000000000000000000000000'
-const databaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
 const devnet = await startDevnet({
   chains: [
@@ -30,16 +29,11 @@ const clientB = createPublicClient({ chain: chainB.chain, transport: http(chainB
 
 for (const [index, failpoint] of (['after-sign', 'after-broadcast'] as const).entries()) {
   t.test(`SIGKILL ${failpoint}: the restarted service finishes the fill exactly once`, async (t) => {
-    const schema = `crash_${process.pid}_${index}_${Date.now()}`
-    t.teardown(async () => {
-      const client = new pg.Client({ connectionString: databaseUrl })
-      await client.connect()
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-      await client.end()
-    })
+    const schema = uniqueSchema(`crash_${index}`)
+    t.teardown(() => dropSchema(schema))
     const env = {
       ...devnetEnvironment(devnet),
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: TEST_DATABASE_URL,
       DATABASE_SCHEMA: schema,
       SOLVER_LEASE_MS: '2000',
       RATE_LIMITS: 'off',

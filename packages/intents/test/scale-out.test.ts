@@ -10,17 +10,12 @@ import t from 'tap'
 import { type Address, createPublicClient, createWalletClient, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import WebSocket from 'ws'
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './fixtures/postgres.js'
 import { startServiceProcess } from './fixtures/service-process.js'
 
 const NATIVE = '0x0000000000000000000000000000000000000000'
-const databaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-const schema = `scale_${process.pid}_${Date.now()}`
-t.teardown(async () => {
-  const client = new pg.Client({ connectionString: databaseUrl })
-  await client.connect()
-  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-  await client.end()
-})
+const schema = uniqueSchema('scale')
+t.teardown(() => dropSchema(schema))
 const devnet = await startDevnet({
   chains: [
     { chainId: 31337, port: 0 },
@@ -33,7 +28,7 @@ const clientA = createPublicClient({ chain: chainA.chain, transport: http(chainA
 const clientB = createPublicClient({ chain: chainB.chain, transport: http(chainB.rpcUrl) })
 const env = {
   ...devnetEnvironment(devnet),
-  DATABASE_URL: databaseUrl,
+  DATABASE_URL: TEST_DATABASE_URL,
   DATABASE_SCHEMA: schema,
   SOLVER_LEASE_MS: '3000',
   RATE_LIMITS: 'off',
@@ -126,7 +121,7 @@ t.test('requests filled by two competing workers are each paid exactly once', as
       `recipient ${recipientIndex} was paid exactly once`,
     )
   }
-  const db = new pg.Client({ connectionString: databaseUrl })
+  const db = new pg.Client({ connectionString: TEST_DATABASE_URL })
   await db.connect()
   const { rows } = await db.query(
     `SELECT count(*)::int AS fills FROM "${schema}".solver_jobs WHERE kind = 'fill'`,

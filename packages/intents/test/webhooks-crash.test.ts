@@ -5,22 +5,16 @@
 import { createServer, type ServerResponse } from 'node:http'
 import type { IntentsApi } from '@pontis/core'
 import { devnetEnvironment, startDevnet, USERS } from '@pontis/devnet'
-import pg from 'pg'
 import t from 'tap'
 import { type Address, createPublicClient, createWalletClient, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './fixtures/postgres.js'
 import { startServiceProcess } from './fixtures/service-process.js'
 
 const NATIVE = '0x0000000000000000000000000000000000000000'
 const ADMIN_TOKEN = 'webhooks-crash-admin-token-0123456789'
-const databaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-const schema = `hookcrash_${process.pid}_${Date.now()}`
-t.teardown(async () => {
-  const client = new pg.Client({ connectionString: databaseUrl })
-  await client.connect()
-  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-  await client.end()
-})
+const schema = uniqueSchema('hookcrash')
+t.teardown(() => dropSchema(schema))
 
 const devnet = await startDevnet({
   chains: [
@@ -64,7 +58,7 @@ t.teardown(() => {
 t.test('events survive a SIGKILL mid-delivery', async (t) => {
   const env = {
     ...devnetEnvironment(devnet),
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: TEST_DATABASE_URL,
     DATABASE_SCHEMA: schema,
     RATE_LIMITS: 'off',
     ADMIN_TOKEN,

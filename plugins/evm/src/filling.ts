@@ -53,10 +53,11 @@ import {
 import {
   depositAddressKey,
   type EvmChainContext,
+  estimateGasOr,
   type FeeTerms,
   feeTerms,
   GAS,
-  GAS_HEADROOM_PERCENT,
+  isNativeCurrency,
   tokenDomain,
 } from './quoting.js'
 import { rpc } from './rpc.js'
@@ -129,7 +130,7 @@ function messagesOf(error: unknown): string {
 /** The filling capability of a chain with a multicaller (and, for depository refunds, a depository). */
 export function createEvmFilling(context: EvmChainContext, finality: FinalityPolicy): FillingCapability {
   const chainName = `${context.label.displayName} (${context.label.id})`
-  const isNative = (currency: string) => currency.toLowerCase() === context.nativeCurrencyId
+  const isNative = (currency: string) => isNativeCurrency(context, currency)
 
   const address = (value: string, role: AddressRole): Address => {
     if (typeof value !== 'string' || !isAddress(value, { strict: false })) {
@@ -154,20 +155,11 @@ export function createEvmFilling(context: EvmChainContext, finality: FinalityPol
     return value as Address
   }
 
-  /** Simulated gas with headroom; the fallback when the simulation reverts (transport trouble still throws). */
-  const estimate = async (
+  const estimate = (
     call: { account: Address; to: Address; data?: Hex; value: bigint },
     fallback: bigint,
     headroom = true,
-  ): Promise<bigint> => {
-    try {
-      const gas = await rpc(context.label, () => context.client.estimateGas(call))
-      return headroom ? (gas * GAS_HEADROOM_PERCENT) / 100n : gas
-    } catch (error) {
-      if (error instanceof PontisError) throw error
-      return fallback
-    }
-  }
+  ) => estimateGasOr(context, call, fallback, headroom)
 
   const nextNonce = async (owner: Address): Promise<bigint> =>
     BigInt(

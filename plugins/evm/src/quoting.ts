@@ -59,7 +59,10 @@ export interface FeeTerms {
   readonly maxPriorityFeePerGas: bigint
 }
 
-const isNative = (context: EvmChainContext, currency: string) => currency === context.nativeCurrencyId
+/** The native currency id compared without regard to case (a checksummed zero address is still native). */
+export const isNativeCurrency = (context: EvmChainContext, currency: string): boolean =>
+  currency.toLowerCase() === context.nativeCurrencyId.toLowerCase()
+const isNative = isNativeCurrency
 
 function depositoryOf(context: EvmChainContext): Address {
   if (!context.depository) {
@@ -86,21 +89,33 @@ export function feeTerms(context: EvmChainContext): Promise<FeeTerms> {
 }
 
 /** Simulated gas with headroom, or the fallback when the simulation reverts (transport failures still surface). */
-async function simulateGas(
+/**
+ * Simulated gas (with headroom unless told otherwise), or the fallback when the simulation reverts;
+ * transport trouble still throws. Uncached: signing wants a fresh figure.
+ */
+export async function estimateGasOr(
+  context: EvmChainContext,
+  call: { account: Address; to: Address; data?: Hex; value?: bigint },
+  fallback: bigint,
+  headroom = true,
+): Promise<bigint> {
+  try {
+    const gas = await rpc(context.label, () => context.client.estimateGas(call))
+    return headroom ? (gas * GAS_HEADROOM_PERCENT) / 100n : gas
+  } catch (error) {
+    if (error instanceof PontisError) throw error
+    return fallback
+  }
+}
+
+/** {@link estimateGasOr} memoised for the read-cache TTL: quotes of the same shape share one simulation. */
+function simulateGas(
   context: EvmChainContext,
   call: { account: Address; to: Address; data?: Hex; value?: bigint },
   fallback: bigint,
 ): Promise<bigint> {
   const key = `gas:${call.account}:${call.to}:${call.value ?? 0n}:${call.data ?? '0x'}`
-  return context.cache.read(key, () =>
-    rpc(context.label, () => context.client.estimateGas(call)).then(
-      (gas) => (gas * GAS_HEADROOM_PERCENT) / 100n,
-      (error: unknown) => {
-        if (error instanceof PontisError) throw error
-        return fallback
-      },
-    ),
-  )
+  return context.cache.read(key, () => estimateGasOr(context, call, fallback))
 }
 
 export function readAllowance(

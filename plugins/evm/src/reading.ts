@@ -23,14 +23,12 @@ import {
   toEventSelector,
 } from 'viem'
 import { depositoryAbi, erc20Abi, multicallerAbi } from './abi.js'
-import { type EvmChainContext, readAllowance } from './quoting.js'
+import { type EvmChainContext, isNativeCurrency, readAllowance } from './quoting.js'
 import { rpc } from './rpc.js'
 import { confirmationsOf, findTransaction, lookUpReceipt } from './transactions.js'
 
 /** The order id of a payout whose order is not known on chain (plain transfers out of a deposit address). */
 export const UNKNOWN_ORDER_ID: Hex = `0x${'00'.repeat(32)}`
-
-const isNative = (context: EvmChainContext, currency: string) => currency === context.nativeCurrencyId
 
 const DEPOSIT_EVENTS = depositoryAbi.filter(
   (item) =>
@@ -125,7 +123,7 @@ function fillFacts(
       index,
       orderId,
       recipient: getAddress(payment.recipient),
-      currencyId: isNative(context, payment.token.toLowerCase())
+      currencyId: isNativeCurrency(context, payment.token.toLowerCase())
         ? context.nativeCurrencyId
         : getAddress(payment.token),
       amount: payment.amount,
@@ -305,7 +303,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
     readBalance(owner: string, currencyId: string): Promise<bigint> {
       return context.cache.read(`balance:${currencyId}:${owner}`, () =>
         rpc(context.label, () =>
-          isNative(context, currencyId)
+          isNativeCurrency(context, currencyId)
             ? context.client.getBalance({ address: owner as Address })
             : context.client.readContract({
                 address: currencyId as Address,
@@ -318,7 +316,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
     },
 
     readAllowance: (owner, spender, currencyId) =>
-      isNative(context, currencyId)
+      isNativeCurrency(context, currencyId)
         ? Promise.resolve((1n << 256n) - 1n)
         : readAllowance(context, owner, spender, currencyId),
   }

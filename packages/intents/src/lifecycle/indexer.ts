@@ -103,14 +103,13 @@ export class Indexer {
     }
     let requestId: string | undefined
     for (const fact of facts.facts) {
-      await this.#see(chain, {
+      const request = await this.#see(chain, {
         ...fact,
         chainId,
         transactionId,
         confirmations: facts.confirmations ?? 0,
         ...(facts.blockNumber !== undefined ? { blockNumber: facts.blockNumber } : {}),
       })
-      const request = await this.#lifecycle.requests.getRequest(fact.depositId)
       if (request) requestId = request.id
     }
     await this.#confirmPending()
@@ -123,8 +122,8 @@ export class Indexer {
     }
   }
 
-  /** Records a deposit with what it means for its request; acts on it once confirmed. */
-  async #see(chain: RegisteredChain, deposit: SeenDeposit): Promise<void> {
+  /** Records a deposit with what it means for its request (returned, when there is one); acts on it once confirmed. */
+  async #see(chain: RegisteredChain, deposit: SeenDeposit): Promise<StoredRequest | undefined> {
     const request = await this.#lifecycle.requests.getRequest(deposit.depositId)
     const outcome = await this.#classify(chain, deposit, request)
     const recorded = await this.#lifecycle.recordDeposit({
@@ -141,6 +140,7 @@ export class Indexer {
     })
     if (recorded)
       this.#logger.info('deposit seen', { chainId: chain.id, transactionId: deposit.transactionId, outcome })
+    return request
   }
 
   async #classify(
