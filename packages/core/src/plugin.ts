@@ -73,6 +73,23 @@ export interface IdentityCapability {
   normalizeCurrency(currencyId: string, role?: CurrencyRole): string
   /** The canonical id of the chain's native currency. */
   readonly nativeCurrencyId: string
+  /**
+   * The bytes an address or currency id stands for in signed protocol messages and order hashes
+   * (EVM: the 20 address bytes; SVM: the base58-decoded key; Bitcoin: the output script), 0x-hex.
+   * @throws PontisError as {@link normalizeAddress} / {@link normalizeCurrency} for invalid input.
+   */
+  encodeAddress(address: string, role: AddressRole | CurrencyRole): `0x${string}`
+  /**
+   * The bytes of a transaction id in signed messages (EVM: the 32-byte hash), 0x-hex.
+   * @throws PontisError INVALID_REQUEST naming the expected form.
+   */
+  encodeTransactionId(transactionId: string): `0x${string}`
+  /**
+   * True when `signature` is `signer`'s signature of the raw bytes `message` under the family's
+   * message-signing scheme (EVM: EIP-191 `personal_sign`; SVM: ed25519). Never throws for a bad
+   * signature, only answers false. Families without such a scheme omit it.
+   */
+  verifyMessage?(signer: string, message: `0x${string}`, signature: `0x${string}`): Promise<boolean>
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -234,11 +251,37 @@ export interface PayoutFact {
   readonly amount: bigint
 }
 
+/** How final a read must be: the chain's fast or slow rule of its {@link FinalityPolicy}. */
+export type FinalityMode = 'fast' | 'slow'
+
+/** A depository withdrawal request to look up, exactly as the depository verifies it. */
+export interface WithdrawalQuery {
+  /** The family's encoding of the request (EVM: ABI-encoded `CallRequest`), 0x-hex. */
+  readonly withdrawal: `0x${string}`
+  readonly depository: string
+  /** The status is read at the newest state that meets this rule. */
+  readonly mode: FinalityMode
+  /** The executing transaction, for families that cannot look a request up by id. */
+  readonly transactionId?: string
+}
+
+/** One payment a withdrawal request makes when executed. */
+export interface WithdrawalTransfer {
+  readonly recipient: string
+  readonly currencyId: string
+  readonly amount: bigint
+}
+
 /** State of a depository withdrawal. */
 export interface WithdrawalFact {
+  /** The id the depository tracks the request by (EVM: its EIP-712 struct hash), 32-byte hex. */
   readonly withdrawalId: string
   readonly depository: string
   readonly status: 'pending' | 'executed' | 'expired'
+  /** The request's own reference (EVM: its `nonce` as 32 bytes): the hub withdrawal it pays. */
+  readonly reference: `0x${string}`
+  /** The plain transfers the request makes, in order; calls of other shapes are not listed. */
+  readonly transfers: readonly WithdrawalTransfer[]
 }
 
 /** A deposit found by scanning the depository, with where it stands. */
@@ -268,7 +311,11 @@ export interface ReadingCapability {
   scanDeposits?(cursor: string | undefined): Promise<DepositScan>
   readFills?(transactionId: string): Promise<TransactionFacts<PayoutFact>>
   readRefunds?(transactionId: string): Promise<TransactionFacts<PayoutFact>>
-  readWithdrawal?(withdrawalId: string, depository: string): Promise<WithdrawalFact>
+  /**
+   * Where a withdrawal request stands at the newest state meeting `query.mode`.
+   * @throws PontisError INVALID_REQUEST when `query.withdrawal` is not a request of this family.
+   */
+  readWithdrawal?(query: WithdrawalQuery): Promise<WithdrawalFact>
   /** Balance of `owner` in `currencyId`, smallest unit. */
   readBalance(owner: string, currencyId: string): Promise<bigint>
   /** How much of `currencyId` `owner` lets `spender` move (families without allowances: unlimited). */

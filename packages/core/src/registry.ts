@@ -466,3 +466,22 @@ export async function loadRegistry(options: LoadRegistryOptions = {}): Promise<R
   await registry.addChains(config.chains, config.chainsFile)
   return registry
 }
+
+/** The chain's id inside orders and signed protocol messages: `protocol.v2.chainId`, else its name. */
+export function protocolChainIdOf(chain: RegisteredChain): string {
+  return chain.record.protocol?.v2?.chainId ?? chain.record.name
+}
+
+/**
+ * The chain named `protocolChainId` in protocol messages.
+ * @throws PontisError UNSUPPORTED_CHAIN naming the id and the chains served.
+ */
+export function chainByProtocolId(registry: Registry, protocolChainId: string): RegisteredChain {
+  const chains = [...registry.chains()]
+  const found = chains.find((chain) => protocolChainIdOf(chain) === protocolChainId)
+  if (found) return found
+  throw new PontisError(
+    'UNSUPPORTED_CHAIN',
+    `Chain '${protocolChainId}' is not served here. Chains: ${chains.map(protocolChainIdOf).join(', ')}.`,
+  )
+}

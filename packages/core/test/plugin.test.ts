@@ -16,6 +16,8 @@ const identity: ChainAdapter['identity'] = {
   isValidAddress: () => true,
   normalizeAddress: (address) => address,
   normalizeCurrency: (currencyId) => currencyId,
+  encodeAddress: (address) => `0x${Buffer.from(address).toString('hex')}`,
+  encodeTransactionId: (transactionId) => `0x${Buffer.from(transactionId).toString('hex')}`,
 }
 
 const definition: PluginDefinition<{ depth: number }> = {

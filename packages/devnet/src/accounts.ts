@@ -76,8 +76,8 @@ function account(index: number): DevAccount {
 }
 
 /**
- * #0: deploys the contracts. Its nonce fixes their addresses (0: stablecoin, 1: depository, 2: reserved
- * for the hub oracle contract), so the devnet spends no other transaction from it.
+ * #0: deploys the contracts. Its nonce fixes their addresses (0: stablecoin, 1: depository, 2: the hub
+ * oracle contract), so the devnet spends no other transaction from it.
  */
 export const DEPLOYER: DevAccount = account(0)
 /** #1: the reference solver; funded with stablecoin on every chain. */
@@ -90,7 +90,7 @@ export const USERS: readonly DevAccount[] = [account(3), account(4), account(5),
 export const MULTICALLER_DEPLOYER: DevAccount = account(7)
 /** #8: owner of the stablecoin (the only account that may `mint`); mints the devnet's funding. */
 export const MINTER: DevAccount = account(8)
-/** #9: the local oracle's signing key. */
+/** #9: the local oracle's signing key; the devnet hub oracle contract's only signer (threshold 1). */
 export const ORACLE_SIGNER: DevAccount = account(9)
 
 /** The devnet's accounts by role, as returned by `startDevnet`. */

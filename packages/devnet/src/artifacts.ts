@@ -15,6 +15,9 @@ import {
   pontisMulticallerAbi,
   pontisMulticallerBytecode,
   pontisMulticallerDeployedBytecode,
+  pontisOracleHubAbi,
+  pontisOracleHubBytecode,
+  pontisOracleHubDeployedBytecode,
   pontisUsdAbi,
   pontisUsdBytecode,
   pontisUsdDeployedBytecode,
@@ -30,6 +33,9 @@ export {
   pontisMulticallerAbi,
   pontisMulticallerBytecode,
   pontisMulticallerDeployedBytecode,
+  pontisOracleHubAbi,
+  pontisOracleHubBytecode,
+  pontisOracleHubDeployedBytecode,
   pontisUsdAbi,
   pontisUsdBytecode,
   pontisUsdDeployedBytecode,
@@ -65,6 +71,14 @@ export const PONTIS_CALL_EXECUTOR: ContractArtifact<typeof pontisCallExecutorAbi
   abi: pontisCallExecutorAbi,
   bytecode: pontisCallExecutorBytecode,
   deployedBytecode: pontisCallExecutorDeployedBytecode,
+}
+
+/** The settlement hub's oracle contract: multisig-verified EIP-712 executions over a balance ledger. */
+export const PONTIS_ORACLE_HUB: ContractArtifact<typeof pontisOracleHubAbi> = {
+  contractName: 'PontisOracleHub',
+  abi: pontisOracleHubAbi,
+  bytecode: pontisOracleHubBytecode,
+  deployedBytecode: pontisOracleHubDeployedBytecode,
 }
 
 /** The 6-decimals stablecoin (EIP-2612, EIP-3009). */

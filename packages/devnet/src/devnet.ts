@@ -1,28 +1,35 @@
 /**
- * The local EVM devnet: anvil chains with the stablecoin and the depository deployed at fixed
- * addresses, and the solver and test users funded.
+ * The local EVM devnet: anvil chains with the stablecoin, the depository, the multicaller and the hub
+ * oracle contract deployed at fixed addresses, and the solver and test users funded.
  *
  * Address plan (identical on every chain, because each chain starts from an empty state and the same
  * deployer spends the same nonces):
  * - deployer #0 nonce 0: PontisUSD (stablecoin)    0x5FbDB2315678afecb367f032d93F642f64180aa3
  * - deployer #0 nonce 1: PontisDepository          0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512
- * - deployer #0 nonce 2: reserved for the hub oracle verifier (configs/chains.hub.local.json)
- *                                                   0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0
+ * - deployer #0 nonce 2: PontisOracleHub           0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0
+ *   (the hub oracle contract of configs/chains.hub.local.json: domain "PontisOracle"/"1", signer
+ *   account #9, threshold 1; deployed on every chain, the hub config names chain 31337)
  * - account #7 nonce 0: PontisMulticaller           0xef11D1c2aA48826D4c41e54ab82D1Ff5Ad8A64Ca
  *   (which creates its PontisCallExecutor at its own nonce 1: 0x4FF3706b36a51e0e0A6e30AeAb70cF4EB71175E2)
- * Funding is minted by the stablecoin's owner, the minter account #8, so the deployer's nonce is 2
+ * Funding is minted by the stablecoin's owner, the minter account #8, so the deployer's nonce is 3
  * when the devnet is ready. The solver (#1) approves the multicaller for the stablecoin (its nonce 0).
  */
 import {
   type Address,
+  BaseError,
   type Chain,
   createPublicClient,
   createWalletClient,
+  decodeErrorResult,
   defineChain,
+  encodeDeployData,
+  getAddress,
   getContractAddress,
   type Hash,
+  type Hex,
   http,
   isAddressEqual,
+  isHex,
   maxUint256,
   type PublicClient,
 } from 'viem'
@@ -32,6 +39,8 @@ import {
   pontisDepositoryBytecode,
   pontisMulticallerAbi,
   pontisMulticallerBytecode,
+  pontisOracleHubAbi,
+  pontisOracleHubBytecode,
   pontisUsdAbi,
   pontisUsdBytecode,
 } from './abis.gen.js'
@@ -43,10 +52,12 @@ import {
   type DevnetAccounts,
   MINTER,
   MULTICALLER_DEPLOYER,
+  ORACLE_SIGNER,
   SOLVER,
   USERS,
 } from './accounts.js'
 import { type AnvilInstance, startAnvil } from './anvil.js'
+import { HUB_ORACLE_DOMAIN_NAME, HUB_ORACLE_DOMAIN_VERSION } from './hub.js'
 
 /** PontisUSD: deployer #0's CREATE address at nonce 0. */
 export const STABLECOIN_ADDRESS: Address = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
@@ -56,7 +67,7 @@ export const DEPOSITORY_ADDRESS: Address = '0xe7f1725E7734CE288F8367e1Bb143E90bb
 export const MULTICALLER_ADDRESS: Address = '0xef11D1c2aA48826D4c41e54ab82D1Ff5Ad8A64Ca'
 /** The PontisCallExecutor the multicaller creates in its constructor (the multicaller's nonce 1). */
 export const MULTICALLER_EXECUTOR_ADDRESS: Address = '0x4FF3706b36a51e0e0A6e30AeAb70cF4EB71175E2'
-/** Reserved for the hub oracle contract: deployer #0's CREATE address at nonce 2 (not deployed yet). */
+/** PontisOracleHub, the hub oracle contract: deployer #0's CREATE address at nonce 2. */
 export const HUB_ORACLE_ADDRESS: Address = '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0'
 
 /** Stablecoin decimals (as USDC). */
@@ -109,7 +120,7 @@ export interface DevnetChain {
   port: number
   /** A viem chain definition for clients of this chain. */
   chain: Chain
-  contracts: { stablecoin: Address; depository: Address; multicaller: Address }
+  contracts: { stablecoin: Address; depository: Address; multicaller: Address; oracleHub: Address }
 }
 
 /** A running devnet. */
@@ -132,9 +143,10 @@ export function devnetChain(chainId: number, rpcUrl: string): Chain {
 }
 
 /**
- * Starts the chains, deploys PontisUSD, PontisDepository and PontisMulticaller on each at the fixed
- * addresses, mints stablecoin to the solver and the test users, and has the solver approve the
- * multicaller for the stablecoin (unlimited). On any failure every started chain is stopped again.
+ * Starts the chains, deploys PontisUSD, PontisDepository, PontisOracleHub (signer: the oracle signer
+ * #9, threshold 1) and PontisMulticaller on each at the fixed addresses, mints stablecoin to the
+ * solver and the test users, and has the solver approve the multicaller for the stablecoin
+ * (unlimited). On any failure every started chain is stopped again.
  *
  * @throws Error when a chain cannot start (port taken, no anvil binary) or a deployment lands elsewhere
  *   than the address plan says.
@@ -207,6 +219,13 @@ async function setUpChain(anvil: AnvilInstance, log: (message: string) => void):
     nonce: 1,
     gas: DEPLOY_GAS,
   })
+  const oracleHubHash = await deployer.deployContract({
+    abi: pontisOracleHubAbi,
+    bytecode: pontisOracleHubBytecode,
+    args: [HUB_ORACLE_DOMAIN_NAME, HUB_ORACLE_DOMAIN_VERSION, [ORACLE_SIGNER.address], 1n],
+    nonce: 2,
+    gas: DEPLOY_GAS,
+  })
   const multicallerHash = await multicallerDeployer.deployContract({
     abi: pontisMulticallerAbi,
     bytecode: pontisMulticallerBytecode,
@@ -229,6 +248,14 @@ async function setUpChain(anvil: AnvilInstance, log: (message: string) => void):
     DEPOSITORY_ADDRESS,
     'PontisDepository',
   )
+  const oracleHub = await deployedAddress(
+    client,
+    oracleHubHash,
+    DEPLOYER,
+    2,
+    HUB_ORACLE_ADDRESS,
+    'PontisOracleHub',
+  )
   const multicaller = await deployedAddress(
     client,
     multicallerHash,
@@ -247,7 +274,7 @@ async function setUpChain(anvil: AnvilInstance, log: (message: string) => void):
     throw new Error(`PontisCallExecutor created at ${executor}, expected ${MULTICALLER_EXECUTOR_ADDRESS}`)
   }
   log(
-    `chain ${anvil.chainId}: PontisUSD at ${stablecoin}, PontisDepository at ${depository}, PontisMulticaller at ${multicaller}`,
+    `chain ${anvil.chainId}: PontisUSD at ${stablecoin}, PontisDepository at ${depository}, PontisOracleHub at ${oracleHub}, PontisMulticaller at ${multicaller}`,
   )
 
   const funding: Array<[Address, bigint]> = [
@@ -293,7 +320,7 @@ async function setUpChain(anvil: AnvilInstance, log: (message: string) => void):
     rpcUrl: anvil.rpcUrl,
     port: anvil.port,
     chain,
-    contracts: { stablecoin, depository, multicaller },
+    contracts: { stablecoin, depository, multicaller, oracleHub },
   }
 }
 
@@ -316,6 +343,77 @@ async function deployedAddress(
     )
   }
   return expected
+}
+
+/** Options of {@link deployOracleHub}. */
+export interface DeployOracleHubOptions {
+  rpcUrl: string
+  chainId: number
+  /** Pays for and sends the deployment (its next nonce is used). */
+  deployerKey: Hex
+  /** EIP-712 domain name; defaults to {@link HUB_ORACLE_DOMAIN_NAME}. */
+  name?: string
+  /** EIP-712 domain version; defaults to {@link HUB_ORACLE_DOMAIN_VERSION}. */
+  version?: string
+  /** Nonzero and distinct. */
+  signers: readonly Address[]
+  /** Signatures an execution needs: 1 to `signers.length`. */
+  threshold: number
+}
+
+/**
+ * Deploys another PontisOracleHub (e.g. with a 2-of-3 signer set) and waits for it.
+ *
+ * @returns The new contract's address.
+ * @throws Error when the constructor rejects the signers or the threshold, naming the contract error
+ *   (e.g. `PontisOracleHub constructor reverted: ZeroSigner(1)`; also `DuplicateSigner(index, signer)`,
+ *   `InvalidThreshold(threshold, signerCount)`), or when the deployment fails.
+ */
+export async function deployOracleHub(options: DeployOracleHubOptions): Promise<Address> {
+  const chain = devnetChain(options.chainId, options.rpcUrl)
+  const transport = http(options.rpcUrl)
+  const client = createPublicClient({ chain, transport, pollingInterval: 50 })
+  const account = privateKeyToAccount(options.deployerKey)
+  const args = [
+    options.name ?? HUB_ORACLE_DOMAIN_NAME,
+    options.version ?? HUB_ORACLE_DOMAIN_VERSION,
+    [...options.signers],
+    BigInt(options.threshold),
+  ] as const
+  // The dry run turns a constructor revert into a named error instead of a mined failed transaction.
+  try {
+    await client.call({
+      account,
+      data: encodeDeployData({ abi: pontisOracleHubAbi, bytecode: pontisOracleHubBytecode, args }),
+    })
+  } catch (error) {
+    throw new Error(`PontisOracleHub constructor reverted: ${describeHubRevert(error)}`, { cause: error })
+  }
+  const hash = await createWalletClient({ chain, transport, account }).deployContract({
+    abi: pontisOracleHubAbi,
+    bytecode: pontisOracleHubBytecode,
+    args,
+  })
+  const receipt = await client.waitForTransactionReceipt({ hash })
+  if (receipt.status !== 'success' || !receipt.contractAddress)
+    throw new Error(`PontisOracleHub deployment ${hash} failed`)
+  return getAddress(receipt.contractAddress)
+}
+
+/** `Name(arg, ...)` of a PontisOracleHub custom error inside a viem error, else the error's message. */
+function describeHubRevert(error: unknown): string {
+  if (!(error instanceof BaseError)) return String(error)
+  const withData = error.walk((inner) => isHex((inner as { data?: unknown }).data))
+  const data = (withData as { data?: unknown } | null)?.data
+  if (isHex(data) && data.length >= 10) {
+    try {
+      const decoded = decodeErrorResult({ abi: pontisOracleHubAbi, data })
+      return `${decoded.errorName}(${(decoded.args ?? []).map(String).join(', ')})`
+    } catch {
+      // Not one of the hub's errors: fall through to the message.
+    }
+  }
+  return error.shortMessage
 }
 
 /**

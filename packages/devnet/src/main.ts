@@ -10,10 +10,12 @@ try {
   const devnet = await startDevnet({ log })
   for (const chain of devnet.chains) {
     log(
-      `chain ${chain.chainId} ${chain.rpcUrl} stablecoin ${chain.contracts.stablecoin} depository ${chain.contracts.depository} multicaller ${chain.contracts.multicaller}`,
+      `chain ${chain.chainId} ${chain.rpcUrl} stablecoin ${chain.contracts.stablecoin} depository ${chain.contracts.depository} multicaller ${chain.contracts.multicaller} oracle hub ${chain.contracts.oracleHub}`,
     )
   }
-  log(`solver ${DEVNET_ACCOUNTS.solver.address}, allocator ${DEVNET_ACCOUNTS.allocator.address}`)
+  log(
+    `solver ${DEVNET_ACCOUNTS.solver.address}, allocator ${DEVNET_ACCOUNTS.allocator.address}, oracle signer ${DEVNET_ACCOUNTS.oracleSigner.address}`,
+  )
   log('ready (Ctrl-C to stop)')
   const shutdown = async (): Promise<void> => {
     await devnet.stop()

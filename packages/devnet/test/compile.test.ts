@@ -9,13 +9,19 @@ import {
   renderOutputs,
   SOLC_SETTINGS,
 } from '../scripts/compile.js'
-import { PONTIS_CALL_EXECUTOR, PONTIS_DEPOSITORY, PONTIS_MULTICALLER, PONTIS_USD } from '../src/artifacts.js'
+import {
+  PONTIS_CALL_EXECUTOR,
+  PONTIS_DEPOSITORY,
+  PONTIS_MULTICALLER,
+  PONTIS_ORACLE_HUB,
+  PONTIS_USD,
+} from '../src/artifacts.js'
 
 t.test('recompiling gives byte-identical committed artifacts and abis.gen.ts', async (t) => {
   const artifacts = compileContracts()
   t.same(
     artifacts.map((artifact) => artifact.contractName),
-    ['PontisCallExecutor', 'PontisDepository', 'PontisMulticaller', 'PontisUSD'],
+    ['PontisCallExecutor', 'PontisDepository', 'PontisMulticaller', 'PontisOracleHub', 'PontisUSD'],
   )
   const outputs = renderOutputs(artifacts)
   for (const file of outputs) {
@@ -26,14 +32,26 @@ t.test('recompiling gives byte-identical committed artifacts and abis.gen.ts', a
   const written = readdirSync(join(PACKAGE_DIR, 'artifacts')).sort()
   t.same(
     written,
-    ['PontisCallExecutor.json', 'PontisDepository.json', 'PontisMulticaller.json', 'PontisUSD.json'],
+    [
+      'PontisCallExecutor.json',
+      'PontisDepository.json',
+      'PontisMulticaller.json',
+      'PontisOracleHub.json',
+      'PontisUSD.json',
+    ],
     'no stale artifacts',
   )
 })
 
 t.test('artifacts record the source hash and compiler, and carry no metadata trailer', async (t) => {
   const sources = readSources()
-  for (const name of ['PontisCallExecutor', 'PontisDepository', 'PontisMulticaller', 'PontisUSD']) {
+  for (const name of [
+    'PontisCallExecutor',
+    'PontisDepository',
+    'PontisMulticaller',
+    'PontisOracleHub',
+    'PontisUSD',
+  ]) {
     const artifact = JSON.parse(readFileSync(join(PACKAGE_DIR, 'artifacts', `${name}.json`), 'utf8')) as {
       contractName: string
       sourceSha256: string
@@ -60,7 +78,13 @@ t.test('artifacts record the source hash and compiler, and carry no metadata tra
 })
 
 t.test('the typed exports match the artifacts', async (t) => {
-  for (const artifact of [PONTIS_CALL_EXECUTOR, PONTIS_DEPOSITORY, PONTIS_MULTICALLER, PONTIS_USD]) {
+  for (const artifact of [
+    PONTIS_CALL_EXECUTOR,
+    PONTIS_DEPOSITORY,
+    PONTIS_MULTICALLER,
+    PONTIS_ORACLE_HUB,
+    PONTIS_USD,
+  ]) {
     const file = JSON.parse(
       readFileSync(join(PACKAGE_DIR, 'artifacts', `${artifact.contractName}.json`), 'utf8'),
     ) as { abi: unknown; bytecode: string; deployedBytecode: string }

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { getAddress, hashDomain, maxUint256, parseEther } from 'viem'
-import { DEPLOYER, MULTICALLER_DEPLOYER, SOLVER, USERS } from '../src/accounts.js'
+import { DEPLOYER, MULTICALLER_DEPLOYER, ORACLE_SIGNER, SOLVER, USERS } from '../src/accounts.js'
 import {
   pontisCallExecutorAbi,
   pontisDepositoryAbi,
   pontisMulticallerAbi,
+  pontisOracleHubAbi,
   pontisUsdAbi,
 } from '../src/artifacts.js'
 import {
@@ -39,13 +40,14 @@ t.test('two chains with distinct ids, contracts at the planned addresses, accoun
       stablecoin: STABLECOIN_ADDRESS,
       depository: DEPOSITORY_ADDRESS,
       multicaller: MULTICALLER_ADDRESS,
+      oracleHub: HUB_ORACLE_ADDRESS,
     })
     t.ok((await publicClient.getCode({ address: STABLECOIN_ADDRESS }))?.length, 'stablecoin has code')
     t.ok((await publicClient.getCode({ address: DEPOSITORY_ADDRESS }))?.length, 'depository has code')
     t.ok((await publicClient.getCode({ address: MULTICALLER_ADDRESS }))?.length, 'multicaller has code')
     t.ok((await publicClient.getCode({ address: MULTICALLER_EXECUTOR_ADDRESS }))?.length, 'executor has code')
-    t.equal(await publicClient.getCode({ address: HUB_ORACLE_ADDRESS }), undefined, 'nonce-2 address is free')
-    t.equal(await publicClient.getTransactionCount({ address: DEPLOYER.address }), 2, 'deployer nonce is 2')
+    t.ok((await publicClient.getCode({ address: HUB_ORACLE_ADDRESS }))?.length, 'oracle hub has code')
+    t.equal(await publicClient.getTransactionCount({ address: DEPLOYER.address }), 3, 'deployer nonce is 3')
     t.equal(
       await publicClient.getTransactionCount({ address: MULTICALLER_DEPLOYER.address }),
       1,
@@ -122,6 +124,19 @@ t.test('two chains with distinct ids, contracts at the planned addresses, accoun
       verifyingContract: DEPOSITORY_ADDRESS,
       salt: `0x${'0'.repeat(64)}`,
     })
+    const hubDomain = await publicClient.getEip712Domain({ address: HUB_ORACLE_ADDRESS })
+    t.same(hubDomain.domain, {
+      name: 'PontisOracle',
+      version: '1',
+      chainId: chain.chainId,
+      verifyingContract: HUB_ORACLE_ADDRESS,
+      salt: `0x${'0'.repeat(64)}`,
+    })
+    const hub = { address: HUB_ORACLE_ADDRESS, abi: pontisOracleHubAbi } as const
+    t.same(await publicClient.readContract({ ...hub, functionName: 'signers' }), [
+      getAddress(ORACLE_SIGNER.address),
+    ])
+    t.equal(await publicClient.readContract({ ...hub, functionName: 'threshold' }), 1n)
     t.equal(
       await publicClient.readContract({
         address: DEPOSITORY_ADDRESS,
@@ -174,8 +189,11 @@ t.test('two chains with distinct ids, contracts at the planned addresses, accoun
   }
   t.equal(env.LOCAL_A_RPC_URL, devnet.chains[0]!.rpcUrl)
   t.equal(env.LOCAL_B_RPC_URL, devnet.chains[1]!.rpcUrl)
-  const hub = JSON.parse(readFileSync(HUB_CONFIG_PATH, 'utf8')) as { hub: { oracleContract: string } }
-  t.match(hub.hub.oracleContract, HUB_ORACLE_ADDRESS, 'the reserved nonce-2 address is the hub default')
+  const hubConfig = JSON.parse(readFileSync(HUB_CONFIG_PATH, 'utf8')) as {
+    hub: { oracleContract: string; domain: { name: string; version: string } }
+  }
+  t.match(hubConfig.hub.oracleContract, HUB_ORACLE_ADDRESS, 'the deployed hub is the config default')
+  t.same(hubConfig.hub.domain, { name: 'PontisOracle', version: '1' }, 'the config names the deployed domain')
 })
 
 t.test('startDevnet refuses duplicate chain ids and cleans up when a chain cannot start', async (t) => {

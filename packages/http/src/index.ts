@@ -20,4 +20,18 @@ export {
   type OpenApiDocument,
 } from './document.js'
 export { describeProblems, type FieldProblem, toFieldProblems } from './problems.js'
+export {
+  addressBucket,
+  checkRateLimitArguments,
+  clientAddressOf,
+  fixedWindowOf,
+  MemoryRateLimiter,
+  type MemoryRateLimiterOptions,
+  normaliseRoutePath,
+  type RateLimiter,
+  type RateLimitHeaderPolicy,
+  type RateLimitResult,
+  rateLimitResultOf,
+  setRateLimitHeaders,
+} from './ratelimit.js'
 export { listen, type RunningServer } from './server.js'

@@ -3,7 +3,7 @@
  * HTTP and executed as a wallet would: each step signed and sent with viem, then the deposit read
  * back from the chain. Every answer is checked against openapi/intents.yaml.
  */
-import { type IntentsApi, silentLogger } from '@pontis/core'
+import { type IntentsApi, ORDER_TYPES, silentLogger } from '@pontis/core'
 import {
   DEPOSITORY_ADDRESS,
   devnetEnvironment,
@@ -30,7 +30,6 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createIntentsApp, createIntentsRuntime, INTENTS_DOCUMENT_PATH } from '../src/index.js'
-import { ORDER_TYPES } from '../src/quote/order.js'
 
 const NATIVE = '0x0000000000000000000000000000000000000000'
 const devnet = await startDevnet({

@@ -1,15 +1,14 @@
 /**
- * The rate limiters: exact fixed-window counting in memory and in SQL (PGlite and PostgreSQL,
- * where two limiter instances on two connection pools share one limit), cleanup, fallback, the
- * policy and its `RATE_LIMITS` overrides, and the client-address helpers.
+ * The SQL rate limiter: exact fixed-window counting on PGlite and PostgreSQL (where two limiter
+ * instances on two connection pools share one limit), cleanup, fallback, the policy and its
+ * `RATE_LIMITS` overrides, and route classes. The in-memory limiter and the client-address helpers
+ * are tested with their code in packages/http/test/ratelimit.test.ts.
  */
 import crypto from 'node:crypto'
 import { Client } from 'pg'
 import t from 'tap'
 import {
-  addressBucket,
   DEFAULT_RATE_LIMIT_POLICY,
-  MemoryRateLimiter,
   parseRateLimitPolicy,
   type RateLimiter,
   rateLimitPolicyFromEnv,
@@ -85,10 +84,6 @@ function windowSuite(t: TapTest, make: (clock: Clock) => Promise<RateLimiter>) {
     await t.rejects(limiter.hit('x', 1.5, 1000), RangeError)
   })
 }
-
-t.test('memory limiter', async (t) => {
-  windowSuite(t, async (clock) => new MemoryRateLimiter({ now: clock.now }))
-})
 
 interface Database {
   connect(): Promise<SqlClient>
@@ -259,19 +254,11 @@ t.test('policy: defaults and RATE_LIMITS overrides', async (t) => {
   }
 })
 
-t.test('route classes and address buckets', async (t) => {
+t.test('route classes', async (t) => {
   for (const path of ['/quote', '/quote/v2', '/price', '/QUOTE/V2/', '/price/']) {
     t.equal(routeClassOf('POST', path), 'quote', `POST ${path}`)
   }
   t.equal(routeClassOf('GET', '/quote/v2'), 'other')
   t.equal(routeClassOf('POST', '/transactions/index'), 'other')
   t.equal(routeClassOf('GET', '/chains'), 'other')
-  t.equal(addressBucket('203.0.113.7'), '203.0.113.7')
-  t.equal(addressBucket('::ffff:203.0.113.7'), '203.0.113.7', 'IPv4-mapped is the IPv4 address')
-  t.equal(addressBucket('2001:db8:1:2:3:4:5:6'), '2001:db8:1:2::/64', 'IPv6 per /64')
-  t.equal(addressBucket('2001:db8:1:2::9'), '2001:db8:1:2::/64', 'one /64, one bucket')
-  t.equal(addressBucket('2001:db8::1'), '2001:db8:0:0::/64')
-  t.equal(addressBucket('::1'), '0:0:0:0::/64')
-  t.equal(addressBucket('fe80::1%eth0'), 'fe80:0:0:0::/64')
-  t.equal(addressBucket('64:ff9b::192.0.2.33'), '64:ff9b:0:0::/64')
 })

@@ -3,28 +3,66 @@ import {
   hubSigningDomain,
   type Logger,
   type OracleApi,
+  PontisError,
   type RegisteredChain,
   type Registry,
 } from '@pontis/core'
 import {
   type ApiApp,
   createApiApp,
+  createOpenApiAjv,
+  describeProblems,
   type LoadedDocument,
   loadOpenApiDocument,
   type OperationHandler,
+  type OperationRequest,
   type ResponseOf,
+  toFieldProblems,
 } from '@pontis/http'
-import type { SignerIdentity } from './signer.js'
+import {
+  type CollectOptions,
+  collectSignatures,
+  type PeerTarget,
+  type SignedAttestation,
+  signAttestation,
+} from './aggregate.js'
+import { type AttestationEngine, createAttestationEngine, type UnsignedAttestation } from './attestations.js'
+import type { OracleConfig } from './config.js'
+import { createHubReader, type HubReader } from './hub.js'
+import { createApiKeyVerifier, createOracleRateLimit } from './ratelimit.js'
+import type { OracleSigner } from './signer.js'
 
 export const ORACLE_DOCUMENT_PATH = fileURLToPath(new URL('../../../openapi/oracle.yaml', import.meta.url))
 
+/** The parts of {@link OracleConfig} the app uses. */
+export type OracleAppConfig = Pick<
+  OracleConfig,
+  'apiKeys' | 'rateLimit' | 'peers' | 'peerTimeoutMs' | 'signers' | 'threshold' | 'trustProxy' | 'proxyHops'
+>
+
 export interface OracleAppOptions {
   readonly registry: Registry
-  readonly signer: SignerIdentity
+  readonly signer: OracleSigner
   readonly logger: Logger
+  readonly config: OracleAppConfig
   /** Defaults to openapi/oracle.yaml. */
   readonly document?: LoadedDocument
-  readonly trustProxy?: boolean
+  /** Defaults to reading the hub's oracle contract over the hub chain's RPC. */
+  readonly hubReader?: HubReader
+  /** Replaces global fetch for peer requests (tests). */
+  readonly fetch?: typeof fetch
+}
+
+/** Defaults of the spec, for callers that configure only part of the app. */
+export const DEFAULT_ORACLE_APP_CONFIG: OracleAppConfig = {
+  apiKeys: new Map(),
+  rateLimit: { max: 2, windowMs: 1000 },
+  peers: [],
+  peerTimeoutMs: 10_000,
+  signers: undefined,
+  threshold: 1,
+  trustProxy: false,
+  proxyHops: 1,
 }
 
 function toOracleChain(chain: RegisteredChain): OracleApi.OracleChain {
@@ -39,20 +77,94 @@ function toOracleChain(chain: RegisteredChain): OracleApi.OracleChain {
   }
 }
 
+/** One attestation route: its path, response schema, engine method and whether it takes `force`. */
+interface AttestationRoute {
+  readonly operationId: string
+  readonly path: string
+  readonly responseSchema: string
+  readonly forceable: boolean
+  readonly attest: (engine: AttestationEngine, body: never) => Promise<UnsignedAttestation>
+}
+
+const ROUTES: readonly AttestationRoute[] = [
+  {
+    operationId: 'attestDepositoryDeposits',
+    path: '/attestations/depository-deposits/v1',
+    responseSchema: 'DepositoryDepositsResponse',
+    forceable: false,
+    attest: (engine, body: OracleApi.DepositoryDepositsRequest) => engine.depositoryDeposits(body),
+  },
+  {
+    operationId: 'attestDepositoryWithdrawals',
+    path: '/attestations/depository-withdrawals/v1',
+    responseSchema: 'DepositoryWithdrawalsResponse',
+    forceable: false,
+    attest: (engine, body: OracleApi.DepositoryWithdrawalsRequest) => engine.depositoryWithdrawals(body),
+  },
+  {
+    operationId: 'attestSolverFills',
+    path: '/attestations/solver-fills/v1',
+    responseSchema: 'SolverFillsResponse',
+    forceable: true,
+    attest: (engine, body: OracleApi.SolverFillsRequest) => engine.solverFills(body),
+  },
+  {
+    operationId: 'attestSolverRefunds',
+    path: '/attestations/solver-refunds/v1',
+    responseSchema: 'SolverRefundsResponse',
+    forceable: true,
+    attest: (engine, body: OracleApi.SolverRefundsRequest) => engine.solverRefunds(body),
+  },
+  {
+    operationId: 'attestWithdrawalInitiation',
+    path: '/attestations/withdrawal-initiation/v1',
+    responseSchema: 'WithdrawalInitiationResponse',
+    forceable: false,
+    attest: (engine, body: OracleApi.WithdrawalInitiationRequest) => engine.withdrawalInitiation(body),
+  },
+  {
+    operationId: 'attestWithdrawalInitiated',
+    path: '/attestations/withdrawal-initiated/v1',
+    responseSchema: 'WithdrawalInitiatedResponse',
+    forceable: false,
+    attest: (engine, body: OracleApi.WithdrawalInitiatedRequest) => engine.withdrawalInitiated(body),
+  },
+]
+
+const DOCUMENT_ID = 'oracle.yaml'
+
+/** The `x-api-key` header as one string. */
+function presentedKey(request: OperationRequest): string | undefined {
+  const value = request.headers['x-api-key']
+  return Array.isArray(value) ? value[0] : value
+}
+
 /** The oracle's Koa app: every operation of openapi/oracle.yaml, validated and routed. */
 export async function createOracleApp(options: OracleAppOptions): Promise<ApiApp> {
   const loaded = options.document ?? (await loadOpenApiDocument(ORACLE_DOCUMENT_PATH))
-  const hub = options.registry.hub()
+  const { registry, signer, logger, config } = options
+  const hub = registry.hub()
   if (!hub) throw new Error('the oracle needs the hub of configs/chains.hub.<ENVIRONMENT>.json')
+  const domain = hubSigningDomain(hub)
+  const hubChain = registry.tryChain(hub.chainId)
+  const hubReader =
+    options.hubReader ??
+    createHubReader(hub, hubChain?.entry.rpc.url, hubChain?.adapter.finality.slowRequiresFinalized ?? true)
+  const engine = createAttestationEngine({ registry, hub, domain, hubReader })
+  const verifyKey = createApiKeyVerifier(config.apiKeys)
+
+  // Peer answers are checked against the route's response schema before anything else (rule 3).
+  const ajv = createOpenApiAjv()
+  ajv.addSchema(loaded.document as object, DOCUMENT_ID, undefined, false)
+  const shapeChecker = (schema: string): CollectOptions['checkShape'] => {
+    const validate = ajv.compile({ $ref: `${DOCUMENT_ID}#/components/schemas/${schema}` })
+    return (body) => (validate(body) ? undefined : describeProblems(toFieldProblems(validate.errors ?? [])))
+  }
+
   const chainsBody: OracleApi.OracleChainsResponse = {
-    chains: [...options.registry.chains()].sort((a, b) => a.id - b.id).map(toOracleChain),
-    hub: {
-      chainId: hub.chainId,
-      name: hub.name,
-      oracleContract: hub.oracleContract,
-      domain: hubSigningDomain(hub),
-    },
-    signer: options.signer.address,
+    chains: [...registry.chains()].sort((a, b) => a.id - b.id).map(toOracleChain),
+    hub: { chainId: hub.chainId, name: hub.name, oracleContract: hub.oracleContract, domain },
+    signer: signer.address,
   }
   const getLives: OperationHandler<unknown, ResponseOf<OracleApi.GetLivesResponses>> = () => ({
     status: 200,
@@ -62,10 +174,59 @@ export async function createOracleApp(options: OracleAppOptions): Promise<ApiApp
     status: 200,
     body: chainsBody,
   })
+
+  const handlerFor = (route: AttestationRoute): OperationHandler => {
+    const checkShape = shapeChecker(route.responseSchema)
+    return async (request) => {
+      const body = request.body as { force?: boolean; requestPeerSignatures?: boolean }
+      const callerKey = presentedKey(request)
+      if (route.forceable && body.force === true && verifyKey(callerKey) === undefined) {
+        throw new PontisError('UNAUTHORIZED', '`force` needs a valid x-api-key.')
+      }
+      const local = async (): Promise<SignedAttestation> =>
+        signAttestation(await route.attest(engine, body as never), signer, domain)
+      if (body.requestPeerSignatures !== true || config.peers.length === 0) {
+        return { status: 200, body: await local() }
+      }
+      const peers: PeerTarget[] = config.peers.map((peer) => ({
+        url: peer.url,
+        apiKey: peer.credential.kind === 'key' ? peer.credential.key : callerKey,
+      }))
+      const answer = await collectSignatures({
+        domain,
+        allowlist: config.signers,
+        threshold: config.threshold,
+        peers,
+        timeoutMs: config.peerTimeoutMs,
+        logger,
+        path: route.path,
+        // Peers never fan out further.
+        peerBody: { ...body, requestPeerSignatures: false },
+        checkShape,
+        local,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      })
+      return { status: 200, body: answer }
+    }
+  }
+
   return createApiApp({
     loaded,
-    logger: options.logger,
-    trustProxy: options.trustProxy ?? false,
-    handlers: { getLives, getOracleChains },
+    logger,
+    trustProxy: config.trustProxy,
+    middleware: [
+      createOracleRateLimit({
+        max: config.rateLimit.max,
+        windowMs: config.rateLimit.windowMs,
+        apiKeys: config.apiKeys,
+        logger,
+        proxyHops: config.proxyHops,
+      }),
+    ],
+    handlers: {
+      getLives,
+      getOracleChains,
+      ...Object.fromEntries(ROUTES.map((route) => [route.operationId, handlerFor(route)])),
+    },
   })
 }

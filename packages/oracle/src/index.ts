@@ -1,8 +1,42 @@
-export { createOracleApp, ORACLE_DOCUMENT_PATH, type OracleAppOptions } from './app.js'
 export {
-  DEFAULT_ORACLE_PORT,
-  type OracleServiceOptions,
+  collectSignatures,
+  SignatureAggregator,
+  type SignedAttestation,
+  signAttestation,
+  signatureProblem,
+} from './aggregate.js'
+export {
+  createOracleApp,
+  DEFAULT_ORACLE_APP_CONFIG,
+  ORACLE_DOCUMENT_PATH,
+  type OracleAppConfig,
+  type OracleAppOptions,
+} from './app.js'
+export { type AttestationEngine, createAttestationEngine, type UnsignedAttestation } from './attestations.js'
+export {
+  assertSignerAllowed,
+  DEFAULT_VAULT_SECRETS_DIR,
+  loadOracleConfig,
+  loadVaultSecrets,
+  type OracleConfig,
+  OracleConfigError,
+  type PeerConfig,
   resolveOraclePort,
-  startOracleService,
-} from './service.js'
-export { resolveSigner, type SignerIdentity } from './signer.js'
+} from './config.js'
+export {
+  createHubReader,
+  decodeHubAction,
+  encodeHubAction,
+  HUB_ACTION,
+  type HubAction,
+  type HubActionKind,
+  type HubReader,
+  hubAccountKey,
+  hubAssetKey,
+  idempotencyKey,
+  withdrawalAddressOf,
+} from './hub.js'
+export { createApiKeyVerifier, createOracleRateLimit } from './ratelimit.js'
+export { type OracleServiceOptions, startOracleService } from './service.js'
+export { createSigner, type OracleSigner, type SigningConfig } from './signer.js'
+export { EXECUTION_TYPES, executionDigest, typedDataDigest } from './typed-data.js'

@@ -1,41 +1,44 @@
 import { createLogger, type Logger, loadRegistry } from '@pontis/core'
 import { listen, type RunningServer } from '@pontis/http'
 import { createOracleApp } from './app.js'
-import { resolveSigner } from './signer.js'
-
-export const DEFAULT_ORACLE_PORT = 3000
+import { assertSignerAllowed, loadOracleConfig, loadVaultSecrets } from './config.js'
+import { createSigner, type KmsClientLike } from './signer.js'
 
 export interface OracleServiceOptions {
+  /** Default `process.env`; secrets of the vault directory are added to it. */
   readonly env?: NodeJS.ProcessEnv
+  /** Overrides the configured port (0 picks a free one). */
   readonly port?: number
   readonly host?: string
   readonly configDir?: string
   readonly logger?: Logger
+  /** Replaces the AWS KMS client (tests). */
+  readonly kmsClient?: KmsClientLike
 }
 
-/** The spec's order: `HTTP_PORT`, then `PORT`, then 3000. A set value that is not a port is an error. */
-export function resolveOraclePort(env: NodeJS.ProcessEnv): number {
-  for (const name of ['HTTP_PORT', 'PORT'] as const) {
-    const raw = env[name]
-    if (raw === undefined || raw === '') continue
-    const port = Number(raw)
-    if (!Number.isInteger(port) || port < 0 || port > 65535) {
-      throw new Error(`${name} must be a port number (0-65535), got "${raw}"`)
-    }
-    return port
-  }
-  return DEFAULT_ORACLE_PORT
-}
-
-/** Loads the environment's chain config and plugins, then serves the oracle API. */
+/**
+ * Loads the configuration (environment, then `/vault/secrets`), checks it, builds the signer and the
+ * environment's chains, then serves the oracle API. Every configuration problem stops start-up with
+ * a message naming the variable.
+ */
 export async function startOracleService(options: OracleServiceOptions = {}): Promise<RunningServer> {
-  const env = options.env ?? process.env
+  const env = loadVaultSecrets(options.env ?? process.env)
   const logger = options.logger ?? createLogger('oracle')
-  const registry = await loadRegistry({ env, logger, configDir: options.configDir })
-  const signer = resolveSigner(env, registry.environment, logger)
-  const { koa } = await createOracleApp({ registry, signer, logger, trustProxy: env.TRUST_PROXY === 'true' })
-  return listen(koa, {
-    port: options.port ?? resolveOraclePort(env),
-    host: options.host ?? env.HOST ?? '127.0.0.1',
+  const config = loadOracleConfig(env, logger)
+  const signer = await createSigner(config.signing, {
+    logger,
+    ...(options.kmsClient ? { kmsClient: options.kmsClient } : {}),
   })
+  assertSignerAllowed(config, signer.address)
+  const registry = await loadRegistry({ env, logger, configDir: options.configDir })
+  const { koa } = await createOracleApp({ registry, signer, logger, config })
+  const server = await listen(koa, { port: options.port ?? config.port, host: options.host ?? config.host })
+  const close = server.close.bind(server)
+  return {
+    ...server,
+    close: async () => {
+      await close()
+      await registry.close()
+    },
+  }
 }

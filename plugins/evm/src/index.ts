@@ -14,8 +14,9 @@ import {
   type IdentityCapability,
   invalidAddressError,
   invalidCurrencyError,
+  PontisError,
 } from '@pontis/core'
-import { type Address, getAddress, type Hex, isAddress } from 'viem'
+import { type Address, getAddress, type Hex, isAddress, isAddressEqual, recoverMessageAddress } from 'viem'
 import { createEvmFilling } from './filling.js'
 import { createEvmQuoting, type EvmChainContext } from './quoting.js'
 import { createEvmReading } from './reading.js'
@@ -72,26 +73,56 @@ const ADDRESS_FORM = 'expected 0x followed by 40 hexadecimal characters'
 export function createEvmIdentity(chain?: ChainLabel): IdentityCapability {
   const isValidAddress = (address: string): boolean =>
     typeof address === 'string' && isAddress(address, { strict: false })
+  const normalizeAddress = (address: string, role: AddressRole): string => {
+    if (!isValidAddress(address)) throw invalidAddressError(role, address, ADDRESS_FORM, chain)
+    return getAddress(address)
+  }
+  const normalizeCurrency = (currencyId: string, role: CurrencyRole = 'currency'): string => {
+    if (!isValidAddress(currencyId)) {
+      throw invalidCurrencyError(
+        role,
+        currencyId,
+        `${ADDRESS_FORM} (the token address, or ${EVM_NATIVE_CURRENCY_ID} for the native currency)`,
+        chain,
+      )
+    }
+    return getAddress(currencyId)
+  }
   return {
     nativeCurrencyId: EVM_NATIVE_CURRENCY_ID,
     isValidAddress,
-    normalizeAddress(address: string, role: AddressRole): string {
-      if (!isValidAddress(address)) throw invalidAddressError(role, address, ADDRESS_FORM, chain)
-      return getAddress(address)
+    normalizeAddress,
+    normalizeCurrency,
+    encodeAddress(address: string, role: AddressRole | CurrencyRole): Hex {
+      const normalized = isCurrencyRole(role)
+        ? normalizeCurrency(address, role)
+        : normalizeAddress(address, role)
+      return normalized.toLowerCase() as Hex
     },
-    normalizeCurrency(currencyId: string, role: CurrencyRole = 'currency'): string {
-      if (!isValidAddress(currencyId)) {
-        throw invalidCurrencyError(
-          role,
-          currencyId,
-          `${ADDRESS_FORM} (the token address, or ${EVM_NATIVE_CURRENCY_ID} for the native currency)`,
-          chain,
+    encodeTransactionId(transactionId: string): Hex {
+      if (typeof transactionId !== 'string' || !TRANSACTION_HASH.test(transactionId)) {
+        throw new PontisError(
+          'INVALID_REQUEST',
+          `'${String(transactionId).slice(0, 80)}' is not a transaction hash${chain ? ` of ${chain.displayName}` : ''}: expected 0x followed by 64 hexadecimal characters`,
         )
       }
-      return getAddress(currencyId)
+      return transactionId.toLowerCase() as Hex
+    },
+    async verifyMessage(signer: string, message: Hex, signature: Hex): Promise<boolean> {
+      if (!isValidAddress(signer)) return false
+      try {
+        const recovered = await recoverMessageAddress({ message: { raw: message }, signature })
+        return isAddressEqual(recovered, signer as Address)
+      } catch {
+        return false
+      }
     },
   }
 }
+
+const TRANSACTION_HASH = /^0x[0-9a-fA-F]{64}$/
+const CURRENCY_ROLES: ReadonlySet<string> = new Set<CurrencyRole>(['input', 'output', 'currency'])
+const isCurrencyRole = (role: AddressRole | CurrencyRole): role is CurrencyRole => CURRENCY_ROLES.has(role)
 
 export default definePlugin<EvmPluginConfig>({
   vmType: 'evm',
@@ -157,6 +188,6 @@ export {
 } from './abi.js'
 export { createEvmFilling, FALLBACK_GAS, REFUND_EXPIRATION } from './filling.js'
 export { depositAddressKey, GAS } from './quoting.js'
-export { UNKNOWN_ORDER_ID } from './reading.js'
+export { CALL_REQUEST_PARAMETERS, UNKNOWN_ORDER_ID } from './reading.js'
 export { isTransportFailure, ReadCache } from './rpc.js'
 export { decodeRevert } from './transactions.js'

@@ -7,13 +7,20 @@ import {
   type ReadingCapability,
   type ScannedDeposit,
   type TransactionFacts,
+  type WithdrawalFact,
+  type WithdrawalQuery,
+  type WithdrawalTransfer,
 } from '@pontis/core'
 import {
   type Address,
+  type BlockTag,
+  decodeAbiParameters,
   decodeEventLog,
   decodeFunctionData,
   getAddress,
   type Hex,
+  hashStruct,
+  isAddress,
   isAddressEqual,
   type Log,
   size,
@@ -21,8 +28,9 @@ import {
   type Transaction,
   type TransactionReceipt,
   toEventSelector,
+  toHex,
 } from 'viem'
-import { depositoryAbi, erc20Abi, multicallerAbi } from './abi.js'
+import { CALL_REQUEST_TYPES, depositoryAbi, erc20Abi, multicallerAbi } from './abi.js'
 import { type EvmChainContext, isNativeCurrency, readAllowance } from './quoting.js'
 import { rpc } from './rpc.js'
 import { confirmationsOf, findTransaction, lookUpReceipt } from './transactions.js'
@@ -179,6 +187,8 @@ function fillFacts(
  * - each `RelayCallExecuted` of the depository that is a native transfer (empty calldata, value) or an
  *   ERC-20 `transfer`: `orderId` is the executed call request's id (its EIP-712 struct hash),
  *   `index` the log's index;
+ * - a refund the solver paid itself, tagged with the order id like a fill (see `fillFacts`):
+ *   `orderId` is the order's id;
  * - on a chain with deposit addresses, a plain native transfer (empty calldata): `orderId` is
  *   {@link UNKNOWN_ORDER_ID}, because nothing on chain ties the sending address to its request.
  */
@@ -213,6 +223,7 @@ function refundFacts(
     if (transfer)
       facts.push({ index: log.logIndex, orderId: id, currencyId: getAddress(call.to), ...transfer })
   }
+  if (facts.length === 0) facts.push(...fillFacts(context, transaction, receipt))
   if (
     facts.length === 0 &&
     context.depositAddressSeed &&
@@ -315,6 +326,8 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
       )
     },
 
+    readWithdrawal: (query: WithdrawalQuery) => readWithdrawal(context, finality, query),
+
     readAllowance: (owner, spender, currencyId) =>
       isNativeCurrency(context, currencyId)
         ? Promise.resolve((1n << 256n) - 1n)
@@ -363,4 +376,121 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
       return { deposits, cursor: toBlock.toString(), caughtUp: toBlock === head }
     },
   }
+}
+
+/** ABI parameters of a depository `CallRequest`, the encoding `readWithdrawal` takes. */
+export const CALL_REQUEST_PARAMETERS = [
+  {
+    type: 'tuple',
+    components: [
+      {
+        name: 'calls',
+        type: 'tuple[]',
+        components: [
+          { name: 'to', type: 'address' },
+          { name: 'data', type: 'bytes' },
+          { name: 'value', type: 'uint256' },
+          { name: 'allowFailure', type: 'bool' },
+        ],
+      },
+      { name: 'nonce', type: 'uint256' },
+      { name: 'expiration', type: 'uint256' },
+    ],
+  },
+] as const
+
+type CallRequest = ReturnType<typeof decodeAbiParameters<typeof CALL_REQUEST_PARAMETERS>>[0]
+
+function decodeCallRequest(context: EvmChainContext, withdrawal: Hex): CallRequest {
+  try {
+    return decodeAbiParameters(CALL_REQUEST_PARAMETERS, withdrawal)[0]
+  } catch {
+    throw new PontisError(
+      'INVALID_REQUEST',
+      `withdrawal is not an ABI-encoded depository CallRequest{(address to, bytes data, uint256 value, bool allowFailure)[] calls, uint256 nonce, uint256 expiration} of ${context.label.displayName}`,
+    )
+  }
+}
+
+/** The plain native and ERC-20 transfers of a call request, in order. */
+function transfersOf(context: EvmChainContext, request: CallRequest): WithdrawalTransfer[] {
+  const transfers: WithdrawalTransfer[] = []
+  for (const call of request.calls) {
+    if (call.data === '0x' && call.value > 0n) {
+      transfers.push({
+        recipient: getAddress(call.to),
+        currencyId: context.nativeCurrencyId,
+        amount: call.value,
+      })
+      continue
+    }
+    const transfer = call.value === 0n && size(call.data) === 68 ? erc20Transfer(call.data) : undefined
+    if (transfer) transfers.push({ currencyId: getAddress(call.to), ...transfer })
+  }
+  return transfers
+}
+
+/**
+ * The status of a call request at the newest block meeting `mode`: `executed` once the depository
+ * marked it used, `expired` once that block is past its expiration (no later block can run it), else
+ * `pending`. Reading at a final block means a reorg cannot take an `executed` back.
+ */
+async function readWithdrawal(
+  context: EvmChainContext,
+  finality: FinalityPolicy,
+  query: WithdrawalQuery,
+): Promise<WithdrawalFact> {
+  const request = decodeCallRequest(context, query.withdrawal)
+  if (!isAddress(query.depository, { strict: false })) {
+    throw new PontisError(
+      'INVALID_ADDRESS',
+      `depository '${query.depository}' is not an address of ${context.label.displayName}`,
+    )
+  }
+  const depository = getAddress(query.depository)
+  const withdrawalId = hashStruct({ primaryType: 'CallRequest', types: CALL_REQUEST_TYPES, data: request })
+  const blockNumber = await readableBlock(context, finality, query.mode)
+  const [used, block] = await rpc(context.label, () =>
+    Promise.all([
+      context.client.readContract({
+        address: depository,
+        abi: depositoryAbi,
+        functionName: 'callRequests',
+        args: [withdrawalId],
+        blockNumber,
+      }),
+      context.client.getBlock({ blockNumber }),
+    ]),
+  )
+  const status = used ? 'executed' : request.expiration < block.timestamp ? 'expired' : 'pending'
+  return {
+    withdrawalId,
+    depository,
+    status,
+    reference: toHex(request.nonce, { size: 32 }),
+    transfers: transfersOf(context, request),
+  }
+}
+
+/** The newest block whose state meets `mode`: enough confirmations and, when required, finalized. */
+async function readableBlock(
+  context: EvmChainContext,
+  finality: FinalityPolicy,
+  mode: 'fast' | 'slow',
+): Promise<bigint> {
+  const confirmations = mode === 'fast' ? finality.fastConfirmations : finality.slowConfirmations
+  const finalizedTag: BlockTag | undefined =
+    mode === 'slow' && finality.slowRequiresFinalized ? 'finalized' : undefined
+  const [head, finalized] = await rpc(context.label, () =>
+    Promise.all([
+      context.client.getBlockNumber({ cacheTime: 0 }),
+      finalizedTag
+        ? context.client.getBlock({ blockTag: finalizedTag }).then((block) => block.number)
+        : undefined,
+    ]),
+  )
+  const byConfirmations = head - BigInt(confirmations - 1)
+  const newest =
+    finalized !== undefined && finalized !== null && finalized < byConfirmations ? finalized : byConfirmations
+  return newest < 0n ? 0n : newest
 }

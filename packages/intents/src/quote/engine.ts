@@ -4,8 +4,10 @@ import {
   formatUnits,
   type IntentsApi,
   type Logger,
+  ORDER_VERSION,
   PontisError,
   parseUnits,
+  protocolChainIdOf,
   type QuotingCapability,
   type RegisteredChain,
   type Registry,
@@ -25,7 +27,7 @@ import {
   parseBps,
   withSlippage,
 } from './fees.js'
-import { ORDER_VERSION, orderId, randomSalt, signOrder } from './order.js'
+import { orderId, randomSalt, signOrder } from './order.js'
 import {
   convert,
   formatUsd,
@@ -376,8 +378,7 @@ export class QuoteEngine {
 
     // The order: its struct hash is the request id that tags the deposit and the fill.
     const deadline = Math.floor(expiresAt / 1000)
-    const protocolChainId = (chain: RegisteredChain) =>
-      chain.record.protocol?.v2?.chainId ?? chain.record.name
+    const protocolChainId = protocolChainIdOf
     const order: IntentsApi.Order = {
       version: ORDER_VERSION,
       solverChainId: registry.hub()?.name ?? protocolChainId(originChain),

@@ -1,16 +1,17 @@
 /** Rate limits per API key and per client address, shared across instances through the database. */
+// The generic limiter and address helpers live in @pontis/http (the oracle uses them too); re-exported
+// so intents' public API stays the same.
 export {
+  addressBucket,
+  clientAddressOf,
   MemoryRateLimiter,
   type MemoryRateLimiterOptions,
   type RateLimiter,
   type RateLimitResult,
-  SqlRateLimiter,
-  type SqlRateLimiterOptions,
-} from './limiter.js'
+} from '@pontis/http'
+export { SqlRateLimiter, type SqlRateLimiterOptions } from './limiter.js'
 export {
-  addressBucket,
   apiKeyIdOf,
-  clientAddressOf,
   createRateLimitMiddleware,
   type RateLimitMiddlewareOptions,
   type RateLimitState,

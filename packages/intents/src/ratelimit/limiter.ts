@@ -1,72 +1,19 @@
 /**
- * Fixed-window request counters. A window of `windowMs` starts at every multiple of `windowMs`
- * since the epoch, so every instance agrees on the windows without talking; a bucket's count in
- * the current window decides. {@link MemoryRateLimiter} counts in this process,
- * {@link SqlRateLimiter} in the `rate_limit_windows` table, so every service instance on one
- * PostgreSQL database shares the same counts.
+ * Fixed-window request counters shared through the database: {@link SqlRateLimiter} counts in the
+ * `rate_limit_windows` table, so every service instance on one PostgreSQL database shares the same
+ * counts. The windows, the in-process `MemoryRateLimiter` and the result arithmetic come from
+ * `@pontis/http`, which the oracle uses too.
  */
 import type { Logger } from '@pontis/core'
-import { LRUCache } from 'lru-cache'
+import {
+  checkRateLimitArguments,
+  fixedWindowOf,
+  MemoryRateLimiter,
+  type RateLimiter,
+  type RateLimitResult,
+  rateLimitResultOf,
+} from '@pontis/http'
 import type { SqlClient } from '../store/index.js'
-
-/** The outcome of one counted request. */
-export interface RateLimitResult {
-  /** True while the bucket's count in this window is within the limit. */
-  readonly allowed: boolean
-  /** Requests left in this window (0 once the limit is reached). */
-  readonly remaining: number
-  /** Milliseconds until this window ends and the count starts again. */
-  readonly resetMs: number
-}
-
-/** Counts one request of `bucket` against `limit` per window of `windowMs`. */
-export interface RateLimiter {
-  hit(bucket: string, limit: number, windowMs: number): Promise<RateLimitResult>
-}
-
-function checkArguments(limit: number, windowMs: number): void {
-  if (!Number.isInteger(limit) || limit < 1)
-    throw new RangeError(`limit must be a positive integer, got ${limit}`)
-  if (!Number.isInteger(windowMs) || windowMs < 1)
-    throw new RangeError(`windowMs must be a positive integer, got ${windowMs}`)
-}
-
-function windowOf(now: number, windowMs: number): { start: number; end: number } {
-  const start = Math.floor(now / windowMs) * windowMs
-  return { start, end: start + windowMs }
-}
-
-function resultOf(count: number, limit: number, end: number, now: number): RateLimitResult {
-  return { allowed: count <= limit, remaining: Math.max(0, limit - count), resetMs: Math.max(1, end - now) }
-}
-
-export interface MemoryRateLimiterOptions {
-  /** Clock, Unix milliseconds. Default `Date.now`. */
-  readonly now?: () => number
-  /** Most buckets tracked; the least recently used are forgotten first. Default 100000. */
-  readonly maxBuckets?: number
-}
-
-/** Counts in this process only: for a single instance, tests, and as the SQL limiter's fallback. */
-export class MemoryRateLimiter implements RateLimiter {
-  readonly #now: () => number
-  readonly #windows: LRUCache<string, { start: number; count: number }>
-
-  constructor(options: MemoryRateLimiterOptions = {}) {
-    this.#now = options.now ?? Date.now
-    this.#windows = new LRUCache({ max: Math.max(1, options.maxBuckets ?? 100_000) })
-  }
-
-  async hit(bucket: string, limit: number, windowMs: number): Promise<RateLimitResult> {
-    checkArguments(limit, windowMs)
-    const now = this.#now()
-    const { start, end } = windowOf(now, windowMs)
-    const current = this.#windows.get(bucket)
-    const count = current !== undefined && current.start === start ? current.count + 1 : 1
-    this.#windows.set(bucket, { start, count })
-    return resultOf(count, limit, end, now)
-  }
-}
 
 export interface SqlRateLimiterOptions {
   /** Clock, Unix milliseconds. Default `Date.now`. */
@@ -112,9 +59,9 @@ export class SqlRateLimiter implements RateLimiter {
   }
 
   async hit(bucket: string, limit: number, windowMs: number): Promise<RateLimitResult> {
-    checkArguments(limit, windowMs)
+    checkRateLimitArguments(limit, windowMs)
     const now = this.#now()
-    const { start, end } = windowOf(now, windowMs)
+    const { start, end } = fixedWindowOf(now, windowMs)
     let count: number
     try {
       const { rows } = await this.#client.query<{ count: number }>(UPSERT, [bucket, start, end])
@@ -141,7 +88,7 @@ export class SqlRateLimiter implements RateLimiter {
           this.#cleaning = undefined
         })
     }
-    return resultOf(count, limit, end, now)
+    return rateLimitResultOf(count, limit, end, now)
   }
 
   /** Deletes the windows that ended by `now`; resolves to how many. */

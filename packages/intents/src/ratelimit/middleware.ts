@@ -8,11 +8,16 @@
  * route class. A call over the limit throws `RATE_LIMITED` with `errorData.retryAfterSeconds`,
  * which the HTTP layer answers 429 with `Retry-After`; headers set before throwing are kept.
  */
-import { isIP } from 'node:net'
 import { type Logger, PontisError } from '@pontis/core'
+import {
+  addressBucket,
+  clientAddressOf,
+  normaliseRoutePath,
+  type RateLimiter,
+  setRateLimitHeaders,
+} from '@pontis/http'
 import type Koa from 'koa'
 import { API_KEY_HEADER, type ApiKeyRecord, type ApiKeyStore, unauthorized } from '../keys/api-keys.js'
-import type { RateLimiter, RateLimitResult } from './limiter.js'
 import {
   DEFAULT_RATE_LIMIT_POLICY,
   type RateLimitPolicy,
@@ -54,99 +59,19 @@ export function apiKeyIdOf(state: unknown): string | undefined {
 
 const QUOTE_PATHS = new Set(['/quote', '/quote/v2', '/price'])
 
-/** Path as the router matches it: case-insensitive, trailing slashes ignored. */
-function normalisePath(path: string): string {
-  const lower = path.toLowerCase()
-  const trimmed = lower.replace(/\/+$/, '')
-  return trimmed === '' ? '/' : trimmed
-}
-
 /** `quote` for `POST /quote`, `/quote/v2` and `/price`; `other` for the rest. */
 export function routeClassOf(method: string, path: string): RouteClass {
-  return method.toUpperCase() === 'POST' && QUOTE_PATHS.has(normalisePath(path)) ? 'quote' : 'other'
+  return method.toUpperCase() === 'POST' && QUOTE_PATHS.has(normaliseRoutePath(path)) ? 'quote' : 'other'
 }
 
 function isExempt(path: string, websocketPath: string): boolean {
-  const normalised = normalisePath(path)
+  const normalised = normaliseRoutePath(path)
   return (
     normalised === '/' ||
     normalised === '/documentation' ||
     normalised.startsWith('/documentation/') ||
     normalised === websocketPath
   )
-}
-
-/** Expands an IPv6 address to its 8 groups, or undefined when it is not one. */
-function ipv6Groups(address: string): number[] | undefined {
-  if (isIP(address) !== 6) return undefined
-  const bare = address.split('%', 1)[0]!
-  const [head = '', tail] = bare.split('::') as [string, string | undefined]
-  const parts = (text: string): number[] => {
-    if (text === '') return []
-    const groups: number[] = []
-    for (const part of text.split(':')) {
-      if (part.includes('.')) {
-        const [a, b, c, d] = part.split('.').map(Number) as [number, number, number, number]
-        groups.push((a << 8) | b, (c << 8) | d)
-      } else groups.push(Number.parseInt(part, 16))
-    }
-    return groups
-  }
-  const front = parts(head)
-  const back = tail === undefined ? [] : parts(tail)
-  return [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back]
-}
-
-/**
- * The bucket identity of a client address: IPv4 as is (also when IPv4-mapped), IPv6 by its /64
- * (one subscriber usually holds a whole /64, so per-address limits would be trivially evaded).
- */
-export function addressBucket(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
-  if (mapped) return mapped[1]!
-  const groups = ipv6Groups(address)
-  if (groups === undefined) return address
-  return `${groups
-    .slice(0, 4)
-    .map((group) => group.toString(16))
-    .join(':')}::/64`
-}
-
-/** Strips `[...]` and a port from an `X-Forwarded-For` entry. */
-function bareAddress(entry: string): string {
-  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(entry)
-  if (bracketed) return bracketed[1]!
-  const withPort = /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(entry)
-  return withPort ? withPort[1]! : entry
-}
-
-/**
- * The client address of a request: the socket peer, or with proxy trust on (Koa's `app.proxy`,
- * set by `createApiApp({ trustProxy })`) the `X-Forwarded-For` entry `proxyHops` from the right.
- */
-export function clientAddressOf(ctx: Koa.Context, proxyHops = 1): string {
-  const peer = ctx.req.socket.remoteAddress ?? ''
-  if (!ctx.app.proxy) return peer
-  const entries = ctx
-    .get(ctx.app.proxyIpHeader)
-    .split(',')
-    .map((entry) => bareAddress(entry.trim()))
-    .filter((entry) => entry !== '')
-  if (entries.length === 0) return peer
-  const chosen = entries[Math.max(0, entries.length - Math.max(1, proxyHops))]!
-  return isIP(chosen) === 0 ? peer : chosen
-}
-
-function setHeaders(
-  ctx: Koa.Context,
-  name: RouteClass,
-  rule: RateLimitRule,
-  result: RateLimitResult,
-): number {
-  const resetSeconds = Math.max(1, Math.ceil(result.resetMs / 1000))
-  ctx.set('RateLimit-Policy', `"${name}";q=${rule.limit};w=${rule.windowSeconds}`)
-  ctx.set('RateLimit', `"${name}";r=${result.remaining};t=${resetSeconds}`)
-  return resetSeconds
 }
 
 function tooMany(rule: RateLimitRule, retryAfterSeconds: number): PontisError {
@@ -166,7 +91,7 @@ function tooMany(rule: RateLimitRule, retryAfterSeconds: number): PontisError {
 export function createRateLimitMiddleware(options: RateLimitMiddlewareOptions): Koa.Middleware {
   const { limiter, keys, logger } = options
   const policy = options.policy === undefined ? DEFAULT_RATE_LIMIT_POLICY : options.policy
-  const websocketPath = normalisePath(options.websocketPath ?? '/intents/ws')
+  const websocketPath = normaliseRoutePath(options.websocketPath ?? '/intents/ws')
   const proxyHops = Math.max(1, options.proxyHops ?? 1)
 
   const count = async (
@@ -177,7 +102,7 @@ export function createRateLimitMiddleware(options: RateLimitMiddlewareOptions): 
   ) => {
     if (rule === undefined) return
     const result = await limiter.hit(bucket, rule.limit, rule.windowSeconds * 1000)
-    const retryAfterSeconds = setHeaders(ctx, name, rule, result)
+    const retryAfterSeconds = setRateLimitHeaders(ctx, { name, ...rule }, result)
     if (!result.allowed) {
       logger.debug('rate limited', { bucket, limit: rule.limit, windowSeconds: rule.windowSeconds })
       throw tooMany(rule, retryAfterSeconds)

@@ -1,0 +1,476 @@
+/**
+ * Signing an attestation and merging peer oracles' signatures into it, per the nine rules of the
+ * spec (see `RequestPeerSignatures` in openapi/oracle.yaml) plus Pontis's stricter checks: every
+ * signature is recovered against our own digest and must match its claimed signer, high-s is
+ * refused, signers are deduplicated across answers and sorted by address.
+ */
+import { type Eip712Domain, type Logger, PontisError } from '@pontis/core'
+import { type Address, type Hex, hexToBigInt, recoverAddress, slice } from 'viem'
+import type { UnsignedAttestation } from './attestations.js'
+import type { OracleSigner } from './signer.js'
+import { executionDigest, type JsonTypedData, typedDataDigest } from './typed-data.js'
+
+export interface MessageSignature {
+  readonly signer: string
+  readonly signature: string
+}
+
+export interface ExecutionSignature {
+  readonly oracleChainId: number
+  readonly oracleContract: string
+  readonly oracleSigner: string
+  readonly signature: string
+}
+
+/** Any attestation route's answer (the route's response schema has been checked before). */
+export interface SignedAttestation {
+  readonly messages: readonly {
+    readonly data: JsonTypedData
+    readonly result: Record<string, unknown>
+    readonly signatures?: readonly MessageSignature[]
+  }[]
+  readonly execution?: {
+    readonly idempotencyKey: string
+    readonly actions: readonly string[]
+    readonly signatures: readonly ExecutionSignature[]
+  }
+}
+
+/** secp256k1 group order n; signatures with s above n/2 are the malleable twin and are refused. */
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+const HALF_N = SECP256K1_N / 2n
+
+/** Signs every message and the execution with this oracle's signer. */
+export async function signAttestation(
+  attestation: UnsignedAttestation,
+  signer: OracleSigner,
+  domain: Eip712Domain,
+): Promise<SignedAttestation> {
+  const own = signer.address.toLowerCase()
+  const messages = await Promise.all(
+    attestation.messages.map(async (message) => ({
+      data: message.data,
+      result: message.result,
+      signatures: [{ signer: own, signature: await signer.signDigest(typedDataDigest(message.data)) }],
+    })),
+  )
+  const execution = attestation.execution
+  if (execution === undefined) return { messages }
+  const signature = await signer.signDigest(
+    executionDigest(domain, execution.idempotencyKey, execution.actions),
+  )
+  return {
+    messages,
+    execution: {
+      idempotencyKey: execution.idempotencyKey,
+      actions: execution.actions,
+      signatures: [
+        {
+          oracleChainId: domain.chainId,
+          oracleContract: domain.verifyingContract.toLowerCase(),
+          oracleSigner: own,
+          signature,
+        },
+      ],
+    },
+  }
+}
+
+/**
+ * Why `signature` is not a valid low-s signature of `digest` by `claimed`, or undefined when it is.
+ * Recovery uses our digest, never the signer's word.
+ */
+export async function signatureProblem(
+  digest: Hex,
+  signature: string,
+  claimed: string,
+): Promise<string | undefined> {
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return 'is not 65 bytes of hex'
+  const bytes = signature as Hex
+  const v = Number(hexToBigInt(slice(bytes, 64, 65)))
+  if (v !== 27 && v !== 28) return `has v ${v}, not 27 or 28`
+  const s = hexToBigInt(slice(bytes, 32, 64))
+  if (s === 0n || s > HALF_N) return 'is high-s (malleable) or has s = 0'
+  let recovered: Address
+  try {
+    recovered = await recoverAddress({ hash: digest, signature: bytes })
+  } catch {
+    return 'does not recover to any address'
+  }
+  if (recovered.toLowerCase() !== claimed.toLowerCase())
+    return `recovers to ${recovered}, not to the claimed ${claimed}`
+  return undefined
+}
+
+/** Stable JSON (object keys sorted; array order kept): equal text means equal payloads. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, member]) => member !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`).join(',')}}`
+  }
+  return JSON.stringify(value)
+}
+
+/** Everything but the signatures: what answers must agree on to be combined (rule 3). */
+function payloadKey(answer: SignedAttestation): string {
+  return canonicalJson({
+    messages: answer.messages.map((message) => ({ data: message.data, result: message.result })),
+    execution:
+      answer.execution === undefined
+        ? null
+        : {
+            idempotencyKey: answer.execution.idempotencyKey.toLowerCase(),
+            actions: answer.execution.actions.map((action) => action.toLowerCase()),
+          },
+  })
+}
+
+/** One signer's signatures over every array of an answer. */
+interface SignerSignatures {
+  readonly messages: readonly string[]
+  readonly execution: string | undefined
+}
+
+interface Group {
+  readonly key: string
+  readonly payload: SignedAttestation
+  readonly signers: Map<string, SignerSignatures>
+  hasLocal: boolean
+}
+
+const sameDomain = (a: Eip712Domain, b: unknown): boolean =>
+  typeof b === 'object' &&
+  b !== null &&
+  canonicalJson({ ...a, verifyingContract: a.verifyingContract.toLowerCase() }) ===
+    canonicalJson({
+      ...(b as Record<string, unknown>),
+      verifyingContract: String((b as Record<string, unknown>).verifyingContract).toLowerCase(),
+    })
+
+/**
+ * Checks an answer's signatures and returns the signers that signed every array of it (rule 4),
+ * with their signatures. Throws (the answer fails validation) on any signature that is malformed,
+ * high-s or does not recover to its claimed signer, and on a signing domain other than ours.
+ */
+async function verifiedSigners(
+  answer: SignedAttestation,
+  domain: Eip712Domain,
+): Promise<Map<string, SignerSignatures>> {
+  const arrays: Map<string, string>[] = []
+  for (const [index, message] of answer.messages.entries()) {
+    if (!sameDomain(domain, message.data.domain))
+      throw new Error(`messages[${index}] is signed under another domain`)
+    let digest: Hex
+    try {
+      digest = typedDataDigest(message.data)
+    } catch (error) {
+      throw new Error(`messages[${index}].data is not valid EIP-712 typed data: ${(error as Error).message}`)
+    }
+    const bySigner = new Map<string, string>()
+    for (const entry of message.signatures ?? []) {
+      const problem = await signatureProblem(digest, entry.signature, entry.signer)
+      if (problem !== undefined) throw new Error(`messages[${index}] signature of ${entry.signer} ${problem}`)
+      const signer = entry.signer.toLowerCase()
+      if (!bySigner.has(signer)) bySigner.set(signer, entry.signature.toLowerCase())
+    }
+    arrays.push(bySigner)
+  }
+  let executionSignatures: Map<string, string> | undefined
+  if (answer.execution !== undefined) {
+    const execution = answer.execution
+    const digest = executionDigest(domain, execution.idempotencyKey as Hex, execution.actions as Hex[])
+    executionSignatures = new Map()
+    for (const entry of execution.signatures) {
+      if (
+        entry.oracleChainId !== domain.chainId ||
+        entry.oracleContract.toLowerCase() !== domain.verifyingContract.toLowerCase()
+      ) {
+        throw new Error(`execution signature of ${entry.oracleSigner} names another oracle domain`)
+      }
+      const problem = await signatureProblem(digest, entry.signature, entry.oracleSigner)
+      if (problem !== undefined) throw new Error(`execution signature of ${entry.oracleSigner} ${problem}`)
+      const signer = entry.oracleSigner.toLowerCase()
+      if (!executionSignatures.has(signer)) executionSignatures.set(signer, entry.signature.toLowerCase())
+    }
+  }
+  const candidates = new Set([...(arrays[0]?.keys() ?? executionSignatures?.keys() ?? [])])
+  const complete = new Map<string, SignerSignatures>()
+  for (const signer of candidates) {
+    if (!arrays.every((array) => array.has(signer))) continue
+    if (executionSignatures !== undefined && !executionSignatures.has(signer)) continue
+    complete.set(signer, {
+      messages: arrays.map((array) => array.get(signer)!),
+      execution: executionSignatures?.get(signer),
+    })
+  }
+  return complete
+}
+
+export interface AggregatorOptions {
+  readonly domain: Eip712Domain
+  /** ORACLE_SIGNERS; undefined without an allowlist. */
+  readonly allowlist: readonly string[] | undefined
+  readonly logger: Logger
+}
+
+/** Collects answers into groups of equal payloads, counting unique (allowlisted) signers. */
+export class SignatureAggregator {
+  readonly #domain: Eip712Domain
+  readonly #allowlist: ReadonlySet<string> | undefined
+  readonly #logger: Logger
+  readonly #groups = new Map<string, Group>()
+
+  constructor(options: AggregatorOptions) {
+    this.#domain = options.domain
+    this.#allowlist = options.allowlist && new Set(options.allowlist.map((address) => address.toLowerCase()))
+    this.#logger = options.logger
+  }
+
+  /**
+   * Adds a schema-valid answer. Returns false (after a warning) when it fails the signature
+   * checks; its signatures are then ignored entirely (rule 9).
+   */
+  async add(source: string, answer: SignedAttestation, isLocal: boolean): Promise<boolean> {
+    let signers: Map<string, SignerSignatures>
+    try {
+      signers = await verifiedSigners(answer, this.#domain)
+    } catch (error) {
+      this.#logger.warn('skipped an oracle answer that failed validation', {
+        source,
+        reason: (error as Error).message,
+      })
+      return false
+    }
+    const key = payloadKey(answer)
+    let group = this.#groups.get(key)
+    if (group === undefined) {
+      group = { key, payload: answer, signers: new Map(), hasLocal: false }
+      this.#groups.set(key, group)
+    }
+    if (isLocal) group.hasLocal = true
+    for (const [signer, signatures] of signers) {
+      if (this.#allowlist !== undefined && !this.#allowlist.has(signer)) continue
+      if (!group.signers.has(signer)) group.signers.set(signer, signatures)
+    }
+    return true
+  }
+
+  /** The group holding the local answer, if the local attestation succeeded. */
+  localGroup(): Group | undefined {
+    return [...this.#groups.values()].find((group) => group.hasLocal)
+  }
+
+  /** The strongest group: most unique signers, on a tie the one holding the local answer (rule 5). */
+  strongest(): Group | undefined {
+    let best: Group | undefined
+    for (const group of this.#groups.values()) {
+      if (
+        best === undefined ||
+        group.signers.size > best.signers.size ||
+        (group.signers.size === best.signers.size && group.hasLocal && !best.hasLocal)
+      )
+        best = group
+    }
+    return best
+  }
+
+  /** How many answers' payloads differ from `chosen` (rule 9: skipped with a warning). */
+  otherGroups(chosen: Group | undefined): number {
+    return [...this.#groups.values()].filter((group) => group !== chosen).length
+  }
+
+  /** A group's answer with its signatures: unique signers, sorted ascending by address. */
+  render(group: Group): SignedAttestation {
+    const signers = [...group.signers.entries()].sort(([a], [b]) =>
+      hexToBigInt(a as Hex) < hexToBigInt(b as Hex) ? -1 : 1,
+    )
+    const payload = group.payload
+    const messages = payload.messages.map((message, index) => ({
+      data: message.data,
+      result: message.result,
+      signatures: signers.map(([signer, signatures]) => ({ signer, signature: signatures.messages[index]! })),
+    }))
+    if (payload.execution === undefined) return { messages }
+    return {
+      messages,
+      execution: {
+        idempotencyKey: payload.execution.idempotencyKey,
+        actions: payload.execution.actions,
+        signatures: signers.map(([signer, signatures]) => ({
+          oracleChainId: this.#domain.chainId,
+          oracleContract: this.#domain.verifyingContract.toLowerCase(),
+          oracleSigner: signer,
+          signature: signatures.execution!,
+        })),
+      },
+    }
+  }
+}
+
+/** A peer oracle to ask, with the key to present. */
+export interface PeerTarget {
+  readonly url: string
+  /** The `x-api-key` to send, if any. */
+  readonly apiKey: string | undefined
+}
+
+export interface CollectOptions {
+  readonly domain: Eip712Domain
+  readonly allowlist: readonly string[] | undefined
+  readonly threshold: number
+  readonly peers: readonly PeerTarget[]
+  readonly timeoutMs: number
+  readonly logger: Logger
+  /** The route path peers are called on, e.g. `/attestations/depository-deposits/v1`. */
+  readonly path: string
+  /** The request body for peers (`requestPeerSignatures` already false). */
+  readonly peerBody: unknown
+  /** The route's response schema check: undefined when valid, else why not. */
+  readonly checkShape: (body: unknown) => string | undefined
+  /** The local attestation, signed. */
+  readonly local: () => Promise<SignedAttestation>
+  /** Injected for tests; default global fetch. */
+  readonly fetch?: typeof fetch
+}
+
+async function askPeer(peer: PeerTarget, options: CollectOptions, signal: AbortSignal): Promise<unknown> {
+  const doFetch = options.fetch ?? fetch
+  const response = await doFetch(`${peer.url}${options.path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      ...(peer.apiKey === undefined ? {} : { 'x-api-key': peer.apiKey }),
+    },
+    body: JSON.stringify(options.peerBody),
+    redirect: 'error',
+    signal,
+  })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`answered ${response.status}: ${text.slice(0, 200)}`)
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    throw new Error('answered a body that is not JSON')
+  }
+}
+
+/**
+ * Runs the local attestation and asks every peer at once (rule 1), then returns per rules 2-9:
+ * with an allowlist, the first group reaching the threshold, else the strongest group; without
+ * one, the local answer with the signatures of peers that agree with it.
+ */
+export function collectSignatures(options: CollectOptions): Promise<SignedAttestation> {
+  const { logger, allowlist, threshold } = options
+  const aggregator = new SignatureAggregator({ domain: options.domain, allowlist, logger })
+  const stop = new AbortController()
+  const required = allowlist === undefined ? undefined : threshold
+
+  return new Promise<SignedAttestation>((resolve, reject) => {
+    let pending = 1 + options.peers.length
+    let localError: unknown
+    let done = false
+
+    const finish = (outcome: { answer: SignedAttestation } | { error: unknown }) => {
+      done = true
+      stop.abort()
+      if ('answer' in outcome) resolve(outcome.answer)
+      else reject(outcome.error)
+    }
+
+    const settle = () => {
+      if (done) return
+      if (required !== undefined) {
+        const best = aggregator.strongest()
+        if (best !== undefined && best.signers.size >= required) {
+          logger.info('oracle signatures collected', {
+            path: options.path,
+            matched: best.signers.size,
+            required,
+            early: pending > 0,
+          })
+          finish({ answer: aggregator.render(best) })
+          return
+        }
+      }
+      if (pending > 0) return
+      if (required === undefined) {
+        if (localError !== undefined) return finish({ error: localError })
+        const group = aggregator.localGroup()
+        if (group === undefined)
+          return finish({
+            error: new PontisError('UNKNOWN_ERROR', 'The local attestation failed validation.'),
+          })
+        const others = aggregator.otherGroups(group)
+        if (others > 0)
+          logger.warn('skipped peer answers whose payload differs from the local one', {
+            path: options.path,
+            groups: others,
+          })
+        logger.info('oracle signatures collected', { path: options.path, matched: group.signers.size })
+        return finish({ answer: aggregator.render(group) })
+      }
+      const best = aggregator.strongest()
+      if (best === undefined || best.signers.size === 0) {
+        logger.warn('no valid allowlisted signatures', { path: options.path, matched: 0, required })
+        return finish({
+          error:
+            localError ??
+            new PontisError(
+              'SERVICE_UNAVAILABLE',
+              'No oracle produced a valid allowlisted attestation; retry later.',
+            ),
+        })
+      }
+      logger.warn('threshold not reached; returning the strongest group', {
+        path: options.path,
+        matched: best.signers.size,
+        required,
+      })
+      finish({ answer: aggregator.render(best) })
+    }
+
+    options
+      .local()
+      .then(
+        (answer) => aggregator.add('local', answer, true),
+        (error: unknown) => {
+          localError = error
+          if (allowlist !== undefined)
+            logger.warn('local attestation failed; relying on peers', {
+              path: options.path,
+              error: String(error),
+            })
+        },
+      )
+      .finally(() => {
+        pending -= 1
+        settle()
+      })
+
+    for (const peer of options.peers) {
+      const signal = AbortSignal.any([stop.signal, AbortSignal.timeout(options.timeoutMs)])
+      askPeer(peer, options, signal)
+        .then(async (body) => {
+          const problem = options.checkShape(body)
+          if (problem !== undefined) throw new Error(`answer does not match the route's schema: ${problem}`)
+          await aggregator.add(peer.url, body as SignedAttestation, false)
+        })
+        .catch((error: unknown) => {
+          if (done) return
+          const reason =
+            signal.aborted && !stop.signal.aborted
+              ? `timed out after ${options.timeoutMs} ms`
+              : String((error as Error).message ?? error)
+          logger.warn('skipped a peer oracle', { peer: peer.url, reason })
+        })
+        .finally(() => {
+          pending -= 1
+          settle()
+        })
+    }
+  })
+}
