@@ -184,7 +184,7 @@ export const DepositoryWithdrawalsRequestSchema = {
         },
         withdrawal: {
             $ref: '#/components/schemas/HexBytes',
-            description: 'The withdrawal request exactly as the depository verifies it. EVM: the ABI encoding of\n`CallRequest{Call[] calls, uint256 nonce, uint256 expiration}`; other families: the encoding\ntheir plugin documents. The oracle derives `withdrawalId` and the expiration from it.'
+            description: 'The withdrawal request exactly as the depository verifies it. EVM: the ABI encoding of\n`CallRequest{Call[] calls, uint256 nonce, uint256 expiration}`; other families: the encoding\ntheir plugin documents. The oracle derives `withdrawalId` and the expiration from it. The\nrequest\'s `nonce` names the hub withdrawal it pays (the `withdrawalRequestHash` of its\ninitiation): the execution burns (`EXECUTED`) or releases back to the owner (`EXPIRED`) the\nfunds waiting at that withdrawal address. A request that makes no plain transfer is not a\nwithdrawal (400 `INVALID_REQUEST`).'
         },
         transactionId: {
             $ref: '#/components/schemas/TransactionId',

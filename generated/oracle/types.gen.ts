@@ -162,7 +162,11 @@ export type DepositoryWithdrawalsRequest = {
     /**
      * The withdrawal request exactly as the depository verifies it. EVM: the ABI encoding of
      * `CallRequest{Call[] calls, uint256 nonce, uint256 expiration}`; other families: the encoding
-     * their plugin documents. The oracle derives `withdrawalId` and the expiration from it.
+     * their plugin documents. The oracle derives `withdrawalId` and the expiration from it. The
+     * request's `nonce` names the hub withdrawal it pays (the `withdrawalRequestHash` of its
+     * initiation): the execution burns (`EXECUTED`) or releases back to the owner (`EXPIRED`) the
+     * funds waiting at that withdrawal address. A request that makes no plain transfer is not a
+     * withdrawal (400 `INVALID_REQUEST`).
      */
     withdrawal: HexBytes;
     /**
