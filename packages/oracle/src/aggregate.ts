@@ -214,6 +214,11 @@ export interface AggregatorOptions {
   /** ORACLE_SIGNERS; undefined without an allowlist. */
   readonly allowlist: readonly string[] | undefined
   readonly logger: Logger
+  /**
+   * The `message.data` the caller's request yields; an answer whose messages attest anything else
+   * (another transaction, another order) fails validation, however many signers it carries.
+   */
+  readonly expectedData?: Record<string, unknown>
 }
 
 /** Collects answers into groups of equal payloads, counting unique (allowlisted) signers. */
@@ -221,10 +226,12 @@ export class SignatureAggregator {
   readonly #domain: Eip712Domain
   readonly #allowlist: ReadonlySet<string> | undefined
   readonly #logger: Logger
+  readonly #expectedData: string | undefined
   readonly #groups = new Map<string, Group>()
 
   constructor(options: AggregatorOptions) {
     this.#domain = options.domain
+    this.#expectedData = options.expectedData === undefined ? undefined : canonicalJson(options.expectedData)
     this.#allowlist = options.allowlist && new Set(options.allowlist.map((address) => address.toLowerCase()))
     this.#logger = options.logger
   }
@@ -236,6 +243,13 @@ export class SignatureAggregator {
   async add(source: string, answer: SignedAttestation, isLocal: boolean): Promise<boolean> {
     let signers: Map<string, SignerSignatures>
     try {
+      const expected = this.#expectedData
+      if (
+        expected !== undefined &&
+        answer.messages.some((message) => canonicalJson(message.data.message.data) !== expected)
+      ) {
+        throw new Error('it attests another request than the one asked')
+      }
       signers = await verifiedSigners(answer, this.#domain)
     } catch (error) {
       this.#logger.warn('skipped an oracle answer that failed validation', {
@@ -332,6 +346,8 @@ export interface CollectOptions {
   readonly checkShape: (body: unknown) => string | undefined
   /** The local attestation, signed. */
   readonly local: () => Promise<SignedAttestation>
+  /** What every answer's `message.data` must be (see {@link AggregatorOptions.expectedData}). */
+  readonly expectedData?: Record<string, unknown>
   /** Injected for tests; default global fetch. */
   readonly fetch?: typeof fetch
 }
@@ -365,7 +381,12 @@ async function askPeer(peer: PeerTarget, options: CollectOptions, signal: AbortS
  */
 export function collectSignatures(options: CollectOptions): Promise<SignedAttestation> {
   const { logger, allowlist, threshold } = options
-  const aggregator = new SignatureAggregator({ domain: options.domain, allowlist, logger })
+  const aggregator = new SignatureAggregator({
+    domain: options.domain,
+    allowlist,
+    logger,
+    ...(options.expectedData === undefined ? {} : { expectedData: options.expectedData }),
+  })
   const stop = new AbortController()
   const required = allowlist === undefined ? undefined : threshold
 

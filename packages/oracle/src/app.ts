@@ -84,6 +84,7 @@ interface AttestationRoute {
   readonly responseSchema: string
   readonly forceable: boolean
   readonly attest: (engine: AttestationEngine, body: never) => Promise<UnsignedAttestation>
+  readonly data: (engine: AttestationEngine, body: never) => Record<string, unknown>
 }
 
 const ROUTES: readonly AttestationRoute[] = [
@@ -93,6 +94,7 @@ const ROUTES: readonly AttestationRoute[] = [
     responseSchema: 'DepositoryDepositsResponse',
     forceable: false,
     attest: (engine, body: OracleApi.DepositoryDepositsRequest) => engine.depositoryDeposits(body),
+    data: (engine, body: OracleApi.DepositoryDepositsRequest) => engine.requestData.depositoryDeposits(body),
   },
   {
     operationId: 'attestDepositoryWithdrawals',
@@ -100,6 +102,8 @@ const ROUTES: readonly AttestationRoute[] = [
     responseSchema: 'DepositoryWithdrawalsResponse',
     forceable: false,
     attest: (engine, body: OracleApi.DepositoryWithdrawalsRequest) => engine.depositoryWithdrawals(body),
+    data: (engine, body: OracleApi.DepositoryWithdrawalsRequest) =>
+      engine.requestData.depositoryWithdrawals(body),
   },
   {
     operationId: 'attestSolverFills',
@@ -107,6 +111,7 @@ const ROUTES: readonly AttestationRoute[] = [
     responseSchema: 'SolverFillsResponse',
     forceable: true,
     attest: (engine, body: OracleApi.SolverFillsRequest) => engine.solverFills(body),
+    data: (engine, body: OracleApi.SolverFillsRequest) => engine.requestData.solverFills(body),
   },
   {
     operationId: 'attestSolverRefunds',
@@ -114,6 +119,7 @@ const ROUTES: readonly AttestationRoute[] = [
     responseSchema: 'SolverRefundsResponse',
     forceable: true,
     attest: (engine, body: OracleApi.SolverRefundsRequest) => engine.solverRefunds(body),
+    data: (engine, body: OracleApi.SolverRefundsRequest) => engine.requestData.solverRefunds(body),
   },
   {
     operationId: 'attestWithdrawalInitiation',
@@ -121,6 +127,8 @@ const ROUTES: readonly AttestationRoute[] = [
     responseSchema: 'WithdrawalInitiationResponse',
     forceable: false,
     attest: (engine, body: OracleApi.WithdrawalInitiationRequest) => engine.withdrawalInitiation(body),
+    data: (engine, body: OracleApi.WithdrawalInitiationRequest) =>
+      engine.requestData.withdrawalInitiation(body),
   },
   {
     operationId: 'attestWithdrawalInitiated',
@@ -128,6 +136,8 @@ const ROUTES: readonly AttestationRoute[] = [
     responseSchema: 'WithdrawalInitiatedResponse',
     forceable: false,
     attest: (engine, body: OracleApi.WithdrawalInitiatedRequest) => engine.withdrawalInitiated(body),
+    data: (engine, body: OracleApi.WithdrawalInitiatedRequest) =>
+      engine.requestData.withdrawalInitiated(body),
   },
 ]
 
@@ -188,6 +198,8 @@ export async function createOracleApp(options: OracleAppOptions): Promise<ApiApp
       if (body.requestPeerSignatures !== true || config.peers.length === 0) {
         return { status: 200, body: await local() }
       }
+      // Fails fast on a request that cannot be attested, before any peer is asked.
+      const expectedData = route.data(engine, body as never)
       const peers: PeerTarget[] = config.peers.map((peer) => ({
         url: peer.url,
         apiKey: peer.credential.kind === 'key' ? peer.credential.key : callerKey,
@@ -204,6 +216,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<ApiApp
         peerBody: { ...body, requestPeerSignatures: false },
         checkShape,
         local,
+        expectedData,
         ...(options.fetch ? { fetch: options.fetch } : {}),
       })
       return { status: 200, body: answer }

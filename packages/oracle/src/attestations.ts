@@ -75,6 +75,22 @@ export interface AttestationEngine {
   solverRefunds(request: RefundsRequest): Promise<UnsignedAttestation>
   withdrawalInitiation(request: InitiationRequest): Promise<UnsignedAttestation>
   withdrawalInitiated(request: InitiatedRequest): Promise<UnsignedAttestation>
+  /**
+   * The `message.data` every message of a route's answer must carry for `request`, computed without
+   * reading any chain: peer answers about anything else are refused.
+   * @throws PontisError for a request that cannot be attested (before anything is read).
+   */
+  readonly requestData: RequestDataBuilders
+}
+
+/** Per route, the signed `message.data` a request must yield. */
+export interface RequestDataBuilders {
+  depositoryDeposits(request: DepositsRequest): Record<string, unknown>
+  depositoryWithdrawals(request: WithdrawalsRequest): Record<string, unknown>
+  solverFills(request: FillsRequest): Record<string, unknown>
+  solverRefunds(request: RefundsRequest): Record<string, unknown>
+  withdrawalInitiation(request: InitiationRequest): Record<string, unknown>
+  withdrawalInitiated(request: InitiatedRequest): Record<string, unknown>
 }
 
 export interface AttestationEngineOptions {
@@ -341,11 +357,6 @@ export function createAttestationEngine(options: AttestationEngineOptions): Atte
       encodedOrder,
       deposits,
       diff,
-      inputEntries: deposits.map((deposit, position) => ({
-        transactionId: deposit.transactionId,
-        onchainId: deposit.onchainId,
-        inputIndex: request.inputs[position]!.inputIndex,
-      })),
     }
   }
 
@@ -413,8 +424,97 @@ export function createAttestationEngine(options: AttestationEngineOptions): Atte
     }
   }
 
+  /** The input entries as signed; validates each `inputIndex`. */
+  const inputEntriesOf = (request: FillsRequest | RefundsRequest) =>
+    request.inputs.map((entry, position) => {
+      const input = request.order.inputs[entry.inputIndex]
+      if (input === undefined) {
+        throw invalid(
+          `inputs[${position}].inputIndex ${entry.inputIndex} is not an input of the order (it has ${request.order.inputs.length}).`,
+          `inputs[${position}].inputIndex`,
+        )
+      }
+      const chain = chainByProtocolId(registry, input.payment.chainId)
+      return {
+        transactionId: chain.adapter.identity.encodeTransactionId(entry.transactionId),
+        onchainId: entry.onchainId.toLowerCase() as Hex,
+        inputIndex: entry.inputIndex,
+      }
+    })
+
+  /** The refund entries with their option and chain; every order input must be named. */
+  const refundEntriesOf = (request: RefundsRequest) => {
+    const order = request.order
+    const missing = order.inputs
+      .map((_, index) => index)
+      .filter((index) => !request.refunds.some((refund) => refund.inputIndex === index))
+    if (missing.length > 0) {
+      throw invalid(
+        `refunds must name the refund of every order input; missing input(s) ${missing.join(', ')}.`,
+        'refunds',
+      )
+    }
+    return request.refunds.map((entry, position) => {
+      const field = `refunds[${position}]`
+      const option = order.inputs[entry.inputIndex]?.refunds[entry.refundIndex]
+      if (option === undefined) {
+        throw invalid(
+          `${field} names refund option ${entry.refundIndex} of input ${entry.inputIndex}, which the order does not have.`,
+          field,
+        )
+      }
+      const chain = chainByProtocolId(registry, option.chainId)
+      return {
+        entry,
+        chain,
+        option,
+        transactionId: chain.adapter.identity.encodeTransactionId(entry.transactionId),
+      }
+    })
+  }
+
+  const requestData: RequestDataBuilders = {
+    depositoryDeposits(request) {
+      const chain = registry.chain(request.chainId)
+      return {
+        chainId: protocolChainIdOf(chain),
+        transactionId: chain.adapter.identity.encodeTransactionId(request.transactionId),
+      }
+    },
+    depositoryWithdrawals(request) {
+      return {
+        chainId: protocolChainIdOf(registry.chain(request.chainId)),
+        withdrawal: request.withdrawal.toLowerCase(),
+      }
+    },
+    solverFills(request) {
+      const output = chainByProtocolId(registry, request.order.output.chainId)
+      return {
+        order: encodeOrder(request.order),
+        orderSignature: request.orderSignature.toLowerCase(),
+        inputs: inputEntriesOf(request),
+        fill: { transactionId: output.adapter.identity.encodeTransactionId(request.fill.transactionId) },
+      }
+    },
+    solverRefunds(request) {
+      return {
+        order: encodeOrder(request.order),
+        orderSignature: request.orderSignature.toLowerCase(),
+        inputs: inputEntriesOf(request),
+        refunds: refundEntriesOf(request).map(({ entry, transactionId }) => ({
+          transactionId,
+          inputIndex: entry.inputIndex,
+          refundIndex: entry.refundIndex,
+        })),
+      }
+    },
+    withdrawalInitiation: (request) => withdrawalRequestOf(request).data,
+    withdrawalInitiated: (request) => withdrawalRequestOf(request).data,
+  }
+
   return {
     domain,
+    requestData,
 
     async depositoryDeposits(request) {
       const chain = registry.chain(request.chainId)
@@ -436,18 +536,14 @@ export function createAttestationEngine(options: AttestationEngineOptions): Atte
       }))
       return {
         messages: deposits.map(({ fact, onchainId, depositor, currency }) => ({
-          data: typed(
-            'DepositoryDeposit',
-            { chainId: protocolChainId, transactionId },
-            {
-              onchainId,
-              depository: encode(chain, fact.depository, 'contract'),
-              depositId: fact.depositId.toLowerCase(),
-              depositor,
-              currency,
-              amount: fact.amount.toString(),
-            },
-          ),
+          data: typed('DepositoryDeposit', requestData.depositoryDeposits(request), {
+            onchainId,
+            depository: encode(chain, fact.depository, 'contract'),
+            depositId: fact.depositId.toLowerCase(),
+            depositor,
+            currency,
+            amount: fact.amount.toString(),
+          }),
           result: {
             onchainId,
             depository: fact.depository,
@@ -484,11 +580,11 @@ export function createAttestationEngine(options: AttestationEngineOptions): Atte
       const status = WITHDRAWAL_STATUS[fact.status]
       const withdrawalId = fact.withdrawalId.toLowerCase() as Hex
       const message: UnsignedMessage = {
-        data: typed(
-          'DepositoryWithdrawal',
-          { chainId: protocolChainId, withdrawal: request.withdrawal.toLowerCase() },
-          { withdrawalId, depository: encode(chain, fact.depository, 'contract'), status },
-        ),
+        data: typed('DepositoryWithdrawal', requestData.depositoryWithdrawals(request), {
+          withdrawalId,
+          depository: encode(chain, fact.depository, 'contract'),
+          status,
+        }),
         result: { withdrawalId, depository: fact.depository, status },
       }
       if (fact.status === 'pending') return { messages: [message] }
@@ -519,7 +615,6 @@ export function createAttestationEngine(options: AttestationEngineOptions): Atte
     async solverFills(request) {
       const inputs = await readOrderInputs(request)
       const output = chainByProtocolId(registry, request.order.output.chainId)
-      const fillTransaction = output.adapter.identity.encodeTransactionId(request.fill.transactionId)
       let status = SUCCESSFUL
       if (request.force !== true) {
         const readFills = need(readingOf(output).readFills, output, 'fills')
@@ -531,16 +626,7 @@ export function createAttestationEngine(options: AttestationEngineOptions): Atte
       }
       const result = solverResult(inputs.orderId, status, inputs.diff)
       const message: UnsignedMessage = {
-        data: typed(
-          'SolverFill',
-          {
-            order: inputs.encodedOrder,
-            orderSignature: request.orderSignature.toLowerCase(),
-            inputs: inputs.inputEntries,
-            fill: { transactionId: fillTransaction },
-          },
-          result,
-        ),
+        data: typed('SolverFill', requestData.solverFills(request), result),
         result,
       }
       if (status !== SUCCESSFUL) return { messages: [message] }
@@ -565,33 +651,7 @@ export function createAttestationEngine(options: AttestationEngineOptions): Atte
 
     async solverRefunds(request) {
       const inputs = await readOrderInputs(request)
-      const order = request.order
-      const missing = order.inputs
-        .map((_, index) => index)
-        .filter((index) => !request.refunds.some((refund) => refund.inputIndex === index))
-      if (missing.length > 0) {
-        throw invalid(
-          `refunds must name the refund of every order input; missing input(s) ${missing.join(', ')}.`,
-          'refunds',
-        )
-      }
-      const refundEntries = request.refunds.map((entry, position) => {
-        const field = `refunds[${position}]`
-        const option = order.inputs[entry.inputIndex]?.refunds[entry.refundIndex]
-        if (option === undefined) {
-          throw invalid(
-            `${field} names refund option ${entry.refundIndex} of input ${entry.inputIndex}, which the order does not have.`,
-            field,
-          )
-        }
-        const chain = chainByProtocolId(registry, option.chainId)
-        return {
-          entry,
-          chain,
-          option,
-          transactionId: chain.adapter.identity.encodeTransactionId(entry.transactionId),
-        }
-      })
+      const refundEntries = refundEntriesOf(request)
       let status = SUCCESSFUL
       if (request.force !== true) {
         const paid = await Promise.all(
@@ -608,20 +668,7 @@ export function createAttestationEngine(options: AttestationEngineOptions): Atte
       }
       const result = solverResult(inputs.orderId, status, inputs.diff)
       const message: UnsignedMessage = {
-        data: typed(
-          'SolverRefund',
-          {
-            order: inputs.encodedOrder,
-            orderSignature: request.orderSignature.toLowerCase(),
-            inputs: inputs.inputEntries,
-            refunds: refundEntries.map(({ entry, transactionId }) => ({
-              transactionId,
-              inputIndex: entry.inputIndex,
-              refundIndex: entry.refundIndex,
-            })),
-          },
-          result,
-        ),
+        data: typed('SolverRefund', requestData.solverRefunds(request), result),
         result,
       }
       if (status !== SUCCESSFUL) return { messages: [message] }

@@ -223,3 +223,29 @@ t.test('answers signed under another domain fail validation', async (t) => {
   )
   t.notOk(await agg.add('elsewhere', elsewhere, false))
 })
+
+t.test(
+  'answers about another request than the one asked fail validation, whatever their signers',
+  async (t) => {
+    const asked = attestation(100n).messages[0]!.data.message.data
+    const agg = new SignatureAggregator({ domain, allowlist, logger: silentLogger, expectedData: asked })
+    const other = attestation(100n)
+    const elsewhere: UnsignedAttestation = {
+      ...other,
+      messages: other.messages.map((message) => ({
+        ...message,
+        data: {
+          ...message.data,
+          message: {
+            ...message.data.message,
+            data: { chainId: 'pontis-local-a', transactionId: `0x${'34'.repeat(32)}` },
+          },
+        },
+      })),
+    }
+    t.notOk(await agg.add('b', await sign(b, elsewhere), false))
+    t.notOk(await agg.add('c', await sign(c, elsewhere), false))
+    t.ok(await agg.add('local', await sign(a), true))
+    t.equal(agg.strongest()!.signers.size, 1, 'two peers agreeing on another fact do not outvote the request')
+  },
+)
