@@ -13,6 +13,8 @@ declare module 'autocannon' {
     pipelining?: number
     /** Seconds before a request counts as a timeout. */
     timeout?: number
+    /** Called with every answer's body; false counts the answer as a mismatch. */
+    verifyBody?: (body: string) => boolean
   }
 
   interface AutocannonStats {

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { readFile } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
 
 const OUTPUT_KEPT = 64 * 1024
 
@@ -164,6 +164,34 @@ export async function sampleProcess(pid: number): Promise<ProcessSample> {
     hwmBytes: kib('VmHWM'),
     cpuMs: (ticks * 1000) / CLOCK_TICKS_PER_SECOND,
   }
+}
+
+/** Processes below `root` (its children, their children, ...) whose command name is `name` (Linux). */
+export async function descendantsNamed(root: number, name: string): Promise<number[]> {
+  const parents = new Map<number, number>()
+  const names = new Map<number, string>()
+  const entries = (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry))
+  await Promise.all(
+    entries.map(async (entry) => {
+      try {
+        const stat = await readFile(`/proc/${entry}/stat`, 'utf8')
+        const close = stat.lastIndexOf(')')
+        const pid = Number(entry)
+        names.set(pid, stat.slice(stat.indexOf('(') + 1, close))
+        // After the command name: state, then the parent's pid.
+        parents.set(pid, Number(stat.slice(close + 2).split(' ')[1]))
+      } catch {
+        // The process ended while /proc was read.
+      }
+    }),
+  )
+  const isBelowRoot = (pid: number): boolean => {
+    for (let parent = parents.get(pid); parent !== undefined && parent > 0; parent = parents.get(parent)) {
+      if (parent === root) return true
+    }
+    return false
+  }
+  return [...names].filter(([pid, command]) => command === name && isBelowRoot(pid)).map(([pid]) => pid)
 }
 
 /** CPU time all cores spent busy since boot (user, nice, system, irq, softirq, steal), milliseconds. */

@@ -1,15 +1,18 @@
-/** One load run against one URL with autocannon, sampling the server process while it lasts. */
+/** One load run against one URL with autocannon, sampling the server processes while it lasts. */
 import autocannon, { type AutocannonResult } from 'autocannon'
-import { sampleProcess, systemBusyMs } from './children.js'
+import { descendantsNamed, type ProcessSample, sampleProcess, systemBusyMs } from './children.js'
 
 export interface LoadOptions {
   readonly url: string
   readonly method: 'GET' | 'POST'
   readonly body?: unknown
+  readonly headers?: Readonly<Record<string, string>>
+  /** Checks every answer's body; a false counts as a mismatch. */
+  readonly verifyBody?: (body: string) => boolean
   readonly connections: number
   readonly durationSeconds: number
-  /** The server process to sample (RSS, CPU). */
-  readonly pid: number
+  /** The server processes to sample (RSS, CPU): the one answering, and any it asks (peers). */
+  readonly pids: readonly number[]
 }
 
 export interface Measurement {
@@ -26,19 +29,26 @@ export interface Measurement {
   readonly errors: number
   readonly timeouts: number
   readonly non2xx: number
+  /** 2xx answers whose body failed the target's check. */
+  readonly mismatches: number
   readonly statusCodes: Readonly<Record<string, number>>
-  /** Largest VmRSS seen while the load ran, and VmHWM (since the process started) at its end. */
+  /**
+   * Largest VmRSS seen while the load ran, and VmHWM (since the process started) at its end; with
+   * several server processes, the sum over them.
+   */
   readonly serverPeakRssBytes: number
   readonly serverHwmBytes: number
-  /** Server CPU time over wall time: 1 is one core busy the whole run. */
+  /** Server CPU time (all its processes) over wall time: 1 is one core busy the whole run. */
   readonly serverCpuCores: number
   /** Server CPU milliseconds per answered request. */
   readonly serverCpuMsPerRequest: number
   /** This process's (the load generator's) CPU time over wall time. */
   readonly loadGeneratorCpuCores: number
+  /** CPU time of the devnet's anvil processes started by this run, over wall time. */
+  readonly anvilCpuCores: number
   /**
-   * Busy CPU of the whole machine over wall time, less the server and the load generator: other
-   * processes competing for the cores (the devnet's anvil too). Near 0 on a quiet machine.
+   * Busy CPU of the whole machine over wall time, less the server, the load generator and anvil:
+   * other processes competing for the cores. Near 0 on a quiet machine.
    */
   readonly otherCpuCores: number
 }
@@ -58,9 +68,12 @@ function runAutocannon(options: LoadOptions, onLatency: (ms: number) => void): P
         method: options.method,
         connections: options.connections,
         duration: options.durationSeconds,
-        ...(options.body === undefined
-          ? {}
-          : { body: JSON.stringify(options.body), headers: { 'content-type': 'application/json' } }),
+        headers: {
+          ...options.headers,
+          ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+        ...(options.verifyBody ? { verifyBody: options.verifyBody } : {}),
       },
       (error, result) => (error ? reject(error) : resolve(result)),
     )
@@ -68,14 +81,27 @@ function runAutocannon(options: LoadOptions, onLatency: (ms: number) => void): P
   })
 }
 
+/** The samples of several processes added up. */
+async function sampleAll(pids: readonly number[]): Promise<ProcessSample> {
+  const samples = await Promise.all(pids.map((pid) => sampleProcess(pid)))
+  return {
+    rssBytes: samples.reduce((sum, sample) => sum + sample.rssBytes, 0),
+    hwmBytes: samples.reduce((sum, sample) => sum + sample.hwmBytes, 0),
+    cpuMs: samples.reduce((sum, sample) => sum + sample.cpuMs, 0),
+  }
+}
+
 export async function measure(options: LoadOptions): Promise<Measurement> {
   const latencies: number[] = []
   let peakRss = 0
-  const before = await sampleProcess(options.pid)
+  // Every anvil below this process, whichever server started it (pontis' own devnet or the oracles').
+  const anvils = await descendantsNamed(process.pid, 'anvil')
+  const before = await sampleAll(options.pids)
+  const anvilBefore = await sampleAll(anvils)
   const systemBefore = await systemBusyMs()
   const ownBefore = process.cpuUsage()
   const sampler = setInterval(() => {
-    sampleProcess(options.pid).then(
+    sampleAll(options.pids).then(
       (sample) => {
         peakRss = Math.max(peakRss, sample.rssBytes)
       },
@@ -93,7 +119,8 @@ export async function measure(options: LoadOptions): Promise<Measurement> {
   const own = process.cpuUsage(ownBefore)
   const ownCpuMs = (own.user + own.system) / 1000
   const systemCpuMs = (await systemBusyMs()) - systemBefore
-  const after = await sampleProcess(options.pid)
+  const after = await sampleAll(options.pids)
+  const anvilCpuMs = (await sampleAll(anvils)).cpuMs - anvilBefore.cpuMs
   peakRss = Math.max(peakRss, after.rssBytes)
 
   const sorted = Float64Array.from(latencies).sort()
@@ -115,12 +142,14 @@ export async function measure(options: LoadOptions): Promise<Measurement> {
     errors: result.errors,
     timeouts: result.timeouts,
     non2xx: result.non2xx,
+    mismatches: result.mismatches,
     statusCodes,
     serverPeakRssBytes: peakRss,
     serverHwmBytes: after.hwmBytes,
     serverCpuCores: cpuMs / wallMs,
     serverCpuMsPerRequest: answered === 0 ? Number.NaN : cpuMs / answered,
     loadGeneratorCpuCores: ownCpuMs / wallMs,
-    otherCpuCores: Math.max(0, systemCpuMs - cpuMs - ownCpuMs) / wallMs,
+    anvilCpuCores: anvilCpuMs / wallMs,
+    otherCpuCores: Math.max(0, systemCpuMs - cpuMs - ownCpuMs - anvilCpuMs) / wallMs,
   }
 }

@@ -1,11 +1,13 @@
 /**
  * `npm run bench`: warm latency (p50, p99, p99.9) and throughput of named targets (targets.ts) on
  * loopback, each beside a bare koa endpoint measured in the same run, with the ratio between them.
- * Servers run in child processes; the load generator (autocannon) runs here. See README.md.
+ * Servers run in child processes (the oracle targets' devnet is managed from here, anvil runs in
+ * its own processes); the load generator (autocannon) runs here. See README.md.
  *
  *   npm run bench -- --duration 10 --connections 10 --warmup 2 --targets quote,price,bare --out r.json
  *
- * Exits 1 when any measured request failed or answered other than 2xx: such numbers are not valid.
+ * Exits 1 when any measured request failed, answered other than 2xx or failed its target's answer
+ * check: such numbers are not valid.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -13,13 +15,16 @@ import { cpus, tmpdir, totalmem } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { type ServerChild, spawnServer, stopAllServers } from './children.js'
+import { spawnServer, stopAllServers } from './children.js'
 import { type Measurement, measure } from './measure.js'
+import { isOracleService, type OracleServiceName, startOracles } from './oracles.js'
 import {
   BASELINE,
   DEFAULT_TARGETS,
   isTargetName,
+  type RequestBody,
   type ServerName,
+  type StartedServer,
   TARGETS,
   type Target,
   type TargetName,
@@ -80,9 +85,14 @@ function readSettings(): Settings {
   }
 }
 
-async function startServer(name: ServerName, settings: Settings, dataDir: string): Promise<ServerChild> {
+/** Node flags of the measured servers (not bare koa): a CPU profile when asked for. */
+function profilingFlags(settings: Settings): string[] {
+  return settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : []
+}
+
+async function startServer(name: ServerName, settings: Settings, dataDir: string): Promise<StartedServer> {
   if (name === 'bare') {
-    return spawnServer({
+    const child = await spawnServer({
       name: 'bare koa',
       args: ['scripts/bench/bare-koa.ts'],
       cwd: repoRoot,
@@ -90,14 +100,24 @@ async function startServer(name: ServerName, settings: Settings, dataDir: string
       urls: { bare: /bare koa\s+(http:\/\/[^\s"]+)/ },
       startTimeoutMs: 30_000,
     })
+    return { services: { bare: { url: child.urls.bare!, pid: child.pid } }, facts: {} }
+  }
+  if (name === 'oracles') {
+    // Only the oracles the chosen targets send to or sample.
+    const services = new Set<OracleServiceName>()
+    const oracleTargets = settings.targets
+      .map((targetName): Target => TARGETS[targetName])
+      .filter((target) => target.server === 'oracles')
+    for (const target of oracleTargets) {
+      for (const service of [target.service, ...(target.alsoSampled ?? [])])
+        if (isOracleService(service)) services.add(service)
+    }
+    return startOracles({ services, cwd: repoRoot, nodeFlags: profilingFlags(settings) })
   }
   const { DEVNET: _devnet, ...env } = process.env
-  return spawnServer({
+  const child = await spawnServer({
     name: 'pontis (scripts/start.ts)',
-    args: [
-      ...(settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : []),
-      'scripts/start.ts',
-    ],
+    args: [...profilingFlags(settings), 'scripts/start.ts'],
     cwd: repoRoot,
     env: {
       ...env,
@@ -112,18 +132,38 @@ async function startServer(name: ServerName, settings: Settings, dataDir: string
     urls: { intents: /intent service\s+(http:\/\/[^\s"]+)/, oracle: /oracle\s+(http:\/\/[^\s"]+)/ },
     startTimeoutMs: 120_000,
   })
+  const endpoint = (service: string) => ({ url: child.urls[service]!, pid: child.pid })
+  return { services: { intents: endpoint('intents'), oracle: endpoint('oracle') }, facts: {} }
+}
+
+/** The target's answer check on a raw body: undefined when right, else why not. */
+function answerProblem(target: Target, text: string): string | undefined {
+  if (!target.checkAnswer) return undefined
+  let answer: unknown
+  try {
+    answer = JSON.parse(text)
+  } catch {
+    return 'the answer is not JSON'
+  }
+  return target.checkAnswer(answer)
 }
 
 /** One request before any load, so a wrong body or a broken service fails with its answer, not a count. */
-async function checkTarget(name: TargetName, target: Target, url: string): Promise<void> {
+async function checkTarget(
+  name: TargetName,
+  target: Target,
+  url: string,
+  body: RequestBody | undefined,
+): Promise<void> {
   const response = await fetch(url, {
     method: target.method,
-    ...(target.body === undefined
-      ? {}
-      : { body: JSON.stringify(target.body), headers: { 'content-type': 'application/json' } }),
+    headers: { ...target.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   })
   const text = await response.text()
   if (!response.ok) throw new Error(`${name}: ${target.method} ${url} answered ${response.status}: ${text}`)
+  const problem = answerProblem(target, text)
+  if (problem !== undefined) throw new Error(`${name}: ${target.method} ${url}: ${problem}: ${text}`)
 }
 
 function gitRevision(): string {
@@ -155,7 +195,12 @@ function table(rows: ReadonlyArray<readonly string[]>): string {
 }
 
 function isValid(measurement: Measurement): boolean {
-  return measurement.errors === 0 && measurement.timeouts === 0 && measurement.non2xx === 0
+  return (
+    measurement.errors === 0 &&
+    measurement.timeouts === 0 &&
+    measurement.non2xx === 0 &&
+    measurement.mismatches === 0
+  )
 }
 
 const log = (message: string) => process.stderr.write(`${message}\n`)
@@ -169,9 +214,10 @@ async function main(): Promise<number> {
     return 2
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'pontis-bench-data-'))
-  const children = new Map<ServerName, ServerChild>()
+  const servers = new Map<ServerName, StartedServer>()
   const cleanUp = async () => {
     await stopAllServers()
+    await Promise.allSettled([...servers.values()].map((server) => server.stop?.()))
     await rm(dataDir, { recursive: true, force: true })
   }
   const onSignal = (signal: NodeJS.Signals) => {
@@ -182,26 +228,47 @@ async function main(): Promise<number> {
   process.once('SIGTERM', onSignal)
 
   try {
-    const servers = [...new Set(settings.targets.map((name) => TARGETS[name].server))]
-    log(`starting ${servers.join(', ')} ...`)
+    const serverNames = [...new Set(settings.targets.map((name) => TARGETS[name].server))]
+    log(`starting ${serverNames.join(', ')} ...`)
     const started = await Promise.allSettled(
-      servers.map(async (server) => children.set(server, await startServer(server, settings, dataDir))),
+      serverNames.map(async (server) => servers.set(server, await startServer(server, settings, dataDir))),
     )
     for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason
 
     const results = new Map<TargetName, Measurement>()
+    const bodies = new Map<TargetName, RequestBody | undefined>()
     for (const name of settings.targets) {
       const target: Target = TARGETS[name]
-      const child = children.get(target.server)!
-      const url = `${child.urls[target.service]}${target.path}`
-      await checkTarget(name, target, url)
-      const load = { url, method: target.method, body: target.body, connections: settings.connections }
+      const server = servers.get(target.server)!
+      const endpoint = (service: Target['service']) => {
+        const found = server.services[service]
+        if (!found) throw new Error(`${name}: the ${target.server} server has no ${service} service`)
+        return found
+      }
+      const url = `${endpoint(target.service).url}${target.path}`
+      const pids = [
+        ...new Set([target.service, ...(target.alsoSampled ?? [])].map((service) => endpoint(service).pid)),
+      ]
+      const body = typeof target.body === 'function' ? target.body(server.facts) : target.body
+      bodies.set(name, body)
+      await checkTarget(name, target, url, body)
+      const load = {
+        url,
+        method: target.method,
+        body,
+        ...(target.headers ? { headers: target.headers } : {}),
+        ...(target.checkAnswer
+          ? { verifyBody: (text: string) => answerProblem(target, text) === undefined }
+          : {}),
+        connections: settings.connections,
+        pids,
+      }
       if (settings.warmupSeconds > 0) {
         log(`${name}: warming up ${settings.warmupSeconds} s (not measured)`)
-        await measure({ ...load, durationSeconds: settings.warmupSeconds, pid: child.pid })
+        await measure({ ...load, durationSeconds: settings.warmupSeconds })
       }
       log(`${name}: measuring ${settings.durationSeconds} s, ${settings.connections} connections`)
-      results.set(name, await measure({ ...load, durationSeconds: settings.durationSeconds, pid: child.pid }))
+      results.set(name, await measure({ ...load, durationSeconds: settings.durationSeconds }))
     }
 
     const baseline = results.get(BASELINE)
@@ -219,9 +286,11 @@ async function main(): Promise<number> {
         'mean ms',
         'errors',
         'non-2xx',
+        'bad body',
         'srv CPU',
         'CPU ms/req',
         'gen CPU',
+        'anvil CPU',
         'other CPU',
         'srv RSS MiB',
         `vs ${BASELINE}`,
@@ -235,9 +304,11 @@ async function main(): Promise<number> {
         fixed(m.latencyMs.mean, 2),
         String(m.errors),
         String(m.non2xx),
+        String(m.mismatches),
         fixed(m.serverCpuCores, 2),
         fixed(m.serverCpuMsPerRequest, 3),
         fixed(m.loadGeneratorCpuCores, 2),
+        fixed(m.anvilCpuCores, 2),
         fixed(m.otherCpuCores, 2),
         mib(m.serverPeakRssBytes),
         fixed(ratio(m), 3),
@@ -270,9 +341,10 @@ async function main(): Promise<number> {
       console.log(`No ratio: the ${BASELINE} target was not in --targets.`)
     }
     console.log(
-      'srv CPU / gen CPU: CPU time of the server process / of the load generator over wall time ' +
-        '(1.00 = one core busy); other CPU: the rest of the machine (other processes, anvil); ' +
-        'srv RSS: largest VmRSS of the server process during the measured run.',
+      'srv CPU / gen CPU / anvil CPU: CPU time of the server processes (an aggregator and its peers) / ' +
+        "of the load generator / of the devnets' anvil over wall time (1.00 = one core busy); " +
+        "other CPU: the rest of the machine; bad body: 2xx answers that failed the target's check; " +
+        'srv RSS: largest VmRSS of the server processes (summed) during the measured run.',
     )
     const disturbed = [...results].filter(([, m]) => m.otherCpuCores > OTHER_CPU_WARNING)
     for (const [name, m] of disturbed) {
@@ -304,7 +376,7 @@ async function main(): Promise<number> {
           results: Object.fromEntries(
             [...results].map(([name, m]) => [
               name,
-              { ...TARGETS[name], ...m, ratioToBaseline: baseline ? ratio(m) : null },
+              { ...TARGETS[name], body: bodies.get(name), ...m, ratioToBaseline: baseline ? ratio(m) : null },
             ]),
           ),
         },
@@ -313,14 +385,17 @@ async function main(): Promise<number> {
       )}\n`,
     )
     console.log(`Results: ${settings.out}`)
-    if (settings.cpuProfDir) console.log(`CPU profile of the pontis process: ${settings.cpuProfDir}`)
+    if (settings.cpuProfDir)
+      console.log(`CPU profiles of the pontis and oracle processes: ${settings.cpuProfDir}`)
 
     if (invalid.length > 0) {
       const banner = '!'.repeat(78)
-      log(`\n${banner}\nINVALID RUN: requests failed or answered non-2xx; these numbers mean nothing.`)
+      log(
+        `\n${banner}\nINVALID RUN: requests failed, answered non-2xx or with a wrong body; these numbers mean nothing.`,
+      )
       for (const [name, m] of invalid) {
         log(
-          `  ${name}: errors ${m.errors}, timeouts ${m.timeouts}, non-2xx ${m.non2xx}, status codes ${JSON.stringify(m.statusCodes)}`,
+          `  ${name}: errors ${m.errors}, timeouts ${m.timeouts}, non-2xx ${m.non2xx}, bad body ${m.mismatches}, status codes ${JSON.stringify(m.statusCodes)}`,
         )
       }
       log(banner)

@@ -1,19 +1,60 @@
 /**
  * The named targets of `npm run bench`. A target is one HTTP request sent over and over; `server`
- * says which child process answers it. Adding an endpoint is adding an entry here.
+ * says which child processes answer it. Adding an endpoint is adding an entry here.
  */
 
-/** `pontis` is `scripts/start.ts` (devnet, intent service, oracle); `bare` is bare-koa.ts. */
-export type ServerName = 'pontis' | 'bare'
+/**
+ * `pontis` is `scripts/start.ts` (devnet, intent service, oracle); `bare` is bare-koa.ts; `oracles`
+ * is a devnet with one deposit and up to four oracle processes (oracles.ts).
+ */
+export type ServerName = 'pontis' | 'bare' | 'oracles'
 /** The base URL a target is sent to: one of the URLs its server logged. */
-export type ServiceName = 'intents' | 'oracle' | 'bare'
+export type ServiceName =
+  | 'intents'
+  | 'oracle'
+  | 'bare'
+  | 'oracle-peer-a'
+  | 'oracle-peer-b'
+  | 'oracle-aggregator'
+  | 'oracle-aggregator-t2'
+
+/** What a server's set-up made that request bodies refer to. */
+export interface ServerFacts {
+  /** The native deposit (chain {@link DEPOSIT_CHAIN_ID}) the oracle targets attest. */
+  readonly depositTransactionId?: string
+}
+
+/** A process serving one base URL. */
+export interface ServiceEndpoint {
+  readonly url: string
+  readonly pid: number
+}
+
+/** A started server: its services (several may share one process) and its set-up facts. */
+export interface StartedServer {
+  readonly services: Readonly<Partial<Record<ServiceName, ServiceEndpoint>>>
+  readonly facts: ServerFacts
+  /** Stops what the server holds besides its child processes (the oracles' devnet). */
+  readonly stop?: () => Promise<void>
+}
+
+export type RequestBody = Readonly<Record<string, unknown>>
 
 export interface Target {
   readonly server: ServerName
   readonly service: ServiceName
+  /** Further processes whose CPU and memory count as the server's: the peers an aggregator asks. */
+  readonly alsoSampled?: readonly ServiceName[]
   readonly method: 'GET' | 'POST'
   readonly path: string
-  readonly body?: unknown
+  readonly headers?: Readonly<Record<string, string>>
+  /** A JSON body, or one built from what the server's set-up made. */
+  readonly body?: RequestBody | ((facts: ServerFacts) => RequestBody)
+  /**
+   * Checks every answer's parsed JSON body beyond its 2xx status: undefined when right, else why
+   * not. Wrong answers are counted as mismatches and invalidate the run.
+   */
+  readonly checkAnswer?: (answer: unknown) => string | undefined
   readonly description: string
 }
 
@@ -27,6 +68,46 @@ export const QUOTE_BODY = {
   amount: '100000000000000000',
   tradeType: 'EXACT_INPUT',
 } as const
+
+/** The chain of the oracle targets' deposit. */
+export const DEPOSIT_CHAIN_ID = 31337
+/**
+ * The `x-api-key` every oracle of the oracle targets accepts and the aggregators send to their
+ * peers: a keyless caller is limited to 2 requests/s per IP, a keyed one is not limited.
+ */
+export const ORACLE_API_KEY = 'pontis-bench-oracle-key-0123456789'
+
+/** The depository-deposits request for the bench deposit; peers are asked only when `withPeers`. */
+function attestDeposit(withPeers: boolean): (facts: ServerFacts) => RequestBody {
+  return (facts) => {
+    if (facts.depositTransactionId === undefined) throw new Error('the server made no deposit to attest')
+    return {
+      chainId: DEPOSIT_CHAIN_ID,
+      transactionId: facts.depositTransactionId,
+      requestPeerSignatures: withPeers,
+    }
+  }
+}
+
+/** An attestation carrying `signers` signatures on every message and on the hub execution (or more). */
+function signedByAtLeast(signers: number): (answer: unknown) => string | undefined {
+  return (answer) => {
+    const attestation = answer as {
+      messages?: Array<{ signatures?: unknown[] }>
+      execution?: { signatures?: unknown[] }
+    }
+    if (attestation.messages === undefined || attestation.messages.length === 0) return 'no messages'
+    const counts = [
+      ...attestation.messages.map((message) => message.signatures?.length ?? 0),
+      attestation.execution?.signatures?.length ?? 0,
+    ]
+    const fewest = Math.min(...counts)
+    return fewest >= signers ? undefined : `${fewest} signatures where ${signers} were expected`
+  }
+}
+
+const ORACLE_HEADERS = { 'x-api-key': ORACLE_API_KEY } as const
+const ATTEST_PATH = '/attestations/depository-deposits/v1'
 
 export const TARGETS = {
   quote: {
@@ -53,10 +134,52 @@ export const TARGETS = {
     body: QUOTE_BODY,
     description: 'POST /bare on a minimal koa app: read and parse the same JSON body, answer small JSON',
   },
+  'attest-0-peers': {
+    server: 'oracles',
+    service: 'oracle-peer-a',
+    method: 'POST',
+    path: ATTEST_PATH,
+    headers: ORACLE_HEADERS,
+    body: attestDeposit(false),
+    checkAnswer: signedByAtLeast(1),
+    description:
+      'POST /attestations/depository-deposits/v1 on one oracle without peers: read the receipt and confirmations over RPC, sign message and execution',
+  },
+  'attest-2-peers': {
+    server: 'oracles',
+    service: 'oracle-aggregator',
+    alsoSampled: ['oracle-peer-a', 'oracle-peer-b'],
+    method: 'POST',
+    path: ATTEST_PATH,
+    headers: ORACLE_HEADERS,
+    body: attestDeposit(true),
+    checkAnswer: signedByAtLeast(3),
+    description:
+      'The same with requestPeerSignatures: attest locally and ask both peers at once, verify their signatures, answer once 3 of 3 allowlisted signers agree',
+  },
+  'attest-2-peers-t2': {
+    server: 'oracles',
+    service: 'oracle-aggregator-t2',
+    alsoSampled: ['oracle-peer-a', 'oracle-peer-b'],
+    method: 'POST',
+    path: ATTEST_PATH,
+    headers: ORACLE_HEADERS,
+    body: attestDeposit(true),
+    checkAnswer: signedByAtLeast(2),
+    description:
+      'As attest-2-peers with threshold 2: answers once the local and the faster peer agree; the slower peer still works',
+  },
 } as const satisfies Record<string, Target>
 
 export type TargetName = keyof typeof TARGETS
-export const DEFAULT_TARGETS: readonly TargetName[] = ['quote', 'price', 'bare']
+export const DEFAULT_TARGETS: readonly TargetName[] = [
+  'quote',
+  'price',
+  'attest-0-peers',
+  'attest-2-peers',
+  'attest-2-peers-t2',
+  'bare',
+]
 /** The target the others' throughput is divided by. */
 export const BASELINE: TargetName = 'bare'
 
