@@ -4,6 +4,7 @@
  * signature is recovered against our own digest and must match its claimed signer, high-s is
  * refused, signers are deduplicated across answers and sorted by address.
  */
+import { secp256k1 } from '@noble/curves/secp256k1'
 import { type Eip712Domain, type Logger, PontisError } from '@pontis/core'
 import { type Address, type Hex, hexToBigInt, recoverAddress, slice } from 'viem'
 import type { UnsignedAttestation } from './attestations.js'
@@ -37,8 +38,7 @@ export interface SignedAttestation {
 }
 
 /** secp256k1 group order n; signatures with s above n/2 are the malleable twin and are refused. */
-const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
-const HALF_N = SECP256K1_N / 2n
+const HALF_N = secp256k1.CURVE.n / 2n
 
 /** Signs every message and the execution with this oracle's signer. */
 export async function signAttestation(

@@ -283,60 +283,50 @@ export function createAttestationEngine(options: AttestationEngineOptions): Atte
         `orderSignature recovers to ${signer}, not to the order's solver ${order.solver} (it must be an EIP-191 signature of the 32-byte order id ${orderId}).`,
       )
     }
+    const entries = inputEntriesOf(request)
     const seen = new Set<string>()
     const deposits = await Promise.all(
-      request.inputs.map(
-        async (entry, position): Promise<BoundDeposit & { transactionId: Hex; onchainId: Hex }> => {
-          const field = `inputs[${position}]`
-          const input = order.inputs[entry.inputIndex]
-          if (input === undefined) {
-            throw invalid(
-              `${field}.inputIndex ${entry.inputIndex} is not an input of the order (it has ${order.inputs.length}).`,
-              `${field}.inputIndex`,
-            )
-          }
-          const key = entry.onchainId.toLowerCase()
-          if (seen.has(key))
-            throw invalid(`${field} lists deposit ${entry.onchainId} twice.`, `${field}.onchainId`)
-          seen.add(key)
-          const chain = chainByProtocolId(registry, input.payment.chainId)
-          const transactionId = chain.adapter.identity.encodeTransactionId(entry.transactionId)
-          const facts = await readingOf(chain).readDeposits(entry.transactionId)
-          requireFinal(facts, chain.adapter, chain, 'slow')
-          const protocolChainId = protocolChainIdOf(chain)
-          const fact = facts.facts.find(
-            (candidate) => onchainIdOf(protocolChainId, transactionId, candidate.index) === key,
+      request.inputs.map(async (entry, position): Promise<BoundDeposit> => {
+        const field = `inputs[${position}]`
+        const input = order.inputs[entry.inputIndex]!
+        const { transactionId, onchainId: key } = entries[position]!
+        if (seen.has(key))
+          throw invalid(`${field} lists deposit ${entry.onchainId} twice.`, `${field}.onchainId`)
+        seen.add(key)
+        const chain = chainByProtocolId(registry, input.payment.chainId)
+        const facts = await readingOf(chain).readDeposits(entry.transactionId)
+        requireFinal(facts, chain.adapter, chain, 'slow')
+        const protocolChainId = protocolChainIdOf(chain)
+        const fact = facts.facts.find(
+          (candidate) => onchainIdOf(protocolChainId, transactionId, candidate.index) === key,
+        )
+        if (fact === undefined) {
+          throw new PontisError(
+            'NOT_A_DEPOSIT',
+            `${field}: transaction ${entry.transactionId} holds no deposit with onchainId ${entry.onchainId}.`,
           )
-          if (fact === undefined) {
-            throw new PontisError(
-              'NOT_A_DEPOSIT',
-              `${field}: transaction ${entry.transactionId} holds no deposit with onchainId ${entry.onchainId}.`,
-            )
-          }
-          if (fact.depositId.toLowerCase() !== orderId) {
-            throw new PontisError(
-              'NOT_A_DEPOSIT',
-              `${field}: deposit ${entry.onchainId} pays ${fact.depositId}, not order ${orderId}.`,
-            )
-          }
-          const currency = encode(chain, fact.currencyId, 'currency')
-          if (currency !== encodedOrder.inputs[entry.inputIndex]!.payment.currency) {
-            throw new PontisError(
-              'NOT_A_DEPOSIT',
-              `${field}: deposit ${entry.onchainId} is in ${fact.currencyId}, not the input's currency ${input.payment.currency}.`,
-            )
-          }
-          return {
-            chain,
-            inputIndex: entry.inputIndex,
-            depositor: fact.depositor,
-            currency,
-            amount: fact.amount,
-            transactionId,
-            onchainId: key as Hex,
-          }
-        },
-      ),
+        }
+        if (fact.depositId.toLowerCase() !== orderId) {
+          throw new PontisError(
+            'NOT_A_DEPOSIT',
+            `${field}: deposit ${entry.onchainId} pays ${fact.depositId}, not order ${orderId}.`,
+          )
+        }
+        const currency = encode(chain, fact.currencyId, 'currency')
+        if (currency !== encodedOrder.inputs[entry.inputIndex]!.payment.currency) {
+          throw new PontisError(
+            'NOT_A_DEPOSIT',
+            `${field}: deposit ${entry.onchainId} is in ${fact.currencyId}, not the input's currency ${input.payment.currency}.`,
+          )
+        }
+        return {
+          chain,
+          inputIndex: entry.inputIndex,
+          depositor: fact.depositor,
+          currency,
+          amount: fact.amount,
+        }
+      }),
     )
     // Σ weight·(deposited − quoted)/quoted over Σ weight, scaled by 10^18: 0 when paid exactly.
     let weighted = 0n
