@@ -16,7 +16,7 @@ let devnet: Devnet | undefined
 try {
   let env: NodeJS.ProcessEnv = process.env
   if (environment === 'local' && process.env.DEVNET !== 'off') {
-    // DEVNET_PORTS=0 picks free ports (tests); otherwise the config's default 8545 and 8546.
+    // DEVNET_PORTS=0 picks free ports (tests); otherwise the config's defaults 8545, 8546, 8899 (SVM) and 8901 (routes).
     const freePorts = process.env.DEVNET_PORTS === '0'
     devnet = await startDevnet({
       ...(freePorts
@@ -27,10 +27,14 @@ try {
             ],
           }
         : {}),
+      // The SVM chain opens a slot every 400 ms, as Solana does, so deposits finalize on their own.
+      svm: freePorts ? { port: 0, routesPort: 0, slotIntervalMs: 400 } : { port: 8899, slotIntervalMs: 400 },
       log: (message) => logger.info(message),
     })
     env = { ...process.env, ...devnetEnvironment(devnet) }
     for (const chain of devnet.chains) logger.info(`devnet chain ${chain.chainId}  ${chain.rpcUrl}`)
+    if (devnet.svm)
+      logger.info(`devnet svm chain  ${devnet.svm.rpcUrl}  (swap routes ${devnet.svm.routesUrl})`)
   }
   const dataDir = resolve(process.env.PONTIS_DATA_DIR || join('.pontis', 'data'))
   const intents = await startIntentsService({ env, dataDir, logger: createLogger('intents') })

@@ -1,4 +1,5 @@
 /** The settlement order shared by the intent service (which signs it) and the oracle (which attests it). */
+import { chainByProtocolId, type Registry } from './registry.js'
 
 /** The EIP-712 types of the settlement order; `orderId` is the struct hash of `Order`. */
 export const ORDER_TYPES = {
@@ -52,3 +53,160 @@ export const ORDER_TYPES = {
 } as const
 
 export const ORDER_VERSION = 'v1'
+
+/** The settlement order as the APIs carry it: addresses and currencies in their chains' own forms. */
+export interface SettlementOrder {
+  readonly version: string
+  readonly solverChainId: string
+  readonly solver: string
+  readonly salt: string
+  readonly inputs: ReadonlyArray<{
+    readonly payment: {
+      readonly chainId: string
+      readonly currency: string
+      readonly amount: string
+      readonly weight: string
+    }
+    readonly refunds: ReadonlyArray<{
+      readonly chainId: string
+      readonly recipient: string
+      readonly currency: string
+      readonly minimumAmount: string
+      readonly deadline: number
+      readonly extraData: string
+    }>
+  }>
+  readonly output: {
+    readonly chainId: string
+    readonly payments: ReadonlyArray<{
+      readonly recipient: string
+      readonly currency: string
+      readonly minimumAmount: string
+      readonly expectedAmount: string
+    }>
+    readonly deadline: number
+    readonly calls: readonly string[]
+    readonly extraData: string
+  }
+  readonly fees: ReadonlyArray<{
+    readonly recipientChainId: string
+    readonly recipient: string
+    readonly currencyChainId: string
+    readonly currency: string
+    readonly amount: string
+  }>
+}
+
+type Hex = `0x${string}`
+
+/** The order with every address and currency as the bytes its chain signs (0x-hex); numbers stay decimal strings (JSON-safe). */
+export interface EncodedOrder {
+  readonly version: string
+  readonly solverChainId: string
+  readonly solver: Hex
+  readonly salt: string
+  readonly inputs: ReadonlyArray<{
+    readonly payment: {
+      readonly chainId: string
+      readonly currency: Hex
+      readonly amount: string
+      readonly weight: string
+    }
+    readonly refunds: ReadonlyArray<{
+      readonly chainId: string
+      readonly recipient: Hex
+      readonly currency: Hex
+      readonly minimumAmount: string
+      readonly deadline: number
+      readonly extraData: Hex
+    }>
+  }>
+  readonly output: {
+    readonly chainId: string
+    readonly payments: ReadonlyArray<{
+      readonly recipient: Hex
+      readonly currency: Hex
+      readonly minimumAmount: string
+      readonly expectedAmount: string
+    }>
+    readonly deadline: number
+    readonly calls: readonly Hex[]
+    readonly extraData: Hex
+  }
+  readonly fees: ReadonlyArray<{
+    readonly recipientChainId: string
+    readonly recipient: Hex
+    readonly currencyChainId: string
+    readonly currency: Hex
+    readonly amount: string
+  }>
+}
+
+/**
+ * Encodes an order for hashing and signing: each address and currency through the identity of the
+ * chain it lives on (`encodeAddress`: EVM 20 bytes, SVM the base58-decoded key, …), so the intent
+ * service that issues an order id and the oracle that attests it hash the same bytes.
+ * @throws PontisError UNSUPPORTED_CHAIN for a chain not served, or the identity's error for a bad address.
+ */
+export function encodeOrder(registry: Registry, order: SettlementOrder): EncodedOrder {
+  const on = (protocolChainId: string) => chainByProtocolId(registry, protocolChainId).adapter.identity
+  const output = on(order.output.chainId)
+  const lower = (value: string) => value.toLowerCase() as Hex
+  return {
+    version: order.version,
+    solverChainId: order.solverChainId,
+    // The solver is the hub's (EVM) account, whatever chain the order pays on.
+    solver: lower(order.solver),
+    salt: order.salt,
+    inputs: order.inputs.map((input) => {
+      const payment = on(input.payment.chainId)
+      return {
+        payment: {
+          chainId: input.payment.chainId,
+          currency: payment.encodeAddress(input.payment.currency, 'currency'),
+          amount: input.payment.amount,
+          weight: input.payment.weight,
+        },
+        refunds: input.refunds.map((refund) => {
+          const chain = on(refund.chainId)
+          return {
+            chainId: refund.chainId,
+            recipient: chain.encodeAddress(refund.recipient, 'recipient'),
+            currency: chain.encodeAddress(refund.currency, 'currency'),
+            minimumAmount: refund.minimumAmount,
+            deadline: refund.deadline,
+            extraData: lower(refund.extraData),
+          }
+        }),
+      }
+    }),
+    output: {
+      chainId: order.output.chainId,
+      payments: order.output.payments.map((payment) => ({
+        recipient: output.encodeAddress(payment.recipient, 'recipient'),
+        currency: output.encodeAddress(payment.currency, 'currency'),
+        minimumAmount: payment.minimumAmount,
+        expectedAmount: payment.expectedAmount,
+      })),
+      deadline: order.output.deadline,
+      calls: order.output.calls.map(lower),
+      extraData: lower(order.output.extraData),
+    },
+    fees: order.fees.map((fee) => ({
+      recipientChainId: fee.recipientChainId,
+      recipient: on(fee.recipientChainId).encodeAddress(fee.recipient, 'recipient'),
+      currencyChainId: fee.currencyChainId,
+      currency: on(fee.currencyChainId).encodeAddress(fee.currency, 'currency'),
+      amount: fee.amount,
+    })),
+  }
+}
+
+/**
+ * The form a transaction id or address is stored and compared in: 0x-hex values (EVM hashes and
+ * addresses) are case-insensitive and lower-cased; other encodings (SVM base58 keys and
+ * signatures) are case-sensitive and kept exactly.
+ */
+export function canonicalId(value: string): string {
+  return /^0x[0-9a-fA-F]+$/.test(value) ? value.toLowerCase() : value
+}

@@ -105,6 +105,63 @@ export interface CostEstimate {
   readonly units?: bigint
   /** Price per unit (EVM: maxFeePerGas), when it has one. */
   readonly unitPrice?: bigint
+  /**
+   * The part of `amount` that is rent: deposits that keep new accounts alive (SVM token accounts),
+   * priced as the `rent` fee component rather than execution. Absent or 0 on families without rent.
+   */
+  readonly rent?: bigint
+}
+
+/**
+ * Family-specific quote request members, as the request gave them; the engine passes them only to
+ * an origin that lists them in {@link QuotingCapability.originRequestOptions}.
+ */
+export interface OriginRequestOptions {
+  /** SVM: the account that pays the deposit transaction's fees and rent instead of the user. */
+  readonly depositFeePayer?: string
+  /** SVM: most hops an origin swap route may take. */
+  readonly maxRouteLength?: number
+  /** SVM: no associated-token-account creation instructions (shared program accounts instead). */
+  readonly useSharedAccounts?: boolean
+  /** SVM: add a compute-unit-limit instruction to the origin transaction. */
+  readonly includeComputeUnitLimit?: boolean
+  /** Liquidity sources an origin swap may use (wins over `includedSwapSources`). */
+  readonly includedOriginSwapSources?: readonly string[]
+  readonly includedSwapSources?: readonly string[]
+  readonly excludedSwapSources?: readonly string[]
+  /** Bitcoin: the user's public key (hex), needed to spend P2SH outputs. */
+  readonly userPublicKey?: string
+}
+
+/** Swap the user's `fromCurrency` into `toCurrency` (one the depository takes) inside the deposit. */
+export interface OriginSwapRequest {
+  readonly user: string
+  readonly fromCurrency: string
+  readonly toCurrency: string
+  /** EXACT_INPUT: `amount` of `fromCurrency` goes in. EXACT_OUTPUT: `amount` of `toCurrency` must come out. */
+  readonly tradeType: 'EXACT_INPUT' | 'EXACT_OUTPUT'
+  readonly amount: bigint
+  /** Slippage the route may take, basis points. */
+  readonly slippageBps: number
+  readonly options: OriginRequestOptions
+}
+
+/** A priced origin swap route. */
+export interface OriginSwapQuote {
+  readonly fromCurrency: string
+  readonly fromDecimals: number
+  readonly toCurrency: string
+  /** Input taken: exact for EXACT_INPUT, the most it may take for EXACT_OUTPUT. */
+  readonly amountIn: bigint
+  /** Output the route expects. */
+  readonly amountOut: bigint
+  /** Output guaranteed (after slippage); the deposit pays exactly this much. */
+  readonly minimumAmountOut: bigint
+  readonly hops: number
+  /** Liquidity source labels, one per hop. */
+  readonly sources: readonly string[]
+  /** The family's own route data, handed back to {@link QuotingCapability.buildDepositSteps}. */
+  readonly route: unknown
 }
 
 /** A call the solver runs on the destination chain after paying (the quote's `txs`). */
@@ -129,6 +186,10 @@ export interface OriginCostRequest {
   readonly usePermit: boolean
   /** The user pays a per-request deposit address with a plain transfer instead of calling the depository. */
   readonly viaDepositAddress: boolean
+  /** The family options the request set (only those in `originRequestOptions`). */
+  readonly options?: OriginRequestOptions
+  /** The origin swap the deposit transaction runs first, when there is one. */
+  readonly originSwap?: OriginSwapQuote
 }
 
 /** Estimate what one fill costs the solver on this (destination) chain. */
@@ -164,6 +225,10 @@ export interface DepositStepsRequest {
   readonly depositAddress?: string
   /** Current time in seconds, for authorization validity windows (tests pass a fixed clock). */
   readonly nowSeconds: number
+  /** The family options the request set (only those in `originRequestOptions`). */
+  readonly options?: OriginRequestOptions
+  /** Run this swap first; `amount` is then its guaranteed output in `currencyId`. */
+  readonly originSwap?: OriginSwapQuote
 }
 
 /** One item the user acts on: a transaction to send or a payload to sign. */
@@ -210,6 +275,13 @@ export interface QuotingCapability {
   createDepositAddress?(requestId: string): Promise<string>
   /** Only for families with a transaction size limit (SVM: 1232 bytes). */
   checkTransactionSize?(step: PreparedStep): TransactionSizeCheck
+  /**
+   * Families whose origin can swap any tradeable token on the way in (SVM through its swap
+   * aggregator). The engine calls it when the origin currency is not one the depository takes.
+   * @throws PontisError NO_SWAP_ROUTES_FOUND (no route under the request's limits) or
+   *   UNSUPPORTED_CURRENCY (not tradeable).
+   */
+  quoteOriginSwap?(request: OriginSwapRequest): Promise<OriginSwapQuote>
 }
 
 // ------------------------------------------------------------------------------------------------

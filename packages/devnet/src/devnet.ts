@@ -58,6 +58,8 @@ import {
 } from './accounts.js'
 import { type AnvilInstance, startAnvil } from './anvil.js'
 import { HUB_ORACLE_DOMAIN_NAME, HUB_ORACLE_DOMAIN_VERSION } from './hub.js'
+import { type SvmDevnet, type SvmDevnetOptions, startSvmDevnet } from './svm/devnet.js'
+import { connectionLedger, type RouteSimulator, startRouteSimulator } from './svm/routes/index.js'
 
 /** PontisUSD: deployer #0's CREATE address at nonce 0. */
 export const STABLECOIN_ADDRESS: Address = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
@@ -111,6 +113,23 @@ export interface DevnetOptions {
   host?: string
   /** Receives one line per step (chain started, contracts deployed, accounts funded). */
   log?: (message: string) => void
+  /** Also start the SVM chain (LiteSVM behind a Solana RPC) and its swap-route simulator. */
+  svm?: DevnetSvmOptions
+}
+
+/** The SVM part of a devnet: the chain's options plus the route simulator's port. */
+export interface DevnetSvmOptions extends Omit<SvmDevnetOptions, 'log' | 'host'> {
+  /** Port of the swap-route simulator; 0 picks a free one. Default 8901 when `port` is 8899, else 0. */
+  routesPort?: number
+}
+
+/** The SVM chain and its route simulator. */
+export interface DevnetSvm {
+  readonly chain: SvmDevnet
+  readonly rpcUrl: string
+  readonly routes: RouteSimulator
+  /** Base URL of the aggregator-shaped route API (`/quote`, `/swap-instructions`). */
+  readonly routesUrl: string
 }
 
 /** A started devnet chain. */
@@ -126,6 +145,8 @@ export interface DevnetChain {
 /** A running devnet. */
 export interface Devnet {
   chains: DevnetChain[]
+  /** Present when started with the `svm` option. */
+  svm?: DevnetSvm
   accounts: DevnetAccounts
   /** Stops every anvil of the devnet. */
   stop(): Promise<void>
@@ -169,15 +190,34 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     ),
   )
   const anvils = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
+  let svm: DevnetSvm | undefined
+  let svmChain: SvmDevnet | undefined
   const stop = async (): Promise<void> => {
-    await Promise.all(anvils.map((anvil) => anvil.stop()))
+    await Promise.all([...anvils.map((anvil) => anvil.stop()), svm?.routes.stop(), svmChain?.stop()])
   }
   try {
     const failure = started.find((result) => result.status === 'rejected')
     if (failure) throw failure.reason
     for (const anvil of anvils) log(`chain ${anvil.chainId} listening on ${anvil.rpcUrl}`)
     const chains = await Promise.all(anvils.map((anvil) => setUpChain(anvil, log)))
-    return { chains, accounts: DEVNET_ACCOUNTS, stop }
+    if (options.svm) {
+      const { routesPort, ...chainOptions } = options.svm
+      svmChain = await startSvmDevnet({
+        ...chainOptions,
+        ...(options.host ? { host: options.host } : {}),
+        log,
+      })
+      const { Connection } = await import('@solana/web3.js')
+      const routes = await startRouteSimulator({
+        ledger: connectionLedger(new Connection(svmChain.rpcUrl, 'confirmed')),
+        ...(options.host ? { host: options.host } : {}),
+        port: routesPort ?? (chainOptions.port === 8899 ? 8901 : 0),
+        log,
+      })
+      svm = { chain: svmChain, rpcUrl: svmChain.rpcUrl, routes, routesUrl: routes.url }
+      log(`svm chain listening on ${svmChain.rpcUrl}; swap routes on ${routes.url}`)
+    }
+    return { chains, accounts: DEVNET_ACCOUNTS, stop, ...(svm ? { svm } : {}) }
   } catch (error) {
     await stop()
     throw error
@@ -421,8 +461,13 @@ function describeHubRevert(error: unknown): string {
  * 31337 the `LOCAL_A_*` variables, for 31338 the `LOCAL_B_*` ones (other chain ids have no entry in
  * that config and are skipped). Use it when the devnet runs on other ports than the defaults.
  */
-export function devnetEnvironment(devnet: Pick<Devnet, 'chains'>): Record<string, string> {
+export function devnetEnvironment(devnet: Pick<Devnet, 'chains' | 'svm'>): Record<string, string> {
   const env: Record<string, string> = {}
+  if (devnet.svm) {
+    env.LOCAL_SVM_RPC_URL = devnet.svm.rpcUrl
+    env.LOCAL_SVM_PUBLIC_RPC_URL = devnet.svm.rpcUrl
+    env.LOCAL_SVM_SWAP_API_URL = devnet.svm.routesUrl
+  }
   for (const chain of devnet.chains) {
     const prefix = LOCAL_CHAIN_ENV_PREFIX[chain.chainId]
     if (prefix === undefined) continue

@@ -8,3 +8,18 @@ export * from './anvil.js'
 export * from './artifacts.js'
 export * from './devnet.js'
 export * from './hub.js'
+export * from './svm/accounts.js'
+export {
+  type SvmDevnet,
+  type SvmDevnetOptions,
+  startSvmDevnet,
+  svmAssociatedTokenAddress,
+} from './svm/devnet.js'
+export {
+  connectionLedger,
+  type RouteLedger,
+  type RouteSimulator,
+  SVM_CONSERVATIVE_LABEL,
+  SVM_ROUTE_LABELS,
+  startRouteSimulator,
+} from './svm/routes/index.js'

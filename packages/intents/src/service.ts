@@ -15,7 +15,7 @@ import { type Loop, startLoop } from './lifecycle/loop.js'
 import { Solver } from './lifecycle/solver.js'
 import { QuoteEngine } from './quote/engine.js'
 import { loadPriceSource } from './quote/prices.js'
-import { loadSolverSettings } from './quote/settings.js'
+import { loadSolverSettings, solverCredentialsFor } from './quote/settings.js'
 import {
   MemoryRateLimiter,
   type RateLimiter,
@@ -114,7 +114,7 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     lifecycle,
     logger,
     now,
-    credentials: { solverKey: settings.solver.privateKey, allocatorKey: settings.solver.allocatorPrivateKey },
+    credentials: (vmType) => solverCredentialsFor(settings, vmType),
     ...(env.SOLVER_LEASE_MS ? { leaseMs: Number(env.SOLVER_LEASE_MS) } : {}),
     ...(env.PONTIS_FAILPOINT ? { failpoint: crashAt(env.PONTIS_FAILPOINT, logger) } : {}),
   })

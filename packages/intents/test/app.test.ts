@@ -66,8 +66,12 @@ t.test('GET /chains answers the configured chains without private config', async
   t.equal(res.status, 200)
   const { chains } = res.body as { chains: Array<Record<string, unknown>> }
   t.same(
-    chains.map((chain) => chain.id),
-    [31337, 31338],
+    chains.map((chain) => [chain.id, chain.vmType]),
+    [
+      [31337, 'evm'],
+      [31338, 'evm'],
+      [792703809, 'svm'],
+    ],
   )
   for (const chain of chains) {
     t.notOk('rpc' in chain, `chain ${chain.id}: rpc settings stay private`)
@@ -81,7 +85,12 @@ t.test('GET /chains answers the configured chains without private config', async
     [31338],
   )
   const byFamily = await client.get('/chains?vmType=svm')
-  t.same((byFamily.body as { chains: unknown[] }).chains, [])
+  t.same(
+    (byFamily.body as { chains: Array<{ id: number }> }).chains.map((chain) => chain.id),
+    [792703809],
+  )
+  const noFamily = await client.get('/chains?vmType=bvm')
+  t.same((noFamily.body as { chains: unknown[] }).chains, [])
   const badFilter = await client.get('/chains?includeChains=base')
   t.equal(badFilter.status, 400)
   t.match((badFilter.body as ErrorAnswer).message, '`includeChains` (query)')

@@ -8,6 +8,7 @@ import {
   type CurrencyRole,
   chainByProtocolId,
   type Eip712Domain,
+  encodeOrder as encodeOrderBytes,
   type FinalityMode,
   type HubConfig,
   ORDER_TYPES,
@@ -186,57 +187,7 @@ export function createAttestationEngine(options: AttestationEngineOptions): Atte
   }
 
   /** The order as signed: addresses and currencies as bytes of their chains. */
-  const encodeOrder = (order: OracleApi.Order) => {
-    const on = (protocolChainId: string) => chainByProtocolId(registry, protocolChainId)
-    const output = on(order.output.chainId)
-    return {
-      version: order.version,
-      solverChainId: order.solverChainId,
-      solver: order.solver.toLowerCase() as Hex,
-      salt: order.salt,
-      inputs: order.inputs.map((input) => {
-        const payment = on(input.payment.chainId)
-        return {
-          payment: {
-            chainId: input.payment.chainId,
-            currency: encode(payment, input.payment.currency, 'currency'),
-            amount: input.payment.amount,
-            weight: input.payment.weight,
-          },
-          refunds: input.refunds.map((refund) => {
-            const chain = on(refund.chainId)
-            return {
-              chainId: refund.chainId,
-              recipient: encode(chain, refund.recipient, 'recipient'),
-              currency: encode(chain, refund.currency, 'currency'),
-              minimumAmount: refund.minimumAmount,
-              deadline: refund.deadline,
-              extraData: refund.extraData.toLowerCase(),
-            }
-          }),
-        }
-      }),
-      output: {
-        chainId: order.output.chainId,
-        payments: order.output.payments.map((payment) => ({
-          recipient: encode(output, payment.recipient, 'recipient'),
-          currency: encode(output, payment.currency, 'currency'),
-          minimumAmount: payment.minimumAmount,
-          expectedAmount: payment.expectedAmount,
-        })),
-        deadline: order.output.deadline,
-        calls: order.output.calls.map((call) => call.toLowerCase()),
-        extraData: order.output.extraData.toLowerCase(),
-      },
-      fees: order.fees.map((fee) => ({
-        recipientChainId: fee.recipientChainId,
-        recipient: encode(on(fee.recipientChainId), fee.recipient, 'recipient'),
-        currencyChainId: fee.currencyChainId,
-        currency: encode(on(fee.currencyChainId), fee.currency, 'currency'),
-        amount: fee.amount,
-      })),
-    }
-  }
+  const encodeOrder = (order: OracleApi.Order) => encodeOrderBytes(registry, order)
 
   /** A deposit's id on the hub: chain, transaction and position. */
   const onchainIdOf = (protocolChainId: string, transactionId: Hex, index: number): Hex =>

@@ -65,6 +65,7 @@ t.test('/lives/v1 and /chains/v1', async (t) => {
     [
       [31337, 'evm'],
       [31338, 'evm'],
+      [792703809, 'svm'],
     ],
   )
   t.equal(body.chains[0]?.depository, registry.chain(31337).record.protocol?.v2?.depository)

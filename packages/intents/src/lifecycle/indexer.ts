@@ -1,4 +1,5 @@
 import {
+  canonicalId,
   type DepositFact,
   type Logger,
   PontisError,
@@ -151,10 +152,10 @@ export class Indexer {
     if (!request || request.originChainId !== chain.id) return 'orphaned'
     const earlier = await this.#lifecycle.depositsFor(deposit.depositId)
     const same = earlier.some(
-      (seen) => seen.transactionId === deposit.transactionId.toLowerCase() && seen.index === deposit.index,
+      (seen) => seen.transactionId === canonicalId(deposit.transactionId) && seen.index === deposit.index,
     )
     if (earlier.length > 0 && !same) return 'double_spend'
-    if (deposit.currencyId.toLowerCase() !== request.originCurrency.toLowerCase()) return 'wrong_currency'
+    if (canonicalId(deposit.currencyId) !== canonicalId(request.originCurrency)) return 'wrong_currency'
     if (deposit.amount < request.amountIn) return 'too_low'
     return 'matched'
   }

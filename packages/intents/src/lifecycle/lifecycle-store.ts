@@ -1,4 +1,4 @@
-import type { IntentsApi } from '@pontis/core'
+import { canonicalId, type IntentsApi } from '@pontis/core'
 import { notifyStatus } from '../events/index.js'
 import type { RequestStore, SqlClient, StoredRequest } from '../store/index.js'
 import { enqueueStatusWebhook } from '../webhooks/outbox.js'
@@ -205,7 +205,7 @@ export class LifecycleStore {
        ON CONFLICT (chain_id, transaction_id, log_index) DO NOTHING RETURNING chain_id`,
       [
         deposit.chainId,
-        deposit.transactionId.toLowerCase(),
+        canonicalId(deposit.transactionId),
         deposit.index,
         deposit.depositId.toLowerCase(),
         deposit.depositor,
@@ -307,7 +307,7 @@ export class LifecycleStore {
     const { rows } = await (tx ?? this.#client).query<{ id: string }>(
       `UPDATE solver_jobs SET state = 'signed', transaction_id = $3, raw = $4, amount = $5, updated_at = $6
        WHERE id = $1 AND lease_owner = $2 AND lease_until >= $6 AND raw IS NULL RETURNING id`,
-      [jobId, owner, signed.transactionId.toLowerCase(), signed.raw, signed.amount.toString(), this.#now()],
+      [jobId, owner, canonicalId(signed.transactionId), signed.raw, signed.amount.toString(), this.#now()],
     )
     return rows.length > 0
   }
@@ -369,17 +369,17 @@ export class LifecycleStore {
   async allocateNonce(tx: SqlClient, chainId: number, address: string, chainNext: bigint): Promise<bigint> {
     await tx.query(
       `INSERT INTO solver_nonces (chain_id, address, next_nonce) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-      [chainId, address.toLowerCase(), chainNext.toString()],
+      [chainId, canonicalId(address), chainNext.toString()],
     )
     const { rows } = await tx.query<{ next_nonce: string }>(
       'SELECT next_nonce FROM solver_nonces WHERE chain_id = $1 AND address = $2 FOR UPDATE',
-      [chainId, address.toLowerCase()],
+      [chainId, canonicalId(address)],
     )
     const stored = BigInt(rows[0]?.next_nonce ?? '0')
     const nonce = stored > chainNext ? stored : chainNext
     await tx.query('UPDATE solver_nonces SET next_nonce = $3 WHERE chain_id = $1 AND address = $2', [
       chainId,
-      address.toLowerCase(),
+      canonicalId(address),
       (nonce + 1n).toString(),
     ])
     return nonce

@@ -16,8 +16,8 @@ export interface SolverOptions {
   readonly registry: Registry
   readonly lifecycle: LifecycleStore
   readonly logger: Logger
-  /** The solver's keys; never logged. */
-  readonly credentials: SolverCredentials
+  /** The solver's keys, one set for every family or per family (`vmType`); never logged. */
+  readonly credentials: SolverCredentials | ((vmType: string) => SolverCredentials)
   /** This worker's name in job leases. */
   readonly owner?: string
   readonly leaseMs?: number
@@ -157,9 +157,10 @@ export class Solver {
 
   /** Signs with a nonce reserved in the same transaction that stores the bytes. */
   async #sign(job: SolverJob): Promise<SignedTransaction | undefined> {
-    const { lifecycle, registry, credentials } = this.#options
+    const { lifecycle, registry } = this.#options
     const chain = registry.chain(job.chainId)
     const filling = this.#filling(chain)
+    const credentials = this.#credentials(chain)
     const usesSolverNonce = !(
       job.kind !== 'fill' &&
       job.kind !== 'submit_deposit' &&
@@ -172,7 +173,7 @@ export class Solver {
         const nonce = usesSolverNonce
           ? await lifecycle.allocateNonce(tx, chain.id, solver, chainNext)
           : undefined
-        const signed = await this.#signJob(job, filling, nonce)
+        const signed = await this.#signJob(job, filling, credentials, nonce)
         if (!(await lifecycle.storeSigned(job.id, this.#owner, signed, tx))) throw new LeaseLost()
         return signed
       })
@@ -182,12 +183,17 @@ export class Solver {
     }
   }
 
+  #credentials(chain: RegisteredChain): SolverCredentials {
+    const { credentials } = this.#options
+    return typeof credentials === 'function' ? credentials(chain.record.vmType) : credentials
+  }
+
   #signJob(
     job: SolverJob,
     filling: FillingCapability,
+    credentials: SolverCredentials,
     nonce: bigint | undefined,
   ): Promise<SignedTransaction> {
-    const { credentials } = this.#options
     const options = nonce === undefined ? {} : { nonce }
     if (job.kind === 'fill') {
       const payload = job.payload as unknown as FillPayload

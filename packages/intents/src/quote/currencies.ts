@@ -37,6 +37,20 @@ export class CurrencyCatalog {
     }
   }
 
+  /** True when the chain quotes `address` (a canonical id) directly. */
+  has(address: string): boolean {
+    return this.#byAddress.has(address)
+  }
+
+  /**
+   * The currency an origin swap deposits: the one with the same asset id as the output (so the fill
+   * pays like for like), else the native currency.
+   */
+  settlementFor(assetId: string): ChainCurrency {
+    for (const currency of this.#byAddress.values()) if (currency.entry.id === assetId) return currency
+    return this.native
+  }
+
   /** @throws UNSUPPORTED_CURRENCY naming the chain and what it supports. */
   get(address: string, chain: RegisteredChain, side: 'input' | 'output'): ChainCurrency {
     const found = this.#byAddress.get(address)

@@ -5,7 +5,10 @@ import {
   type IntentsApi,
   type Logger,
   ORDER_VERSION,
+  type OriginRequestOptions,
+  type OriginSwapQuote,
   PontisError,
+  type PreparedStep,
   parseUnits,
   protocolChainIdOf,
   type QuotingCapability,
@@ -37,7 +40,7 @@ import {
   USD_SCALE,
   usdValue,
 } from './prices.js'
-import type { SolverSettings } from './settings.js'
+import { type SolverSettings, solverCredentialsFor } from './settings.js'
 
 export type QuoteRequest = IntentsApi.QuoteRequest
 
@@ -153,6 +156,7 @@ export class QuoteEngine {
   readonly #options: QuoteEngineOptions
   readonly #catalogs = new Map<number, CurrencyCatalog>()
   readonly #solver: PrivateKeyAccount
+  readonly #solverAddresses = new Map<number, string>()
   readonly #now: () => number
 
   constructor(options: QuoteEngineOptions) {
@@ -200,16 +204,19 @@ export class QuoteEngine {
     // Currencies.
     const originCatalog = this.#catalogs.get(originChain.id) as CurrencyCatalog
     const destinationCatalog = this.#catalogs.get(destinationChain.id) as CurrencyCatalog
-    const inCurrency = originCatalog.get(
-      originIdentity.normalizeCurrency(request.originCurrency, 'input'),
-      originChain,
-      'input',
-    )
+    const requestedIn = originIdentity.normalizeCurrency(request.originCurrency, 'input')
     const outCurrency = destinationCatalog.get(
       destinationIdentity.normalizeCurrency(request.destinationCurrency, 'output'),
       destinationChain,
       'output',
     )
+    // A token the depository does not take is swapped into one it does inside the deposit, on
+    // families that can (SVM through its route source); elsewhere it is unsupported.
+    const swapFrom =
+      !originCatalog.has(requestedIn) && originQuoting.quoteOriginSwap !== undefined ? requestedIn : undefined
+    const inCurrency = swapFrom
+      ? originCatalog.settlementFor(outCurrency.entry.id)
+      : originCatalog.get(requestedIn, originChain, 'input')
     const sameAsset = inCurrency.entry.id === outCurrency.entry.id
     if (sameChain && !request.forceSolverExecution) {
       if (inCurrency.address === outCurrency.address) {
@@ -241,6 +248,8 @@ export class QuoteEngine {
       )
     }
     const calls = this.#calls(request, destinationChain, outCurrency)
+    const familyOptions = this.#familyOptions(request, originQuoting)
+    const solverOnDestination = this.#solverOn(destinationChain)
 
     // Prices.
     const prices = this.#options.prices
@@ -279,7 +288,23 @@ export class QuoteEngine {
           'floor',
         )
       : 0n
-    const roughAmount = BigInt(request.amount)
+    const slippageBps = this.#slippageBps(request, sameAsset)
+    let amount = BigInt(request.amount)
+    let originSwap: OriginSwapQuote | undefined
+    if (swapFrom && request.tradeType === 'EXACT_INPUT') {
+      originSwap = await this.#quoteOriginSwap(originQuoting, {
+        user,
+        fromCurrency: swapFrom,
+        toCurrency: inCurrency.address,
+        tradeType: 'EXACT_INPUT',
+        amount,
+        slippageBps,
+        options: familyOptions,
+      })
+      // The deposit pays what the route guarantees; that is the input the rest is priced on.
+      amount = originSwap.minimumAmountOut
+    }
+    const roughAmount = amount
     const [originCost, fillCost, userBalance, solverBalance] = await Promise.all([
       originQuoting.estimateOriginCost({
         requestId: PLACEHOLDER_ID,
@@ -288,10 +313,12 @@ export class QuoteEngine {
         amount: roughAmount,
         usePermit,
         viaDepositAddress: request.useDepositAddress === true,
+        options: familyOptions,
+        ...(originSwap ? { originSwap } : {}),
       }),
       destinationQuoting.estimateFillCost({
         orderId: PLACEHOLDER_ID,
-        payer: this.#solver.address,
+        payer: solverOnDestination,
         recipient,
         currencyId: outCurrency.address,
         amount: roughAmount,
@@ -299,8 +326,8 @@ export class QuoteEngine {
         ...(request.txsGasLimit !== undefined ? { callsGasLimit: BigInt(request.txsGasLimit) } : {}),
         topupNativeAmount,
       }),
-      originChain.adapter.reading?.readBalance(user, inCurrency.address),
-      destinationChain.adapter.reading?.readBalance(this.#solver.address, outCurrency.address),
+      originChain.adapter.reading?.readBalance(user, swapFrom ?? inCurrency.address),
+      destinationChain.adapter.reading?.readBalance(solverOnDestination, outCurrency.address),
     ])
     const gasOverhead =
       usePermit && request.originGasOverhead
@@ -309,9 +336,14 @@ export class QuoteEngine {
     const solverPaidOrigin = usePermit ? originCost.amount + gasOverhead : 0n
 
     // Fee terms in the input currency.
+    const fillRent = fillCost.rent ?? 0n
     const executionCost =
-      convert(fillCost.amount + topupNativeAmount, destination.nativePriced, origin.priced, 'ceil') +
-      convert(solverPaidOrigin, origin.nativePriced, origin.priced, 'ceil')
+      convert(
+        fillCost.amount - fillRent + topupNativeAmount,
+        destination.nativePriced,
+        origin.priced,
+        'ceil',
+      ) + convert(solverPaidOrigin, origin.nativePriced, origin.priced, 'ceil')
     const target = settings.inventory.find(
       (item) =>
         item.chainId === destinationChain.id &&
@@ -322,7 +354,7 @@ export class QuoteEngine {
     const sponsoredComponents = this.#sponsoredComponents(request)
     const terms: FeeTerms = {
       executionCost,
-      rentCost: 0n,
+      rentCost: fillRent > 0n ? convert(fillRent, destination.nativePriced, origin.priced, 'ceil') : 0n,
       serviceBps: BigInt(settings.fees.serviceBps),
       minimumServiceFee: fromUsd(parseUnits(settings.fees.minimumServiceFeeUsd, 18), origin.priced, 'ceil'),
       rebalanceRewardBps: rebalances ? BigInt(settings.fees.rebalanceRewardBps) : 0n,
@@ -342,7 +374,6 @@ export class QuoteEngine {
         : {}),
     }
     const conversion = this.#conversion(request, origin, destination)
-    const amount = BigInt(request.amount)
     const breakdown =
       request.tradeType === 'EXACT_INPUT'
         ? breakdownForInput(amount, terms, conversion)
@@ -355,8 +386,19 @@ export class QuoteEngine {
       )
     }
 
+    if (swapFrom && request.tradeType === 'EXACT_OUTPUT') {
+      originSwap = await this.#quoteOriginSwap(originQuoting, {
+        user,
+        fromCurrency: swapFrom,
+        toCurrency: inCurrency.address,
+        tradeType: 'EXACT_OUTPUT',
+        amount: breakdown.amountIn,
+        slippageBps,
+        options: familyOptions,
+      })
+    }
+
     // What the recipient gets, and the least they accept.
-    const slippageBps = this.#slippageBps(request, sameAsset)
     const exactOutput = request.tradeType === 'EXACT_OUTPUT'
     const paidOut = exactOutput && request.enableTrueExactOutput ? amount : breakdown.amountOut
     const minimumAmountOut = exactOutput ? amount : withSlippage(paidOut, BigInt(slippageBps))
@@ -433,7 +475,7 @@ export class QuoteEngine {
     }
     // The id (a struct hash) and the signature are the costly part of a quote: a price without
     // protocol data needs neither, and only protocol data returns the signature.
-    const id = context.withSteps || request.includeProtocolData ? orderId(order) : undefined
+    const id = context.withSteps || request.includeProtocolData ? orderId(registry, order) : undefined
     const orderSignature = id && request.includeProtocolData ? await signOrder(this.#solver, id) : undefined
     const depositAddress =
       id && request.useDepositAddress
@@ -457,6 +499,7 @@ export class QuoteEngine {
         sameAsset,
         userBalance,
         calls,
+        originSwap,
       }),
     }
     if (sponsoredComponents)
@@ -476,10 +519,13 @@ export class QuoteEngine {
         },
       }
     }
-    if (!context.withSteps || !id) return response
+    // Families with a size limit compile the deposit for every quote, prices included: an oversized
+    // route must be refused before anyone relies on it.
+    const sizeLimited = originQuoting.checkTransactionSize !== undefined
+    if ((!context.withSteps || !id) && !sizeLimited) return response
 
     const prepared = await originQuoting.buildDepositSteps({
-      requestId: id,
+      requestId: id ?? PLACEHOLDER_ID,
       depositor: user,
       currencyId: inCurrency.address,
       amount: breakdown.amountIn,
@@ -487,8 +533,12 @@ export class QuoteEngine {
       permitExpiry: request.permitExpiry ?? PERMIT_EXPIRY_DEFAULT,
       executeEndpoint: EXECUTE_PATH,
       nowSeconds: Math.floor(nowMs / 1000),
+      options: familyOptions,
+      ...(originSwap ? { originSwap } : {}),
       ...(depositAddress ? { depositAddress } : {}),
     })
+    this.#checkSize(originQuoting, prepared, originSwap)
+    if (!context.withSteps || !id) return response
     response.steps = prepared.map((step) => ({
       id: step.id,
       action: step.action,
@@ -535,6 +585,68 @@ export class QuoteEngine {
       },
     })
     return response
+  }
+
+  /** The solver's account on `chain` (its family's key), for fill costs and liquidity. */
+  #solverOn(chain: RegisteredChain): string {
+    let address = this.#solverAddresses.get(chain.id)
+    if (address === undefined) {
+      const filling = chain.adapter.filling
+      address = filling
+        ? filling.solverAddress(solverCredentialsFor(this.#options.settings, chain.record.vmType))
+        : this.#solver.address
+      this.#solverAddresses.set(chain.id, address)
+    }
+    return address
+  }
+
+  /** The family options the request set; `#checkOptions` already refused those the origin does not honour. */
+  #familyOptions(request: QuoteRequest, quoting: QuotingCapability): OriginRequestOptions {
+    const honoured = new Set(quoting.originRequestOptions ?? [])
+    const pick = <Key extends keyof OriginRequestOptions>(key: Key, value: OriginRequestOptions[Key]) =>
+      value !== undefined && honoured.has(key) ? { [key]: value } : {}
+    return {
+      ...pick('depositFeePayer', request.depositFeePayer),
+      ...pick('maxRouteLength', request.maxRouteLength),
+      ...pick('useSharedAccounts', request.useSharedAccounts),
+      ...pick('includeComputeUnitLimit', request.includeComputeUnitLimit),
+      ...pick('includedOriginSwapSources', request.includedOriginSwapSources),
+      ...pick('includedSwapSources', request.includedSwapSources),
+      ...pick('excludedSwapSources', request.excludedSwapSources),
+      ...(request.additionalData?.userPublicKey !== undefined && honoured.has('additionalData.userPublicKey')
+        ? { userPublicKey: request.additionalData.userPublicKey }
+        : {}),
+    }
+  }
+
+  #quoteOriginSwap(
+    quoting: QuotingCapability,
+    swap: Parameters<NonNullable<QuotingCapability['quoteOriginSwap']>>[0],
+  ): Promise<OriginSwapQuote> {
+    return (quoting.quoteOriginSwap as NonNullable<QuotingCapability['quoteOriginSwap']>)(swap)
+  }
+
+  /** Refuses a deposit transaction over its family's wire-size limit, saying how far over and what helps. */
+  #checkSize(
+    quoting: QuotingCapability,
+    steps: readonly PreparedStep[],
+    originSwap: OriginSwapQuote | undefined,
+  ): void {
+    const check = quoting.checkTransactionSize
+    if (!check) return
+    for (const step of steps) {
+      const { sizeBytes, limitBytes, fits } = check(step)
+      if (fits) continue
+      const overBy = sizeBytes - limitBytes
+      const hint = originSwap
+        ? `the origin swap takes ${originSwap.hops} hop${originSwap.hops === 1 ? '' : 's'} (${originSwap.sources.join(', ')}): set maxRouteLength (start at 4, then 3) or includedOriginSwapSources to a single size-conservative source`
+        : 'remove includeComputeUnitLimit or depositFeePayer, or change the amount'
+      throw new PontisError(
+        'SOLANA_TX_TOO_LARGE',
+        `transaction is ${sizeBytes} bytes, ${overBy} over the ${limitBytes} byte limit; ${hint}.`,
+        { size: sizeBytes, limit: limitBytes, overBy },
+      )
+    }
   }
 
   #usableChain(chainId: number, role: 'origin' | 'destination'): RegisteredChain {
@@ -807,6 +919,7 @@ export class QuoteEngine {
     sameAsset: boolean
     userBalance: bigint | undefined
     calls: readonly DestinationCall[]
+    originSwap: OriginSwapQuote | undefined
   }): IntentsApi.Details {
     const { breakdown, origin, destination, request } = input
     const usdIn = usdValue(breakdown.amountIn, origin.priced)
@@ -860,11 +973,17 @@ export class QuoteEngine {
       ...(input.userBalance !== undefined ? { userBalance: input.userBalance.toString() } : {}),
       isFixedRate: request.fixedRate !== undefined,
       route: {
-        origin: {
-          inputCurrency: origin.currency.address,
-          outputCurrency: origin.currency.address,
-          router: origin.chain.record.protocol?.v2?.depository ?? 'depository',
-        },
+        origin: input.originSwap
+          ? {
+              inputCurrency: input.originSwap.fromCurrency,
+              outputCurrency: origin.currency.address,
+              router: input.originSwap.sources.join(' > '),
+            }
+          : {
+              inputCurrency: origin.currency.address,
+              outputCurrency: origin.currency.address,
+              router: origin.chain.record.protocol?.v2?.depository ?? 'depository',
+            },
         destination: {
           inputCurrency: destination.currency.address,
           outputCurrency: destination.currency.address,

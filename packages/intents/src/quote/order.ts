@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { type IntentsApi, ORDER_TYPES } from '@pontis/core'
+import { encodeOrder, type IntentsApi, ORDER_TYPES, type Registry } from '@pontis/core'
 import { type Hex, hashStruct } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
 
@@ -8,49 +8,53 @@ export function randomSalt(): Hex {
   return `0x${randomBytes(32).toString('hex')}`
 }
 
-/** The order id: EIP-712 struct hash of the order (no domain), also the deposit id that pays it. */
-export function orderId(order: IntentsApi.Order): Hex {
+/**
+ * The order id: EIP-712 struct hash of the order (no domain), also the deposit id that pays it.
+ * Addresses and currencies are hashed as their chains' bytes (see `encodeOrder`), as the oracle does.
+ */
+export function orderId(registry: Registry, plain: IntentsApi.Order): Hex {
+  const order = encodeOrder(registry, plain)
   return hashStruct({
     primaryType: 'Order',
     types: ORDER_TYPES,
     data: {
       version: order.version,
       solverChainId: order.solverChainId,
-      solver: order.solver as Hex,
+      solver: order.solver,
       salt: BigInt(order.salt),
       inputs: order.inputs.map((input) => ({
         payment: {
           chainId: input.payment.chainId,
-          currency: input.payment.currency as Hex,
+          currency: input.payment.currency,
           amount: BigInt(input.payment.amount),
           weight: BigInt(input.payment.weight),
         },
         refunds: input.refunds.map((refund) => ({
           chainId: refund.chainId,
-          recipient: refund.recipient as Hex,
-          currency: refund.currency as Hex,
+          recipient: refund.recipient,
+          currency: refund.currency,
           minimumAmount: BigInt(refund.minimumAmount),
           deadline: refund.deadline,
-          extraData: refund.extraData as Hex,
+          extraData: refund.extraData,
         })),
       })),
       output: {
         chainId: order.output.chainId,
         payments: order.output.payments.map((payment) => ({
-          recipient: payment.recipient as Hex,
-          currency: payment.currency as Hex,
+          recipient: payment.recipient,
+          currency: payment.currency,
           minimumAmount: BigInt(payment.minimumAmount),
           expectedAmount: BigInt(payment.expectedAmount),
         })),
         deadline: order.output.deadline,
-        calls: order.output.calls as Hex[],
-        extraData: order.output.extraData as Hex,
+        calls: [...order.output.calls],
+        extraData: order.output.extraData,
       },
       fees: order.fees.map((fee) => ({
         recipientChainId: fee.recipientChainId,
-        recipient: fee.recipient as Hex,
+        recipient: fee.recipient,
         currencyChainId: fee.currencyChainId,
-        currency: fee.currency as Hex,
+        currency: fee.currency,
         amount: BigInt(fee.amount),
       })),
     },

@@ -1,4 +1,4 @@
-import { type EnvironmentVariables, loadEnvironmentFile } from '@pontis/core'
+import { type EnvironmentVariables, loadEnvironmentFile, type SolverCredentials } from '@pontis/core'
 
 /** A solver inventory target: paying out of a balance above it earns the user a rebalance reward. */
 export interface InventoryTarget {
@@ -14,6 +14,13 @@ export interface SolverSettings {
     readonly privateKey: `0x${string}`
     /** Signs payouts out of the depository (refunds); the depository's allocator. */
     readonly allocatorPrivateKey: `0x${string}`
+    /**
+     * Keys of families that do not use the EVM keys above, by `vmType` (SVM: base58 secret keys;
+     * `allocatorPrivateKey` is the vault owner's). A family not listed signs with the EVM keys.
+     */
+    readonly familyKeys?: Readonly<
+      Record<string, { readonly privateKey: string; readonly allocatorPrivateKey?: string }>
+    >
   }
   readonly fees: {
     /** Solver service fee on the input amount, basis points. */
@@ -57,6 +64,19 @@ export const solverSettingsSchema = {
       properties: {
         privateKey: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
         allocatorPrivateKey: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
+        familyKeys: {
+          type: 'object',
+          propertyNames: { pattern: '^[a-z][a-z0-9-]*$' },
+          additionalProperties: {
+            type: 'object',
+            required: ['privateKey'],
+            additionalProperties: false,
+            properties: {
+              privateKey: { type: 'string', minLength: 1 },
+              allocatorPrivateKey: { type: 'string', minLength: 1 },
+            },
+          },
+        },
       },
     },
     fees: {
@@ -109,4 +129,16 @@ export function loadSolverSettings(options: {
   env?: EnvironmentVariables
 }): Promise<SolverSettings> {
   return loadEnvironmentFile<SolverSettings>({ ...options, name: 'solver', schema: solverSettingsSchema })
+}
+
+/** The solver's keys for one chain family: its `familyKeys` entry, else the EVM keys. Never logged. */
+export function solverCredentialsFor(settings: SolverSettings, vmType: string): SolverCredentials {
+  const family = settings.solver.familyKeys?.[vmType]
+  if (family) {
+    return {
+      solverKey: family.privateKey,
+      ...(family.allocatorPrivateKey !== undefined ? { allocatorKey: family.allocatorPrivateKey } : {}),
+    }
+  }
+  return { solverKey: settings.solver.privateKey, allocatorKey: settings.solver.allocatorPrivateKey }
 }

@@ -1,0 +1,219 @@
+/**
+ * SVM filling for the reference solver: fills from the solver's account and refunds out of the
+ * vault (signed by the vault owner, the allocator key), each tagged with a memo. SVM accounts have
+ * no sequence numbers: a transaction is bound to a recent blockhash instead, so `nextNonce` is 0 and
+ * re-broadcasting the stored bytes is safe.
+ */
+import {
+  type FillingCapability,
+  type FillRequest,
+  PontisError,
+  type RefundRequest,
+  type SignedTransaction,
+  type SolverCredentials,
+  type TransactionOutcome,
+} from '@pontis/core'
+import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  createTransferCheckedInstruction,
+  getAssociatedTokenAddressSync,
+} from '@solana/spl-token'
+import {
+  Keypair,
+  PublicKey,
+  SystemProgram,
+  type TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from '@solana/web3.js'
+import bs58 from 'bs58'
+import { CONFIRMED, isNative, mintInfo, rpc, type SvmChainContext, vaultOf } from './context.js'
+import { lookUpSignature } from './reading.js'
+import { memoInstruction } from './transactions.js'
+
+/**
+ * The keypair of an SVM secret: base58 of the 64-byte secret key (the usual wallet export), a JSON
+ * array of those 64 bytes (the CLI's key file), or 0x-hex of a 32-byte seed.
+ * @throws PontisError INVALID_REQUEST without echoing the secret.
+ */
+export function keypairOf(secret: string, name: string): Keypair {
+  try {
+    const trimmed = secret.trim()
+    if (/^0x[0-9a-fA-F]{64}$/.test(trimmed)) return Keypair.fromSeed(Buffer.from(trimmed.slice(2), 'hex'))
+    if (trimmed.startsWith('['))
+      return Keypair.fromSecretKey(Uint8Array.from(JSON.parse(trimmed) as number[]))
+    return Keypair.fromSecretKey(bs58.decode(trimmed))
+  } catch {
+    throw new PontisError(
+      'INVALID_REQUEST',
+      `the SVM ${name} key is not a base58 64-byte secret key, a JSON array of 64 bytes, or 0x-hex of a 32-byte seed`,
+    )
+  }
+}
+
+async function transferInstructions(
+  context: SvmChainContext,
+  from: PublicKey,
+  payer: PublicKey,
+  recipient: PublicKey,
+  currencyId: string,
+  amount: bigint,
+): Promise<TransactionInstruction[]> {
+  if (isNative(currencyId))
+    return [SystemProgram.transfer({ fromPubkey: from, toPubkey: recipient, lamports: amount })]
+  const mint = new PublicKey(currencyId)
+  const { programId, decimals } = await mintInfo(context, currencyId)
+  const source = getAssociatedTokenAddressSync(mint, from, true, programId)
+  const destination = getAssociatedTokenAddressSync(mint, recipient, true, programId)
+  return [
+    // Idempotent: the recipient's token account is created (rent paid by the payer) only when missing.
+    createAssociatedTokenAccountIdempotentInstruction(payer, destination, recipient, mint, programId),
+    createTransferCheckedInstruction(source, mint, destination, from, amount, decimals, [], programId),
+  ]
+}
+
+async function sign(
+  context: SvmChainContext,
+  signer: Keypair,
+  instructions: TransactionInstruction[],
+  amount: bigint,
+): Promise<SignedTransaction> {
+  const { blockhash } = await rpc(context, () => context.connection.getLatestBlockhash(CONFIRMED))
+  const message = new TransactionMessage({
+    payerKey: signer.publicKey,
+    recentBlockhash: blockhash,
+    instructions,
+  }).compileToV0Message()
+  const transaction = new VersionedTransaction(message)
+  transaction.sign([signer])
+  return {
+    transactionId: bs58.encode(transaction.signatures[0] as Uint8Array),
+    raw: Buffer.from(transaction.serialize()).toString('base64'),
+    amount,
+  }
+}
+
+const ALREADY_PROCESSED = /AlreadyProcessed|already been processed/i
+
+/** Base58 of a wire transaction's first signature (its id), or undefined when `bytes` is not one. */
+function signatureOf(bytes: Uint8Array): string | undefined {
+  try {
+    const [signature] = VersionedTransaction.deserialize(bytes).signatures
+    return signature ? bs58.encode(signature) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export function createSvmFilling(context: SvmChainContext): FillingCapability {
+  const solverOf = (credentials: SolverCredentials) => keypairOf(credentials.solverKey, 'solver')
+  return {
+    solverAddress: (credentials) => solverOf(credentials).publicKey.toBase58(),
+    async nextNonce(): Promise<bigint> {
+      return 0n
+    },
+
+    async signFill(request: FillRequest, credentials: SolverCredentials): Promise<SignedTransaction> {
+      if (request.calls.length > 0) {
+        throw new PontisError(
+          'EXTRA_TXS_NOT_SUPPORTED',
+          `${context.label.displayName} fills cannot run calls.`,
+        )
+      }
+      const solver = solverOf(credentials)
+      const recipient = new PublicKey(request.recipient)
+      const instructions = await transferInstructions(
+        context,
+        solver.publicKey,
+        solver.publicKey,
+        recipient,
+        request.currencyId,
+        request.amount,
+      )
+      if (request.topupNativeAmount > 0n) {
+        instructions.push(
+          SystemProgram.transfer({
+            fromPubkey: solver.publicKey,
+            toPubkey: recipient,
+            lamports: request.topupNativeAmount,
+          }),
+        )
+      }
+      instructions.push(memoInstruction(request.orderId))
+      return sign(context, solver, instructions, request.amount)
+    },
+
+    async signRefund(request: RefundRequest, credentials: SolverCredentials): Promise<SignedTransaction> {
+      if (request.source.kind !== 'depository') {
+        throw new PontisError(
+          'UNSUPPORTED_EXECUTION_TYPE',
+          `${context.label.displayName} has no deposit addresses to refund from.`,
+        )
+      }
+      if (!credentials.allocatorKey) {
+        throw new PontisError(
+          'UNSUPPORTED_EXECUTION_TYPE',
+          `No vault key is configured to refund on ${context.label.displayName}.`,
+        )
+      }
+      const owner = keypairOf(credentials.allocatorKey, 'vault owner')
+      const vault = vaultOf(context)
+      if (!owner.publicKey.equals(vault)) {
+        throw new PontisError(
+          'UNSUPPORTED_EXECUTION_TYPE',
+          `The configured vault key does not own the vault ${vault.toBase58()} on ${context.label.displayName}.`,
+        )
+      }
+      const instructions = await transferInstructions(
+        context,
+        vault,
+        vault,
+        new PublicKey(request.recipient),
+        request.currencyId,
+        request.amount,
+      )
+      instructions.push(memoInstruction(request.refundId))
+      return sign(context, owner, instructions, request.amount)
+    },
+
+    async broadcast(raw: string): Promise<void> {
+      const bytes = Buffer.from(raw, 'base64')
+      try {
+        await rpc(context, () =>
+          context.connection.sendRawTransaction(bytes, {
+            skipPreflight: false,
+            preflightCommitment: CONFIRMED,
+            maxRetries: 0,
+          }),
+        )
+      } catch (error) {
+        // The chain has it already: broadcasting the same bytes again is not an error.
+        if (
+          ALREADY_PROCESSED.test(
+            error instanceof Error
+              ? `${error.message} ${JSON.stringify((error as { logs?: unknown }).logs ?? '')}`
+              : String(error),
+          )
+        )
+          return
+        // Landed, but its blockhash has expired since: preflight fails on the blockhash instead.
+        const signature = signatureOf(bytes)
+        if (signature && (await lookUpSignature(context, signature)).state !== 'not_found') return
+        throw error
+      }
+    },
+
+    async outcome(transactionId: string): Promise<TransactionOutcome> {
+      const lookup = await lookUpSignature(context, transactionId)
+      return {
+        transactionId,
+        state: lookup.state,
+        final: lookup.final,
+        confirmations: lookup.confirmations,
+        ...(lookup.err !== undefined
+          ? { revert: { error: JSON.parse(JSON.stringify(lookup.err)) as unknown } }
+          : {}),
+      }
+    },
+  }
+}
