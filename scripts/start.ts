@@ -16,7 +16,7 @@ let devnet: Devnet | undefined
 try {
   let env: NodeJS.ProcessEnv = process.env
   if (environment === 'local' && process.env.DEVNET !== 'off') {
-    // DEVNET_PORTS=0 picks free ports (tests); otherwise the config's defaults 8545, 8546, 8899 (SVM) and 8901 (routes).
+    // DEVNET_PORTS=0 picks free ports (tests); otherwise the config's defaults 8545, 8546, 8899 (SVM), 8901 (routes) and 3002 (Bitcoin Esplora).
     const freePorts = process.env.DEVNET_PORTS === '0'
     devnet = await startDevnet({
       ...(freePorts
@@ -29,6 +29,8 @@ try {
         : {}),
       // The SVM chain opens a slot every 400 ms, as Solana does, so deposits finalize on their own.
       svm: freePorts ? { port: 0, routesPort: 0, slotIntervalMs: 400 } : { port: 8899, slotIntervalMs: 400 },
+      // Regtest blocks every 10 s (the local config's blockTimeSeconds), so deposits confirm on their own.
+      bitcoin: { port: freePorts ? 0 : 3002, blockIntervalMs: 10_000 },
       log: (message) => logger.info(message),
     })
     env = { ...process.env, ...devnetEnvironment(devnet) }

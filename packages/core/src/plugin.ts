@@ -273,6 +273,11 @@ export interface QuotingCapability {
   supportsPermit(currencyId: string): Promise<boolean>
   /** The address the user pays with a plain transfer for one request; derived from the request id, owned by the service. */
   createDepositAddress?(requestId: string): Promise<string>
+  /**
+   * Deposit-address quotes need a `user` whose balance exceeds the amount (INSUFFICIENT_FUNDS
+   * otherwise), as proof of a funded sender (Bitcoin).
+   */
+  readonly depositAddressNeedsFundedUser?: boolean
   /** Only for families with a transaction size limit (SVM: 1232 bytes). */
   checkTransactionSize?(step: PreparedStep): TransactionSizeCheck
   /**
@@ -519,6 +524,21 @@ export interface FinalityPolicy {
   /** At least `fastConfirmations`. */
   readonly slowConfirmations: number
   readonly slowRequiresFinalized: boolean
+  /**
+   * Confirmations a deposit of `amount` in `currencyId` must reach before it is acted on, when they
+   * depend on the amount (Bitcoin: 1 block, 2 above a per-currency threshold). Default:
+   * `slowConfirmations`.
+   */
+  confirmationsFor?(currencyId: string, amount: bigint): number
+  /**
+   * The chain shows deposits before they are in a block (a mempool): reads report such a
+   * transaction as `pending` with its facts, the watcher moves its request to `pending` on first
+   * sight (the fill still waits for the confirmations), and a manual reindex of it answers 404
+   * until it is in a block.
+   */
+  readonly showsUnconfirmedDeposits?: boolean
+  /** Seconds between blocks, for time estimates; families with fast blocks may omit it. */
+  readonly blockTimeSeconds?: number
 }
 
 /** Everything one chain can do, grouped by capability. `identity` and `finality` are required. */

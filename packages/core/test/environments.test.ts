@@ -17,15 +17,27 @@ t.test('the repository has local, testnet and mainnet', async (t) => {
   for (const name of ['local', 'testnet', 'mainnet']) t.ok(environments.includes(name), name)
 })
 
-t.test('local loads with no variables set and serves the two devnet chains', async (t) => {
+t.test('local loads with no variables set and serves the devnet chains', async (t) => {
   const registry = await loadRegistry({ configDir, environment: 'local', env: {} })
   t.same(
     registry.chains().map((chain) => [chain.id, chain.entry.name, chain.plugin.name]),
     [
       [31337, 'pontis-local-a', '@pontis/plugin-evm'],
       [31338, 'pontis-local-b', '@pontis/plugin-evm'],
+      [792703809, 'pontis-local-svm', '@pontis/plugin-svm'],
+      [8253038, 'pontis-local-btc', '@pontis/plugin-bitcoin'],
     ],
   )
+  const bitcoin = registry.chain(8253038)
+  t.equal(bitcoin.entry.rpc.url, 'http://127.0.0.1:3002')
+  t.equal(bitcoin.entry.currency.address, 'bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8')
+  t.equal(bitcoin.entry.currency.decimals, 8)
+  const svm = registry.chain(792703809)
+  t.equal(svm.entry.rpc.url, 'http://127.0.0.1:8899')
+  t.equal(svm.entry.currency.address, '11111111111111111111111111111111')
+  t.equal(svm.entry.currency.decimals, 9)
+  t.equal(svm.entry.erc20Currencies?.[0]?.decimals, 6)
+  t.equal(svm.entry.erc20Currencies?.[1]?.decimals, 9, 'wrapped SOL')
   const a = registry.chain(31337)
   t.equal(a.entry.rpc.url, 'http://127.0.0.1:8545')
   t.equal(registry.chain(31338).entry.rpc.url, 'http://127.0.0.1:8546')

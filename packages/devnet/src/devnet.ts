@@ -57,6 +57,7 @@ import {
   USERS,
 } from './accounts.js'
 import { type AnvilInstance, startAnvil } from './anvil.js'
+import { type BitcoinDevnet, type BitcoinDevnetOptions, startBitcoinDevnet } from './bitcoin/devnet.js'
 import { HUB_ORACLE_DOMAIN_NAME, HUB_ORACLE_DOMAIN_VERSION } from './hub.js'
 import { type SvmDevnet, type SvmDevnetOptions, startSvmDevnet } from './svm/devnet.js'
 import { connectionLedger, type RouteSimulator, startRouteSimulator } from './svm/routes/index.js'
@@ -115,6 +116,8 @@ export interface DevnetOptions {
   log?: (message: string) => void
   /** Also start the SVM chain (LiteSVM behind a Solana RPC) and its swap-route simulator. */
   svm?: DevnetSvmOptions
+  /** Also start the Bitcoin regtest simulator (the Esplora HTTP API). */
+  bitcoin?: Omit<BitcoinDevnetOptions, 'log' | 'host'>
 }
 
 /** The SVM part of a devnet: the chain's options plus the route simulator's port. */
@@ -147,6 +150,8 @@ export interface Devnet {
   chains: DevnetChain[]
   /** Present when started with the `svm` option. */
   svm?: DevnetSvm
+  /** Present when started with the `bitcoin` option. */
+  bitcoin?: BitcoinDevnet
   accounts: DevnetAccounts
   /** Stops every anvil of the devnet. */
   stop(): Promise<void>
@@ -192,8 +197,14 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   const anvils = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
   let svm: DevnetSvm | undefined
   let svmChain: SvmDevnet | undefined
+  let bitcoin: BitcoinDevnet | undefined
   const stop = async (): Promise<void> => {
-    await Promise.all([...anvils.map((anvil) => anvil.stop()), svm?.routes.stop(), svmChain?.stop()])
+    await Promise.all([
+      ...anvils.map((anvil) => anvil.stop()),
+      svm?.routes.stop(),
+      svmChain?.stop(),
+      bitcoin?.stop(),
+    ])
   }
   try {
     const failure = started.find((result) => result.status === 'rejected')
@@ -217,7 +228,21 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       svm = { chain: svmChain, rpcUrl: svmChain.rpcUrl, routes, routesUrl: routes.url }
       log(`svm chain listening on ${svmChain.rpcUrl}; swap routes on ${routes.url}`)
     }
-    return { chains, accounts: DEVNET_ACCOUNTS, stop, ...(svm ? { svm } : {}) }
+    if (options.bitcoin) {
+      bitcoin = await startBitcoinDevnet({
+        ...options.bitcoin,
+        ...(options.host ? { host: options.host } : {}),
+        log,
+      })
+      log(`bitcoin regtest simulator (Esplora API) on ${bitcoin.url}`)
+    }
+    return {
+      chains,
+      accounts: DEVNET_ACCOUNTS,
+      stop,
+      ...(svm ? { svm } : {}),
+      ...(bitcoin ? { bitcoin } : {}),
+    }
   } catch (error) {
     await stop()
     throw error
@@ -461,8 +486,14 @@ function describeHubRevert(error: unknown): string {
  * 31337 the `LOCAL_A_*` variables, for 31338 the `LOCAL_B_*` ones (other chain ids have no entry in
  * that config and are skipped). Use it when the devnet runs on other ports than the defaults.
  */
-export function devnetEnvironment(devnet: Pick<Devnet, 'chains' | 'svm'>): Record<string, string> {
+export function devnetEnvironment(
+  devnet: Pick<Devnet, 'chains' | 'svm' | 'bitcoin'>,
+): Record<string, string> {
   const env: Record<string, string> = {}
+  if (devnet.bitcoin) {
+    env.LOCAL_BTC_ESPLORA_URL = devnet.bitcoin.url
+    env.LOCAL_BTC_PUBLIC_ESPLORA_URL = devnet.bitcoin.url
+  }
   if (devnet.svm) {
     env.LOCAL_SVM_RPC_URL = devnet.svm.rpcUrl
     env.LOCAL_SVM_PUBLIC_RPC_URL = devnet.svm.rpcUrl

@@ -6,6 +6,7 @@
 export * from './accounts.js'
 export * from './anvil.js'
 export * from './artifacts.js'
+export * from './bitcoin/index.js'
 export * from './devnet.js'
 export * from './hub.js'
 export * from './svm/accounts.js'

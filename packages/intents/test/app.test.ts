@@ -71,6 +71,7 @@ t.test('GET /chains answers the configured chains without private config', async
       [31337, 'evm'],
       [31338, 'evm'],
       [792703809, 'svm'],
+      [8253038, 'bvm'],
     ],
   )
   for (const chain of chains) {
@@ -89,7 +90,7 @@ t.test('GET /chains answers the configured chains without private config', async
     (byFamily.body as { chains: Array<{ id: number }> }).chains.map((chain) => chain.id),
     [792703809],
   )
-  const noFamily = await client.get('/chains?vmType=bvm')
+  const noFamily = await client.get('/chains?vmType=lvm')
   t.same((noFamily.body as { chains: unknown[] }).chains, [])
   const badFilter = await client.get('/chains?includeChains=base')
   t.equal(badFilter.status, 400)

@@ -73,7 +73,12 @@ function toOracleChain(chain: RegisteredChain): OracleApi.OracleChain {
     displayName: chain.record.displayName,
     vmType: chain.record.vmType as OracleApi.VmType,
     ...(depository ? { depository } : {}),
-    finality: { ...chain.adapter.finality },
+    // The documented members only: a policy may also carry functions and hints for the services.
+    finality: {
+      fastConfirmations: chain.adapter.finality.fastConfirmations,
+      slowConfirmations: chain.adapter.finality.slowConfirmations,
+      slowRequiresFinalized: chain.adapter.finality.slowRequiresFinalized,
+    },
   }
 }
 

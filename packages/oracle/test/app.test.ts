@@ -65,6 +65,7 @@ t.test('/lives/v1 and /chains/v1', async (t) => {
     [
       [31337, 'evm'],
       [31338, 'evm'],
+      [8253038, 'bvm'],
       [792703809, 'svm'],
     ],
   )

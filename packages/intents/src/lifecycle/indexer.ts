@@ -10,6 +10,16 @@ import {
 import type { SqlClient, StoredRequest } from '../store/index.js'
 import type { LifecycleStore, RecordedDeposit } from './lifecycle-store.js'
 
+/** Confirmations before a transaction's deposits are acted on: the most any of them needs. */
+function requiredConfirmations(chain: RegisteredChain, deposits: readonly DepositFact[]): number {
+  const { finality } = chain.adapter
+  const needed = deposits.map(
+    (deposit) =>
+      finality.confirmationsFor?.(deposit.currencyId, deposit.amount) ?? finality.slowConfirmations,
+  )
+  return Math.max(finality.slowConfirmations, ...needed)
+}
+
 /** A deposit as the indexer handles it, whichever way it was found (scan or reindex). */
 interface SeenDeposit extends DepositFact {
   readonly chainId: number
@@ -90,6 +100,14 @@ export class Indexer {
         `Transaction ${transactionId} was not found on ${chain.record.displayName} (${chain.id}).`,
       )
     }
+    if (facts.state === 'pending' && chain.adapter.finality.showsUnconfirmedDeposits) {
+      // Such chains show unconfirmed deposits to the watcher, which already moves the request to
+      // `pending`; the reindex itself only takes transactions that are in a block.
+      throw new PontisError(
+        'TRANSACTION_NOT_FOUND',
+        `Transaction ${transactionId} is not in a block on ${chain.record.displayName} (${chain.id}) yet; the watcher picks it up from the mempool. Retry after the next block.`,
+      )
+    }
     if (facts.state === 'pending') {
       return {
         indexed: false,
@@ -141,6 +159,27 @@ export class Indexer {
     })
     if (recorded)
       this.#logger.info('deposit seen', { chainId: chain.id, transactionId: deposit.transactionId, outcome })
+    // Chains with a mempool: a matching deposit moves its request to `pending` when first seen; the
+    // fill waits for the confirmations (#act).
+    if (
+      recorded &&
+      request &&
+      outcome === 'matched' &&
+      deposit.confirmations === 0 &&
+      chain.adapter.finality.showsUnconfirmedDeposits &&
+      request.status === 'waiting'
+    ) {
+      await this.#lifecycle.transition(request.id, {
+        to: 'pending',
+        inTxHash: deposit.transactionId,
+        deposit: {
+          transactionId: deposit.transactionId,
+          amount: deposit.amount.toString(),
+          currency: deposit.currencyId,
+          depositor: deposit.depositor,
+        },
+      })
+    }
     return request
   }
 
@@ -186,7 +225,7 @@ export class Indexer {
             await this.#forget(chainId, transactionId)
           continue
         }
-        if ((facts.confirmations ?? 0) < chain.adapter.finality.slowConfirmations) continue
+        if ((facts.confirmations ?? 0) < requiredConfirmations(chain, facts.facts)) continue
         if (!facts.final && chain.adapter.finality.slowRequiresFinalized) continue
         await this.#act(chain, transactionId)
       } catch (error) {

@@ -378,6 +378,17 @@ export class QuoteEngine {
       request.tradeType === 'EXACT_INPUT'
         ? breakdownForInput(amount, terms, conversion)
         : breakdownForOutput(amount, terms, conversion)
+    if (
+      request.useDepositAddress &&
+      originQuoting.depositAddressNeedsFundedUser &&
+      (userBalance ?? 0n) <= breakdown.amountIn
+    ) {
+      throw new PontisError(
+        'INSUFFICIENT_FUNDS',
+        `user ${user} holds ${formatUnits(userBalance ?? 0n, inCurrency.entry.decimals)} ${inCurrency.entry.symbol} on ${originChain.record.displayName}; a deposit-address quote needs a user whose balance exceeds the ${formatUnits(breakdown.amountIn, inCurrency.entry.decimals)} ${inCurrency.entry.symbol} quoted (any funded address will do for an indicative quote).`,
+        { balance: (userBalance ?? 0n).toString(), required: breakdown.amountIn.toString() },
+      )
+    }
     const minimumUsd = parseUnits(settings.quote.minimumAmountUsd, 18)
     if (usdValue(breakdown.amountIn, origin.priced) < minimumUsd) {
       throw new PontisError(
@@ -585,6 +596,18 @@ export class QuoteEngine {
       },
     })
     return response
+  }
+
+  /**
+   * Seconds until the fill: the origin's confirmations (amount-dependent where the family says so)
+   * at its block time, then the fill itself.
+   */
+  #timeEstimate(origin: Side, amountIn: bigint): number {
+    const finality = origin.chain.adapter.finality
+    const fill = this.#options.settings.quote.fillTimeEstimateSeconds
+    const confirmations =
+      finality.confirmationsFor?.(origin.currency.address, amountIn) ?? finality.fastConfirmations
+    return fill + (finality.blockTimeSeconds ?? fill) * confirmations
   }
 
   /** The solver's account on `chain` (its family's key), for fill costs and liquidity. */
@@ -934,7 +957,6 @@ export class QuoteEngine {
       minimumAmount: input.minimumAmountOut.toString(),
     }
     const slipValue = input.paidOut - input.minimumAmountOut
-    const finality = origin.chain.adapter.finality
     const operation = input.calls.length > 0 ? 'call' : input.sameAsset ? 'bridge' : 'swap'
     const rate =
       breakdown.amountIn === 0n
@@ -969,7 +991,7 @@ export class QuoteEngine {
           percent: formatUnits(BigInt(input.slippageBps), 2),
         },
       },
-      timeEstimate: this.#options.settings.quote.fillTimeEstimateSeconds * (1 + finality.fastConfirmations),
+      timeEstimate: this.#timeEstimate(origin, breakdown.amountIn),
       ...(input.userBalance !== undefined ? { userBalance: input.userBalance.toString() } : {}),
       isFixedRate: request.fixedRate !== undefined,
       route: {

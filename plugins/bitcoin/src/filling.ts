@@ -1,0 +1,291 @@
+/**
+ * Bitcoin filling for the reference solver. Every transaction pays one recipient, carries the
+ * order (or refund) id in an OP_RETURN output, and sends change back to the spender:
+ * - fills from the solver's P2WPKH address (`solverKey`), the fee on top of the amount;
+ * - refunds out of the vault (`allocatorKey` is the vault's key; the vault must be P2WPKH), the fee
+ *   on top of the amount;
+ * - refunds out of a request's deposit address (its key derived from `depositAddressSeed`), the
+ *   fee taken out of the amount: the recipient gets the rest, reported as `amount`.
+ *
+ * Coins: confirmed and mempool coins of the spender, except outpoints reserved by transactions
+ * this process signed earlier (see `OutpointReservations`), so two transactions signed in a row
+ * never spend the same coin. Bitcoin has no account nonces: `nextNonce` is 0 and ignored.
+ */
+import {
+  type FillingCapability,
+  type FillRequest,
+  invalidAddressError,
+  PontisError,
+  type RefundRequest,
+  type SignedTransaction,
+  type SolverCredentials,
+  type TransactionOutcome,
+} from '@pontis/core'
+import { Psbt, Transaction } from 'bitcoinjs-lib'
+import type { ECPairInterface } from 'ecpair'
+import { BITCOIN_NATIVE_CURRENCY_ID } from './config.js'
+import { type BitcoinChainContext, coinsOf, feeRate, vaultOf } from './context.js'
+import { EsploraBroadcastError } from './esplora.js'
+import { type ParsedAddress, parseAddress, requireTxid } from './identity.js'
+import { depositAddressKeyPair, keyPairOf, p2wpkhAddress } from './keys.js'
+import { lookUpTransaction } from './reading.js'
+import {
+  type Coin,
+  estimateVsize,
+  P2WPKH_SCRIPT_LENGTH,
+  selectCoins,
+  TAG_SCRIPT_LENGTH,
+  tagScript,
+} from './transactions.js'
+
+/** A P2WPKH spender: its key, address and output script. */
+interface Spender {
+  readonly key: ECPairInterface
+  readonly address: string
+  readonly script: Uint8Array
+}
+
+function spenderOf(context: BitcoinChainContext, key: ECPairInterface): Spender {
+  const address = p2wpkhAddress(key.publicKey, context.params)
+  const parsed = parseAddress(address, context.network) as { parsed: ParsedAddress }
+  return { key, address, script: parsed.parsed.script }
+}
+
+/** A payment to sign: who receives what, the tag, and who pays the fee. */
+interface Payment {
+  readonly recipient: ParsedAddress
+  readonly amount: bigint
+  /** The order or refund id the OP_RETURN output carries (32-byte hex). */
+  readonly tag: string
+  /** The fee comes out of `amount` (deposit-address refunds) instead of on top of it. */
+  readonly feeFromAmount: boolean
+}
+
+function requireId(value: string, name: string): string {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(value)) {
+    throw new PontisError('INVALID_REQUEST', `${name} '${value.slice(0, 80)}' is not 32-byte hex`)
+  }
+  return value
+}
+
+/** Chooses coins for the payment: what is spent, what the recipient gets, the change. */
+function plan(
+  context: BitcoinChainContext,
+  spender: Spender,
+  coins: readonly Coin[],
+  payment: Payment,
+  rate: bigint,
+): { coins: readonly Coin[]; send: bigint; change: bigint } {
+  const outputs = [payment.recipient.script.length, TAG_SCRIPT_LENGTH]
+  const chain = context.label.displayName
+  if (!payment.feeFromAmount) {
+    const chosen = selectCoins(coins, 'p2wpkh', {
+      outputScriptLengths: outputs,
+      target: payment.amount,
+      changeScriptLength: P2WPKH_SCRIPT_LENGTH,
+      feeRate: rate,
+      dustLimit: context.dustLimit,
+    })
+    if ('shortfall' in chosen) {
+      const { available, required } = chosen.shortfall
+      throw new PontisError(
+        'INSUFFICIENT_FUNDS',
+        `${spender.address} can spend ${available} sat on ${chain} (unreserved coins); paying ${payment.amount} sat needs ${required} sat with the fee.`,
+        { chainId: context.label.id, balance: available.toString(), required: required.toString() },
+      )
+    }
+    return { coins: chosen.selection.coins, send: payment.amount, change: chosen.selection.change }
+  }
+  // The fee is taken out of the amount: choose coins covering the amount alone, then price the result.
+  const chosen = selectCoins(coins, 'p2wpkh', {
+    outputScriptLengths: outputs,
+    target: payment.amount,
+    changeScriptLength: P2WPKH_SCRIPT_LENGTH,
+    feeRate: 0n,
+    dustLimit: context.dustLimit,
+  })
+  if ('shortfall' in chosen) {
+    throw new PontisError(
+      'INSUFFICIENT_FUNDS',
+      `${spender.address} holds ${chosen.shortfall.available} sat on ${chain} (unreserved coins), less than the refund amount ${payment.amount}.`,
+      {
+        chainId: context.label.id,
+        balance: chosen.shortfall.available.toString(),
+        required: payment.amount.toString(),
+      },
+    )
+  }
+  const { coins: used, change } = chosen.selection
+  const vsize = estimateVsize(
+    used.map(() => 'p2wpkh'),
+    change > 0n ? [...outputs, P2WPKH_SCRIPT_LENGTH] : outputs,
+  )
+  const fee = BigInt(vsize) * rate
+  const send = payment.amount - fee
+  if (send < context.dustLimit) {
+    throw new PontisError(
+      'INSUFFICIENT_FUNDS',
+      `The refund of ${payment.amount} sat does not cover its own transfer fee of ${fee} sat on ${chain} and leave at least the dust limit.`,
+      { chainId: context.label.id, amount: payment.amount.toString(), fee: fee.toString() },
+    )
+  }
+  return { coins: used, send, change }
+}
+
+/** Signs a payment from `spender`: recipient, tag, change. Reserves the coins it spends. */
+async function signPayment(
+  context: BitcoinChainContext,
+  spender: Spender,
+  payment: Payment,
+): Promise<SignedTransaction> {
+  const [rate, fetched] = await Promise.all([feeRate(context), coinsOf(context, spender.address)])
+  // Filter again with no await before reserving: another signing may have reserved coins meanwhile.
+  const coins = fetched.filter((coin) => !context.reservations.isReserved(coin.txid, coin.vout))
+  const chosen = plan(context, spender, coins, payment, rate)
+  context.reservations.reserve(chosen.coins)
+  const psbt = new Psbt({ network: context.params })
+  for (const coin of chosen.coins) {
+    psbt.addInput({
+      hash: coin.txid,
+      index: coin.vout,
+      witnessUtxo: { script: spender.script, value: coin.value },
+    })
+  }
+  psbt.addOutput({ script: payment.recipient.script, value: chosen.send })
+  psbt.addOutput({ script: tagScript(payment.tag), value: 0n })
+  if (chosen.change > 0n) psbt.addOutput({ script: spender.script, value: chosen.change })
+  psbt.signAllInputs(spender.key)
+  psbt.finalizeAllInputs()
+  const transaction = psbt.extractTransaction()
+  return { transactionId: transaction.getId(), raw: transaction.toHex(), amount: chosen.send }
+}
+
+function requireNative(context: BitcoinChainContext, currencyId: string): void {
+  if (currencyId !== BITCOIN_NATIVE_CURRENCY_ID) {
+    throw new PontisError(
+      'UNSUPPORTED_CURRENCY',
+      `${context.label.displayName} has one currency, the native one (${BITCOIN_NATIVE_CURRENCY_ID}).`,
+      { chainId: context.label.id, currency: currencyId },
+    )
+  }
+}
+
+function recipientOf(context: BitcoinChainContext, recipient: string, amount: bigint): ParsedAddress {
+  const parsed = parseAddress(recipient, context.network)
+  if ('problem' in parsed) throw invalidAddressError('recipient', recipient, parsed.problem, context.label)
+  if (amount < context.dustLimit) {
+    throw new PontisError(
+      'AMOUNT_TOO_LOW',
+      `A payment of ${amount} sat is below the dust limit of ${context.dustLimit} sat on ${context.label.displayName}.`,
+      { amount: amount.toString(), dustLimit: context.dustLimit.toString() },
+    )
+  }
+  return parsed.parsed
+}
+
+// What nodes answer for a transaction they already have (bitcoind: -27 in chain; mempool variants).
+const ALREADY_KNOWN = /already in block chain|txn-already-known|txn-already-in-mempool|"code":\s*-27/i
+
+export function createBitcoinFilling(context: BitcoinChainContext): FillingCapability {
+  const solverOf = (credentials: SolverCredentials) =>
+    spenderOf(context, keyPairOf(credentials.solverKey, 'solver', context.params))
+  return {
+    solverAddress: (credentials) => solverOf(credentials).address,
+    async nextNonce(): Promise<bigint> {
+      return 0n
+    },
+
+    async signFill(request: FillRequest, credentials: SolverCredentials): Promise<SignedTransaction> {
+      if (request.calls.length > 0) {
+        throw new PontisError(
+          'EXTRA_TXS_NOT_SUPPORTED',
+          `${context.label.displayName} fills cannot run calls.`,
+        )
+      }
+      if (request.topupNativeAmount > 0n) {
+        throw new PontisError('UNSUPPORTED_ROUTE', `${context.label.displayName} fills carry no gas top-up.`)
+      }
+      requireNative(context, request.currencyId)
+      const recipient = recipientOf(context, request.recipient, request.amount)
+      return signPayment(context, solverOf(credentials), {
+        recipient,
+        amount: request.amount,
+        tag: requireId(request.orderId, 'orderId'),
+        feeFromAmount: false,
+      })
+    },
+
+    async signRefund(request: RefundRequest, credentials: SolverCredentials): Promise<SignedTransaction> {
+      requireNative(context, request.currencyId)
+      const recipient = recipientOf(context, request.recipient, request.amount)
+      const tag = requireId(request.refundId, 'refundId')
+      if (request.source.kind === 'depositAddress') {
+        const seed = context.depositAddressSeed
+        if (!seed) {
+          throw new PontisError(
+            'UNSUPPORTED_ROUTE',
+            `${context.label.displayName} has no deposit addresses (plugin.depositAddressSeed).`,
+          )
+        }
+        const key = depositAddressKeyPair(
+          seed,
+          requireId(request.source.requestId, 'source.requestId'),
+          context.params,
+        )
+        return signPayment(context, spenderOf(context, key), {
+          recipient,
+          amount: request.amount,
+          tag,
+          feeFromAmount: true,
+        })
+      }
+      if (!credentials.allocatorKey) {
+        throw new PontisError(
+          'UNSUPPORTED_EXECUTION_TYPE',
+          `No vault key (allocatorKey) is configured to refund on ${context.label.displayName}.`,
+        )
+      }
+      const vault = vaultOf(context)
+      const spender = spenderOf(context, keyPairOf(credentials.allocatorKey, 'vault', context.params))
+      if (spender.address !== vault.address) {
+        throw new PontisError(
+          'UNSUPPORTED_EXECUTION_TYPE',
+          `The configured vault key's P2WPKH address ${spender.address} is not the vault ${vault.address} on ${context.label.displayName}.`,
+        )
+      }
+      return signPayment(context, spender, { recipient, amount: request.amount, tag, feeFromAmount: false })
+    },
+
+    async broadcast(raw: string): Promise<void> {
+      const hex = raw.trim()
+      try {
+        await context.esplora.broadcast(hex)
+      } catch (error) {
+        if (!(error instanceof EsploraBroadcastError)) throw error
+        if (ALREADY_KNOWN.test(error.message)) return
+        // Refused for another reason (e.g. its inputs are spent by itself, mined meanwhile): known is fine.
+        let txid: string | undefined
+        try {
+          txid = Transaction.fromHex(hex).getId()
+        } catch {
+          throw error
+        }
+        if ((await context.esplora.transaction(txid)) !== undefined) return
+        throw error
+      }
+    },
+
+    async outcome(transactionId: string): Promise<TransactionOutcome> {
+      const lookup = await lookUpTransaction(context, requireTxid(transactionId, context.label))
+      return {
+        transactionId,
+        state: lookup.state,
+        // Payout amounts are not at hand here: the stricter rule applies.
+        final:
+          lookup.state === 'success' &&
+          lookup.confirmations >= Math.max(context.confirmations, context.highValueConfirmations),
+        confirmations: lookup.confirmations,
+      }
+    },
+  }
+}

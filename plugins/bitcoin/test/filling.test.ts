@@ -1,0 +1,250 @@
+import { type FillRequest, PontisError, type RefundRequest, type SignedTransaction } from '@pontis/core'
+import * as btc from '@scure/btc-signer'
+import t from 'tap'
+import { BITCOIN_NATIVE_CURRENCY_ID, EsploraBroadcastError } from '../src/index.js'
+import {
+  BITCOIN_SOLVER,
+  BITCOIN_USERS,
+  BITCOIN_VAULT,
+  bitcoinAdapter,
+  SOLVER_KEY,
+  scriptHexOf,
+  startDevnet,
+  VAULT_KEY,
+} from './fixtures/bitcoin-devnet.js'
+
+const RATE = 5n
+const devnet = await startDevnet({ '2': Number(RATE) })
+t.teardown(() => devnet.stop())
+const adapter = await bitcoinAdapter(devnet.url)
+const credentials = { solverKey: SOLVER_KEY, allocatorKey: VAULT_KEY }
+
+let nextId = 1
+const newId = () => `0x${(0xf000 + nextId++).toString(16).padStart(64, '0')}`
+
+function fill(
+  amount: bigint,
+  recipient = BITCOIN_USERS.p2tr.address,
+  extra: Partial<FillRequest> = {},
+): FillRequest {
+  return {
+    orderId: newId(),
+    recipient,
+    currencyId: BITCOIN_NATIVE_CURRENCY_ID,
+    amount,
+    calls: [],
+    topupNativeAmount: 0n,
+    ...extra,
+  }
+}
+
+/** The signed transaction decoded independently, with the fee from the solver coins it spends. */
+async function decode(raw: string) {
+  const transaction = btc.Transaction.fromRaw(Buffer.from(raw, 'hex'), { allowUnknownOutputs: true })
+  let spent = 0n
+  const inputs: string[] = []
+  for (let index = 0; index < transaction.inputsLength; index++) {
+    const input = transaction.getInput(index)
+    const txid = Buffer.from(input.txid as Uint8Array).toString('hex')
+    inputs.push(`${txid}:${input.index}`)
+    const previous = (await (await fetch(`${devnet.url}/tx/${txid}`)).json()) as {
+      vout: Array<{ value: number }>
+    }
+    spent += BigInt(previous.vout[input.index as number]?.value as number)
+  }
+  const outputs = Array.from({ length: transaction.outputsLength }, (_, index) => {
+    const output = transaction.getOutput(index)
+    return {
+      script: Buffer.from(output.script as Uint8Array).toString('hex'),
+      amount: output.amount as bigint,
+    }
+  })
+  const paid = outputs.reduce((sum, output) => sum + output.amount, 0n)
+  return { transaction, inputs, outputs, fee: spent - paid }
+}
+
+async function errorOf(run: () => Promise<unknown>): Promise<PontisError> {
+  try {
+    await run()
+  } catch (error) {
+    if (error instanceof PontisError) return error
+    throw error
+  }
+  throw new Error('expected a PontisError')
+}
+
+t.test('the solver signs as its P2WPKH address; Bitcoin has no nonces', async (t) => {
+  t.equal(adapter.filling.solverAddress(credentials), BITCOIN_SOLVER.address)
+  t.equal(await adapter.filling.nextNonce(BITCOIN_SOLVER.address), 0n)
+})
+
+t.test(
+  'a fill pays the recipient, tags the order id, returns change; read back and followed to final',
+  async (t) => {
+    const request = fill(12_345_678n)
+    const signed = await adapter.filling.signFill(request, credentials)
+    t.equal(signed.amount, request.amount)
+    const { transaction, outputs, fee } = await decode(signed.raw)
+    t.equal(transaction.id, signed.transactionId)
+    t.equal(outputs.length, 3)
+    t.same(outputs[0], { script: scriptHexOf(request.recipient), amount: request.amount })
+    t.same(outputs[1], { script: `6a20${request.orderId.slice(2)}`, amount: 0n })
+    t.equal(outputs[2]?.script, scriptHexOf(BITCOIN_SOLVER.address))
+    t.ok(fee >= RATE * BigInt(transaction.vsize) && fee <= RATE * BigInt(transaction.vsize + 1), `fee ${fee}`)
+
+    t.match(await adapter.filling.outcome(signed.transactionId), { state: 'not_found', final: false })
+    await adapter.filling.broadcast(signed.raw)
+    await adapter.filling.broadcast(signed.raw) // already in the mempool: not an error
+    t.match(await adapter.filling.outcome(signed.transactionId), {
+      state: 'pending',
+      confirmations: 0,
+      final: false,
+    })
+    const facts = await adapter.reading.readFills?.(signed.transactionId)
+    t.same(facts?.facts, [
+      {
+        index: 0,
+        orderId: request.orderId,
+        recipient: request.recipient,
+        currencyId: BITCOIN_NATIVE_CURRENCY_ID,
+        amount: request.amount,
+      },
+    ])
+    devnet.mine(1)
+    await adapter.filling.broadcast(signed.raw) // already mined: not an error either
+    t.match(await adapter.filling.outcome(signed.transactionId), {
+      state: 'success',
+      confirmations: 1,
+      final: false,
+    })
+    devnet.mine(1)
+    t.match(await adapter.filling.outcome(signed.transactionId), {
+      state: 'success',
+      confirmations: 2,
+      final: true,
+    })
+  },
+)
+
+t.test('fills signed in a row, or at once, never spend the same coin', async (t) => {
+  const first = await adapter.filling.signFill(fill(1_000_000n), credentials)
+  const second = await adapter.filling.signFill(fill(1_000_000n), credentials)
+  const [third, fourth] = await Promise.all([
+    adapter.filling.signFill(fill(1_000_000n), credentials),
+    adapter.filling.signFill(fill(1_000_000n), credentials),
+  ])
+  const signed = [first, second, third, fourth] as SignedTransaction[]
+  const spent = (await Promise.all(signed.map(async (one) => (await decode(one.raw)).inputs))).flat()
+  t.equal(new Set(spent).size, spent.length, `disjoint inputs: ${spent.join(' ')}`)
+  // All four are valid together: none conflicts with another.
+  for (const one of signed) await adapter.filling.broadcast(one.raw)
+  devnet.mine(1)
+  for (const one of signed) t.match(await adapter.filling.outcome(one.transactionId), { state: 'success' })
+})
+
+t.test('a refund out of the vault, signed with the vault key', async (t) => {
+  devnet.fund(BITCOIN_VAULT.address, 30_000_000n)
+  const request: RefundRequest = {
+    refundId: newId(),
+    source: { kind: 'depository' },
+    recipient: BITCOIN_USERS.p2pkh.address,
+    currencyId: BITCOIN_NATIVE_CURRENCY_ID,
+    amount: 4_000_000n,
+  }
+  const signed = await adapter.filling.signRefund(request, credentials)
+  t.equal(signed.amount, request.amount)
+  const { outputs } = await decode(signed.raw)
+  t.same(outputs[0], { script: scriptHexOf(request.recipient), amount: request.amount })
+  t.equal(outputs[2]?.script, scriptHexOf(BITCOIN_VAULT.address), 'change back to the vault')
+  await adapter.filling.broadcast(signed.raw)
+  const facts = await adapter.reading.readRefunds?.(signed.transactionId)
+  t.same(facts?.facts, [
+    {
+      index: 0,
+      orderId: request.refundId,
+      recipient: request.recipient,
+      currencyId: BITCOIN_NATIVE_CURRENCY_ID,
+      amount: request.amount,
+    },
+  ])
+
+  const noKey = await errorOf(() => adapter.filling.signRefund(request, { solverKey: SOLVER_KEY }))
+  t.equal(noKey.code, 'UNSUPPORTED_EXECUTION_TYPE')
+  const wrongKey = await errorOf(() =>
+    adapter.filling.signRefund(request, { solverKey: SOLVER_KEY, allocatorKey: SOLVER_KEY }),
+  )
+  t.match(wrongKey.message, /is not the vault/)
+})
+
+t.test('a refund out of a deposit address pays its own fee out of the amount', async (t) => {
+  const requestId = newId()
+  const address = await adapter.quoting.createDepositAddress?.(requestId)
+  if (!address) throw new Error('deposit addresses are configured')
+  devnet.fund(address, 2_000_000n)
+  const request: RefundRequest = {
+    refundId: newId(),
+    source: { kind: 'depositAddress', requestId },
+    recipient: BITCOIN_USERS['p2sh-p2wpkh'].address,
+    currencyId: BITCOIN_NATIVE_CURRENCY_ID,
+    amount: 2_000_000n,
+  }
+  const signed = await adapter.filling.signRefund(request, credentials)
+  const { outputs, fee, transaction } = await decode(signed.raw)
+  t.equal(outputs.length, 2, 'the whole balance goes: no change')
+  t.same(outputs[0], { script: scriptHexOf(request.recipient), amount: signed.amount })
+  t.equal(signed.amount + fee, request.amount)
+  t.ok(fee >= RATE * BigInt(transaction.vsize), `fee ${fee} for ${transaction.vsize} vB`)
+  await adapter.filling.broadcast(signed.raw)
+  devnet.mine(1)
+  t.equal(await adapter.reading.readBalance(address, BITCOIN_NATIVE_CURRENCY_ID), 0n)
+  t.equal(
+    (await adapter.reading.readBalance(request.recipient, BITCOIN_NATIVE_CURRENCY_ID)) >= signed.amount,
+    true,
+  )
+
+  const tooSmall = await errorOf(() =>
+    adapter.filling.signRefund({ ...request, refundId: newId(), amount: 600n }, credentials),
+  )
+  t.equal(tooSmall.code, 'INSUFFICIENT_FUNDS', 'an empty address cannot refund')
+  const withoutSeed = await bitcoinAdapter(devnet.url, { depositAddressSeed: undefined })
+  t.equal(
+    (await errorOf(() => withoutSeed.filling.signRefund(request, credentials))).code,
+    'UNSUPPORTED_ROUTE',
+  )
+})
+
+t.test('what a Bitcoin fill refuses', async (t) => {
+  const calls = await errorOf(() =>
+    adapter.filling.signFill(
+      fill(1_000_000n, undefined, { calls: [{ to: 'x', value: 0n, data: '0x' }] }),
+      credentials,
+    ),
+  )
+  t.equal(calls.code, 'EXTRA_TXS_NOT_SUPPORTED')
+  const topup = await errorOf(() =>
+    adapter.filling.signFill(fill(1_000_000n, undefined, { topupNativeAmount: 1n }), credentials),
+  )
+  t.equal(topup.code, 'UNSUPPORTED_ROUTE')
+  const recipient = await errorOf(() =>
+    adapter.filling.signFill(fill(1_000_000n, 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4'), credentials),
+  )
+  t.equal(recipient.code, 'INVALID_RECIPIENT')
+  t.match(recipient.message, /Bitcoin mainnet address but this chain is Bitcoin regtest/)
+  const dust = await errorOf(() => adapter.filling.signFill(fill(545n), credentials))
+  t.equal(dust.code, 'AMOUNT_TOO_LOW')
+  const tooMuch = await errorOf(() => adapter.filling.signFill(fill(100_000_000_000n), credentials))
+  t.equal(tooMuch.code, 'INSUFFICIENT_FUNDS')
+  const badKey = await errorOf(() => adapter.filling.signFill(fill(1_000_000n), { solverKey: 'not a key' }))
+  t.equal(badKey.code, 'INVALID_REQUEST')
+})
+
+t.test('a conflicting transaction is refused at broadcast', async (t) => {
+  // A fresh adapter has no reservations: it picks the same coin as the one signed above.
+  const other = await bitcoinAdapter(devnet.url)
+  const request = fill(2_000_000n, BITCOIN_USERS.p2wpkh.address)
+  const first = await adapter.filling.signFill(request, credentials)
+  const second = await other.filling.signFill({ ...request, orderId: newId() }, credentials)
+  t.same((await decode(first.raw)).inputs, (await decode(second.raw)).inputs)
+  await adapter.filling.broadcast(first.raw)
+  await t.rejects(other.filling.broadcast(second.raw), EsploraBroadcastError)
+})
