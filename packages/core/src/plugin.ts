@@ -378,6 +378,12 @@ export interface DepositScan {
   readonly caughtUp: boolean
 }
 
+/** How a balance is read. */
+export interface BalanceOptions {
+  /** Count only funds received this many blocks deep (1 = in a block). */
+  readonly minConfirmations?: number
+}
+
 /** Reading chain state as facts. */
 export interface ReadingCapability {
   readDeposits(transactionId: string): Promise<TransactionFacts<DepositFact>>
@@ -393,8 +399,11 @@ export interface ReadingCapability {
    * @throws PontisError INVALID_REQUEST when `query.withdrawal` is not a request of this family.
    */
   readWithdrawal?(query: WithdrawalQuery): Promise<WithdrawalFact>
-  /** Balance of `owner` in `currencyId`, smallest unit. */
-  readBalance(owner: string, currencyId: string): Promise<bigint>
+  /**
+   * Balance of `owner` in `currencyId`, smallest unit. With `minConfirmations`, only funds received
+   * at least that deep count (families that cannot tell ignore it and answer their latest state).
+   */
+  readBalance(owner: string, currencyId: string, options?: BalanceOptions): Promise<bigint>
   /** How much of `currencyId` `owner` lets `spender` move (families without allowances: unlimited). */
   readAllowance?(owner: string, spender: string, currencyId: string): Promise<bigint>
 }

@@ -247,6 +247,56 @@ t.test('EVM to Bitcoin: the solver pays the recipient with the order id in OP_RE
   t.equal(after - before, paid)
 })
 
+for (const [amount, blocks] of [
+  [4_000_000n, 1],
+  [15_000_000n, 2],
+] as const) {
+  t.test(
+    `deposit address: a plain payment of ${amount} sats is counted after ${blocks} block(s), then filled`,
+    async (t) => {
+      const client = createTestClient(t, service.url, loaded.document)
+      const user = BITCOIN_USERS.p2wpkh
+      const res = await client.post(
+        '/quote/v2',
+        toEvm(user, amount, { useDepositAddress: true, refundTo: user.address }),
+      )
+      t.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300))
+      const quote = res.body as Quote
+      const requestId = quote.steps[0]?.requestId as string
+      const depositAddress = quote.steps[0]?.depositAddress as string
+      const amountIn = BigInt(quote.details.currencyIn.amount)
+      // The wallet's own payment: one confirmed coin in, the deposit address and change out.
+      const coins = await esplora<
+        Array<{ txid: string; vout: number; value: number; status: { confirmed: boolean } }>
+      >(`/address/${user.address}/utxo`)
+      const coin = coins.find(
+        (candidate) => candidate.status.confirmed && BigInt(candidate.value) > amountIn + 10_000n,
+      )
+      if (!coin) throw new Error('no spendable coin')
+      const payment = new btc.Transaction()
+      payment.addInput({
+        txid: coin.txid,
+        index: coin.vout,
+        witnessUtxo: { script: user.outputScript, amount: BigInt(coin.value) },
+      })
+      payment.addOutputAddress(depositAddress, amountIn, REGTEST)
+      payment.addOutputAddress(user.address, BigInt(coin.value) - amountIn - 1_000n, REGTEST)
+      payment.sign(user.keypair.privateKey as Uint8Array)
+      payment.finalize()
+      await esplora<string>('/tx', { method: 'POST', body: payment.hex })
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      t.equal((await statusOf(client, requestId)).status, 'waiting', 'an unconfirmed payment is not counted')
+      for (let mined = 1; mined < blocks; mined++) {
+        bitcoin.mine(1)
+        await new Promise((resolve) => setTimeout(resolve, 800))
+        t.equal((await statusOf(client, requestId)).status, 'waiting', `not counted after ${mined} block(s)`)
+      }
+      bitcoin.mine(1)
+      await waitFor(client, requestId, 'success')
+    },
+  )
+}
+
 t.test('deposit-address quotes need a funded user; P2SH needs its public key; address rules', async (t) => {
   const client = createTestClient(t, service.url, loaded.document)
   const poor = btc.p2wpkh(BitcoinECPair.makeRandom().publicKey, REGTEST).address as string

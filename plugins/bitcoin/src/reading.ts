@@ -16,6 +16,7 @@
  * - Deposit scans over the vault's confirmed history, in bounded pages, plus its mempool.
  */
 import {
+  type BalanceOptions,
   type DepositFact,
   type DepositScan,
   invalidAddressError,
@@ -278,7 +279,7 @@ export function createBitcoinReading(context: BitcoinChainContext): ReadingCapab
       }
     },
 
-    async readBalance(owner: string, currencyId: string): Promise<bigint> {
+    async readBalance(owner: string, currencyId: string, options?: BalanceOptions): Promise<bigint> {
       if (currencyId !== BITCOIN_NATIVE_CURRENCY_ID) {
         throw new PontisError(
           'UNSUPPORTED_CURRENCY',
@@ -290,7 +291,17 @@ export function createBitcoinReading(context: BitcoinChainContext): ReadingCapab
       if ('problem' in parsed) {
         throw invalidAddressError('address', owner, parsed.problem, context.label)
       }
-      return balanceOf(context, parsed.parsed.address)
+      const depth = options?.minConfirmations ?? 1
+      if (depth <= 1) return balanceOf(context, parsed.parsed.address)
+      // Deeper than one block: the unspent outputs at least `depth` blocks deep (spent ones are gone
+      // from the UTXO set, those spent in the mempool too).
+      const [utxos, tip] = await Promise.all([
+        context.esplora.addressUtxos(parsed.parsed.address),
+        context.esplora.tipHeight(),
+      ])
+      return utxos
+        .filter((utxo) => utxo.status.confirmed && tip - (utxo.status.block_height ?? tip) + 1 >= depth)
+        .reduce((sum, utxo) => sum + BigInt(utxo.value), 0n)
     },
   }
 }

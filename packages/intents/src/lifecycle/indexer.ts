@@ -413,7 +413,12 @@ export class Indexer {
       const reading = chain?.adapter.reading
       if (!chain || !reading || !request.depositAddress) continue
       try {
-        const balance = await reading.readBalance(request.depositAddress, request.originCurrency)
+        // As deep as the chain's policy wants for this amount (Bitcoin: 2 blocks above a threshold).
+        const minConfirmations =
+          chain.adapter.finality.confirmationsFor?.(request.originCurrency, request.amountIn) ?? 1
+        const balance = await reading.readBalance(request.depositAddress, request.originCurrency, {
+          minConfirmations,
+        })
         if (balance === 0n) continue
         await this.#lifecycle.transaction(async (tx) => {
           const current = await this.#lifecycle.requests.getRequestWith(tx, request.id)
