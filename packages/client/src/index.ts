@@ -1,7 +1,52 @@
 /**
- * `@pontis/client`: helpers for integrators of a Pontis intent service. Browser-safe: nothing here
- * imports a Node built-in.
+ * `@pontis/client`: the partner client of a Pontis intent service. Typed calls over the SDK
+ * generated from openapi/intents.yaml, `executeQuote` (the document's step loop) with per-family
+ * wallet adapters, and webhook verification. Browser-safe: nothing here imports a Node built-in
+ * (checked by test/browser-bundle.test.ts).
  */
+export type {
+  BitcoinPsbtData,
+  ChainsResponse,
+  ErrorBody,
+  EvmTransactionData,
+  IndexTransactionRequest,
+  IndexTransactionResponse,
+  PriceResponse,
+  QuoteRequest,
+  QuoteResponse,
+  RequestStatus,
+  SignatureData,
+  StatusRecord,
+  StatusRecordV3,
+  Step,
+  StepItem,
+  SvmTransactionData,
+} from '../../../generated/intents/index.js'
+export { createPontisClient, type PontisClient, type PontisClientOptions } from './client.js'
+export { PontisApiError, PontisExecutionError, type PontisExecutionErrorKind } from './errors.js'
+export type { ExecuteQuoteOptions, ExecutionProgress, ExecutionResult } from './execute.js'
+export {
+  type BitcoinWallet,
+  base64ToBytes,
+  bytesToBase64,
+  type EsploraBitcoinWalletOptions,
+  type EvmTransactionRequest,
+  type EvmWallet,
+  esploraBitcoinWallet,
+  type SvmKeypairLike,
+  type SvmKeypairWalletOptions,
+  type SvmSigner,
+  type SvmWallet,
+  signSvmTransaction,
+  svmKeypairSigner,
+  svmKeypairWallet,
+  type TronWallet,
+  type VenueSigner,
+  type ViemWalletAdapterOptions,
+  type ViemWalletClient,
+  viemWalletAdapter,
+  type Wallets,
+} from './wallets.js'
 export {
   constantTimeEqual,
   type VerifyWebhookOptions,

@@ -67,7 +67,12 @@ export function toFieldProblems(errors: readonly ErrorObject[]): FieldProblem[] 
     const [root = '', ...rest] = error.instancePath.split('/').filter((part) => part !== '')
     const { extra, message } = describe(error)
     if (extra !== undefined) rest.push(extra)
-    const problem = { location: LOCATIONS[root] ?? root, field: fieldPath(rest), message }
+    // An empty root is the request body itself (a missing or non-object body).
+    const problem = {
+      location: LOCATIONS[root] ?? (root === '' ? 'body' : root),
+      field: fieldPath(rest),
+      message,
+    }
     const key = `${problem.location}|${problem.field}|${problem.message}`
     if (seen.has(key)) continue
     seen.add(key)

@@ -35,6 +35,8 @@ import { type EvmChainContext, isNativeCurrency, readAllowance } from './quoting
 import { rpc } from './rpc.js'
 import { confirmationsOf, findTransaction, lookUpReceipt } from './transactions.js'
 
+const TRANSACTION_HASH = /^0x[0-9a-fA-F]{64}$/
+
 /** The order id of a payout whose order is not known on chain (plain transfers out of a deposit address). */
 export const UNKNOWN_ORDER_ID: Hex = `0x${'00'.repeat(32)}`
 
@@ -255,6 +257,12 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
       transaction: () => Promise<Transaction | undefined>,
     ) => Promise<Fact[]>,
   ): Promise<TransactionFacts<Fact>> {
+    if (!TRANSACTION_HASH.test(transactionId)) {
+      throw new PontisError(
+        'INVALID_REQUEST',
+        `'${transactionId.slice(0, 100)}' is not a transaction hash of ${context.label.displayName}: expected 0x followed by 64 hexadecimal characters.`,
+      )
+    }
     const hash = transactionId as Hex
     const lookup = await lookUpReceipt(context, hash)
     if (!lookup.mined) {

@@ -1,0 +1,7 @@
+/** `pontis <command>`: the entry bin/pontis.js runs. */
+import { runCli } from './cli.js'
+
+process.exitCode = await runCli(process.argv.slice(2), {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+})
