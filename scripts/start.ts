@@ -37,6 +37,7 @@ try {
     for (const chain of devnet.chains) logger.info(`devnet chain ${chain.chainId}  ${chain.rpcUrl}`)
     if (devnet.svm)
       logger.info(`devnet svm chain  ${devnet.svm.rpcUrl}  (swap routes ${devnet.svm.routesUrl})`)
+    if (devnet.bitcoin) logger.info(`devnet bitcoin (regtest, Esplora API)  ${devnet.bitcoin.url}`)
   }
   const dataDir = resolve(process.env.PONTIS_DATA_DIR || join('.pontis', 'data'))
   const intents = await startIntentsService({ env, dataDir, logger: createLogger('intents') })

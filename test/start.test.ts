@@ -82,6 +82,35 @@ t.test('npm start serves both services and their documentation', async (t) => {
   t.equal(quote.status, 200, 'a quote answers on the started devnet')
   const lives = await fetch(`${urls.oracle}/lives/v1`)
   t.same(await lives.json(), { status: 'ok' })
+  t.match(output, /devnet svm chain\s+http:\/\//, 'the SVM chain was started and logged')
+  t.match(
+    output,
+    /devnet bitcoin \(regtest, Esplora API\)\s+http:\/\//,
+    'the Bitcoin simulator was started and logged',
+  )
+  // The contract suite, as an operator runs it against this deployment.
+  const contract = spawn(
+    process.execPath,
+    ['packages/cli/bin/pontis.js', 'contract-test', '--url', urls.intents, '--oracle-url', urls.oracle],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  let report = ''
+  contract.stdout.on('data', (chunk: Buffer) => {
+    report += chunk.toString()
+  })
+  contract.stderr.on('data', (chunk: Buffer) => {
+    report += chunk.toString()
+  })
+  const [contractCode] = await once(contract, 'exit')
+  t.equal(
+    contractCode,
+    0,
+    `npx pontis contract-test passes against npm start:\n${report
+      .split('\n')
+      .filter((line) => line.includes('✗'))
+      .slice(0, 10)
+      .join('\n')}`,
+  )
   child.kill('SIGTERM')
   const [code] = await once(child, 'exit')
   t.equal(code, 0, 'SIGTERM stops both services cleanly')
