@@ -20,8 +20,10 @@ import { type Measurement, measure } from './measure.js'
 import { isOracleService, type OracleServiceName, startOracles } from './oracles.js'
 import {
   BASELINE,
+  baselineOf,
   DEFAULT_TARGETS,
   isTargetName,
+  QUOTE_BODY,
   type RequestBody,
   type ServerName,
   type StartedServer,
@@ -133,7 +135,24 @@ async function startServer(name: ServerName, settings: Settings, dataDir: string
     startTimeoutMs: 120_000,
   })
   const endpoint = (service: string) => ({ url: child.urls[service]!, pid: child.pid })
-  return { services: { intents: endpoint('intents'), oracle: endpoint('oracle') }, facts: {} }
+  return {
+    services: { intents: endpoint('intents'), oracle: endpoint('oracle') },
+    facts: { requestId: await storeOneRequest(child.urls.intents!) },
+  }
+}
+
+/** Quotes once so the status target has a stored request to read; returns its id. */
+async function storeOneRequest(intentsUrl: string): Promise<string> {
+  const response = await fetch(`${intentsUrl}/quote/v2`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(QUOTE_BODY),
+  })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`the set-up quote answered ${response.status}: ${text}`)
+  const requestId = (JSON.parse(text) as { steps?: Array<{ requestId?: string }> }).steps?.[0]?.requestId
+  if (requestId === undefined) throw new Error(`the set-up quote has no steps[].requestId: ${text}`)
+  return requestId
 }
 
 /** The target's answer check on a raw body: undefined when right, else why not. */
@@ -237,6 +256,7 @@ async function main(): Promise<number> {
 
     const results = new Map<TargetName, Measurement>()
     const bodies = new Map<TargetName, RequestBody | undefined>()
+    const paths = new Map<TargetName, string>()
     for (const name of settings.targets) {
       const target: Target = TARGETS[name]
       const server = servers.get(target.server)!
@@ -245,7 +265,9 @@ async function main(): Promise<number> {
         if (!found) throw new Error(`${name}: the ${target.server} server has no ${service} service`)
         return found
       }
-      const url = `${endpoint(target.service).url}${target.path}`
+      const path = typeof target.path === 'function' ? target.path(server.facts) : target.path
+      const url = `${endpoint(target.service).url}${path}`
+      paths.set(name, path)
       const pids = [
         ...new Set([target.service, ...(target.alsoSampled ?? [])].map((service) => endpoint(service).pid)),
       ]
@@ -271,9 +293,20 @@ async function main(): Promise<number> {
       results.set(name, await measure({ ...load, durationSeconds: settings.durationSeconds }))
     }
 
+    // Each target is divided by its own bare koa baseline (GET targets by GET /bare), else by `bare`.
+    const baselineFor = (name: TargetName): { name: TargetName; measurement: Measurement } | undefined => {
+      const own = baselineOf(TARGETS[name])
+      for (const candidate of [own, BASELINE] as const) {
+        const measurement = results.get(candidate)
+        if (measurement) return { name: candidate, measurement }
+      }
+      return undefined
+    }
     const baseline = results.get(BASELINE)
-    const ratio = (measurement: Measurement) =>
-      baseline ? measurement.requestsPerSecond / baseline.requestsPerSecond : Number.NaN
+    const ratio = (name: TargetName, measurement: Measurement) => {
+      const base = baselineFor(name)
+      return base ? measurement.requestsPerSecond / base.measurement.requestsPerSecond : Number.NaN
+    }
     const cores = cpus()
     const machine = `${cores.length} cores (${cores[0]?.model ?? 'unknown'}), ${mib(totalmem())} MiB`
     const rows = [
@@ -293,7 +326,8 @@ async function main(): Promise<number> {
         'anvil CPU',
         'other CPU',
         'srv RSS MiB',
-        `vs ${BASELINE}`,
+        'vs bare',
+        'baseline',
       ],
       ...[...results].map(([name, m]) => [
         name,
@@ -311,7 +345,8 @@ async function main(): Promise<number> {
         fixed(m.anvilCpuCores, 2),
         fixed(m.otherCpuCores, 2),
         mib(m.serverPeakRssBytes),
-        fixed(ratio(m), 3),
+        fixed(ratio(name, m), 3),
+        baselineFor(name)?.name ?? '-',
       ]),
     ]
     const revision = gitRevision()
@@ -328,17 +363,18 @@ async function main(): Promise<number> {
     console.log()
     console.log(table(rows))
     console.log()
-    if (baseline) {
-      for (const [name, m] of results) {
-        if (name === BASELINE) continue
-        console.log(
-          `${name}: ${fixed(ratio(m), 3)}x the throughput of bare koa ` +
-            `(${fixed(1 / ratio(m), 1)} times fewer requests/s); p50 ${fixed(m.latencyMs.p50, 2)} ms ` +
-            `vs ${fixed(baseline.latencyMs.p50, 2)} ms (${fixed(m.latencyMs.p50 / baseline.latencyMs.p50, 1)}x)`,
-        )
+    for (const [name, m] of results) {
+      const base = baselineFor(name)
+      if (base === undefined) {
+        console.log(`${name}: no ratio: no bare koa target (bare, bare-get) was in --targets.`)
+        continue
       }
-    } else {
-      console.log(`No ratio: the ${BASELINE} target was not in --targets.`)
+      if (base.name === name) continue
+      console.log(
+        `${name}: ${fixed(ratio(name, m), 3)}x the throughput of ${base.name} ` +
+          `(${fixed(1 / ratio(name, m), 1)} times fewer requests/s); p50 ${fixed(m.latencyMs.p50, 2)} ms ` +
+          `vs ${fixed(base.measurement.latencyMs.p50, 2)} ms (${fixed(m.latencyMs.p50 / base.measurement.latencyMs.p50, 1)}x)`,
+      )
     }
     console.log(
       'srv CPU / gen CPU / anvil CPU: CPU time of the server processes (an aggregator and its peers) / ' +
@@ -376,7 +412,14 @@ async function main(): Promise<number> {
           results: Object.fromEntries(
             [...results].map(([name, m]) => [
               name,
-              { ...TARGETS[name], body: bodies.get(name), ...m, ratioToBaseline: baseline ? ratio(m) : null },
+              {
+                ...TARGETS[name],
+                path: paths.get(name),
+                body: bodies.get(name),
+                ...m,
+                baseline: baselineFor(name)?.name ?? null,
+                ratioToBaseline: baselineFor(name) ? ratio(name, m) : null,
+              },
             ]),
           ),
         },

@@ -22,6 +22,8 @@ export type ServiceName =
 export interface ServerFacts {
   /** The native deposit (chain {@link DEPOSIT_CHAIN_ID}) the oracle targets attest. */
   readonly depositTransactionId?: string
+  /** A request the intent service stored (`steps[].requestId` of a quote made at set-up). */
+  readonly requestId?: string
 }
 
 /** A process serving one base URL. */
@@ -46,7 +48,8 @@ export interface Target {
   /** Further processes whose CPU and memory count as the server's: the peers an aggregator asks. */
   readonly alsoSampled?: readonly ServiceName[]
   readonly method: 'GET' | 'POST'
-  readonly path: string
+  /** The path and query, or one built from what the server's set-up made. */
+  readonly path: string | ((facts: ServerFacts) => string)
   readonly headers?: Readonly<Record<string, string>>
   /** A JSON body, or one built from what the server's set-up made. */
   readonly body?: RequestBody | ((facts: ServerFacts) => RequestBody)
@@ -55,8 +58,16 @@ export interface Target {
    * not. Wrong answers are counted as mismatches and invalidate the run.
    */
   readonly checkAnswer?: (answer: unknown) => string | undefined
+  /**
+   * The bare koa target this one's throughput is divided by: `bare` (a POST with the same JSON
+   * body to read and parse) by default, `bare-get` (a GET, nothing to read) for GET targets.
+   */
+  readonly baseline?: BaselineName
   readonly description: string
 }
+
+/** The bare koa targets: the ceilings of a koa endpoint on this machine, with and without a body. */
+export type BaselineName = 'bare' | 'bare-get'
 
 /** Devnet test user #3 (funded), native ETH from chain 31337 to chain 31338: a quote the devnet answers. */
 export const QUOTE_BODY = {
@@ -109,6 +120,24 @@ function signedByAtLeast(signers: number): (answer: unknown) => string | undefin
 const ORACLE_HEADERS = { 'x-api-key': ORACLE_API_KEY } as const
 const ATTEST_PATH = '/attestations/depository-deposits/v1'
 
+/** The status of the request the set-up quote stored. */
+function statusOfStoredRequest(facts: ServerFacts): string {
+  if (facts.requestId === undefined) throw new Error('the server stored no request to ask the status of')
+  return `/intents/status/v3?requestId=${facts.requestId}`
+}
+
+/** A status record of a stored request: it has a status. */
+function isStatusRecord(answer: unknown): string | undefined {
+  const status = (answer as { status?: unknown }).status
+  return typeof status === 'string' ? undefined : 'no status in the answer'
+}
+
+/** The chain list of the devnet: at least its two chains. */
+function listsChains(answer: unknown): string | undefined {
+  const chains = (answer as { chains?: unknown }).chains
+  return Array.isArray(chains) && chains.length >= 2 ? undefined : 'fewer than 2 chains listed'
+}
+
 export const TARGETS = {
   quote: {
     server: 'pontis',
@@ -126,6 +155,25 @@ export const TARGETS = {
     body: QUOTE_BODY,
     description: 'POST /price: the same quote without steps; nothing stored',
   },
+  status: {
+    server: 'pontis',
+    service: 'intents',
+    method: 'GET',
+    path: statusOfStoredRequest,
+    checkAnswer: isStatusRecord,
+    baseline: 'bare-get',
+    description:
+      'GET /intents/status/v3?requestId=<the request a set-up quote stored>: validate the query, read one row (PGlite), answer its status record',
+  },
+  chains: {
+    server: 'pontis',
+    service: 'intents',
+    method: 'GET',
+    path: '/chains',
+    checkAnswer: listsChains,
+    baseline: 'bare-get',
+    description: 'GET /chains: the configured chain records (from config, in memory)',
+  },
   bare: {
     server: 'bare',
     service: 'bare',
@@ -133,6 +181,13 @@ export const TARGETS = {
     path: '/bare',
     body: QUOTE_BODY,
     description: 'POST /bare on a minimal koa app: read and parse the same JSON body, answer small JSON',
+  },
+  'bare-get': {
+    server: 'bare',
+    service: 'bare',
+    method: 'GET',
+    path: '/bare',
+    description: 'GET /bare on the same minimal koa app: no body to read, answer small JSON',
   },
   'attest-0-peers': {
     server: 'oracles',
@@ -175,13 +230,21 @@ export type TargetName = keyof typeof TARGETS
 export const DEFAULT_TARGETS: readonly TargetName[] = [
   'quote',
   'price',
+  'status',
+  'chains',
   'attest-0-peers',
   'attest-2-peers',
   'attest-2-peers-t2',
   'bare',
+  'bare-get',
 ]
-/** The target the others' throughput is divided by. */
-export const BASELINE: TargetName = 'bare'
+/** The baseline of targets that name none. */
+export const BASELINE: BaselineName = 'bare'
+
+/** The bare koa target a target's throughput is divided by. */
+export function baselineOf(target: Target): BaselineName {
+  return target.baseline ?? BASELINE
+}
 
 export function isTargetName(name: string): name is TargetName {
   return Object.hasOwn(TARGETS, name)
