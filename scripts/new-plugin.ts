@@ -125,6 +125,7 @@ import {
   type IdentityCapability,
   invalidAddressError,
   invalidCurrencyError,
+  isCurrencyRole,
   PontisError,
   type PreparedStep,
   type QuotingCapability,
@@ -163,7 +164,6 @@ export const ${constant}_UNITS = { deposit: 50_000n, fill: 30_000n } as const
 const ADDRESS = /^${name}:([0-9a-fA-F]{40})$/
 const TRANSACTION_ID = /^0x[0-9a-fA-F]{64}$/
 const ADDRESS_FORM = \`expected '\${${constant}_PREFIX}' followed by 40 hexadecimal characters\`
-const CURRENCY_ROLES: ReadonlySet<string> = new Set<CurrencyRole>(['input', 'output', 'currency'])
 
 /** The 20 bytes of an address or currency id (lower-case hex, no prefix), or undefined. */
 function bytesOf(value: unknown): string | undefined {
@@ -196,8 +196,8 @@ export function create${toPascal(name)}Identity(chain?: ChainLabel): IdentityCap
     normalizeAddress,
     normalizeCurrency,
     encodeAddress(address: string, role: AddressRole | CurrencyRole): \`0x\${string}\` {
-      const normalized = CURRENCY_ROLES.has(role)
-        ? normalizeCurrency(address, role as CurrencyRole)
+      const normalized = isCurrencyRole(role)
+        ? normalizeCurrency(address, role)
         : normalizeAddress(address, role as AddressRole)
       return \`0x\${normalized.slice(${constant}_PREFIX.length)}\`
     },

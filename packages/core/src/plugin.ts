@@ -55,6 +55,13 @@ export type AddressRole =
 /** What a currency id is for: `input`/`output` pick INVALID_INPUT/OUTPUT_CURRENCY, `currency` UNSUPPORTED_CURRENCY. */
 export type CurrencyRole = 'input' | 'output' | 'currency'
 
+const CURRENCY_ROLES: ReadonlySet<string> = new Set<CurrencyRole>(['input', 'output', 'currency'])
+
+/** True when `role` names a currency field rather than an address field (for `encodeAddress`). */
+export function isCurrencyRole(role: AddressRole | CurrencyRole): role is CurrencyRole {
+  return CURRENCY_ROLES.has(role)
+}
+
 /** Required of every family: recognise and normalise its own addresses and currency ids. */
 export interface IdentityCapability {
   /**

@@ -17,6 +17,7 @@ import {
   type IdentityCapability,
   invalidAddressError,
   invalidCurrencyError,
+  isCurrencyRole,
   PontisError,
 } from '@pontis/core'
 import { address as bitcoinAddress, type Network, networks } from 'bitcoinjs-lib'
@@ -242,9 +243,6 @@ export function requireTxid(transactionId: unknown, chain?: ChainLabel): string 
   }
   return txid
 }
-
-const CURRENCY_ROLES: ReadonlySet<string> = new Set<CurrencyRole>(['input', 'output', 'currency'])
-const isCurrencyRole = (role: AddressRole | CurrencyRole): role is CurrencyRole => CURRENCY_ROLES.has(role)
 
 /** The identity rules of one Bitcoin chain, with messages that name it. */
 export function createBitcoinIdentity(network: BitcoinNetworkName, chain?: ChainLabel): IdentityCapability {

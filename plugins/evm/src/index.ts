@@ -14,6 +14,7 @@ import {
   type IdentityCapability,
   invalidAddressError,
   invalidCurrencyError,
+  isCurrencyRole,
   PontisError,
 } from '@pontis/core'
 import { type Address, getAddress, type Hex, isAddress, isAddressEqual, recoverMessageAddress } from 'viem'
@@ -121,8 +122,6 @@ export function createEvmIdentity(chain?: ChainLabel): IdentityCapability {
 }
 
 const TRANSACTION_HASH = /^0x[0-9a-fA-F]{64}$/
-const CURRENCY_ROLES: ReadonlySet<string> = new Set<CurrencyRole>(['input', 'output', 'currency'])
-const isCurrencyRole = (role: AddressRole | CurrencyRole): role is CurrencyRole => CURRENCY_ROLES.has(role)
 
 export default definePlugin<EvmPluginConfig>({
   vmType: 'evm',

@@ -11,6 +11,7 @@ import {
   type IdentityCapability,
   invalidAddressError,
   invalidCurrencyError,
+  isCurrencyRole,
   PontisError,
 } from '@pontis/core'
 import bs58 from 'bs58'
@@ -52,9 +53,6 @@ export function addressProblem(value: unknown): string | undefined {
 }
 
 const toHex = (bytes: Uint8Array): `0x${string}` => `0x${Buffer.from(bytes).toString('hex')}`
-
-const CURRENCY_ROLES: ReadonlySet<string> = new Set<CurrencyRole>(['input', 'output', 'currency'])
-const isCurrencyRole = (role: AddressRole | CurrencyRole): role is CurrencyRole => CURRENCY_ROLES.has(role)
 
 /** The identity rules of one SVM chain, with messages that name it. */
 export function createSvmIdentity(chain?: ChainLabel): IdentityCapability {

@@ -88,7 +88,7 @@ export default definePlugin<SvmPluginConfig>({
       identity,
       finality: SVM_FINALITY,
       quoting: createSvmQuoting(context),
-      reading: createSvmReading(context, SVM_FINALITY),
+      reading: createSvmReading(context),
       filling: createSvmFilling(context),
     }
   },

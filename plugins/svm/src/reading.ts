@@ -6,7 +6,6 @@
 import {
   type DepositFact,
   type DepositScan,
-  type FinalityPolicy,
   type PayoutFact,
   PontisError,
   type ReadingCapability,
@@ -174,7 +173,7 @@ function parseCursor(context: SvmChainContext, cursor: string): ScanCursor {
   return parsed as ScanCursor
 }
 
-export function createSvmReading(context: SvmChainContext, _finality: FinalityPolicy): ReadingCapability {
+export function createSvmReading(context: SvmChainContext): ReadingCapability {
   async function read<Fact>(
     signature: string,
     extract: (decoded: DecodedTransaction) => Fact[],

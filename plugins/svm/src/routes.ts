@@ -5,7 +5,6 @@
 import { type OriginSwapQuote, type OriginSwapRequest, PontisError } from '@pontis/core'
 import type { TransactionInstruction } from '@solana/web3.js'
 import { isNative, mintInfo, type SvmChainContext, WRAPPED_NATIVE_MINT } from './context.js'
-import { SVM_NATIVE_CURRENCY_ID } from './identity.js'
 import { instructionFromRoute } from './transactions.js'
 
 /** The aggregator's quote answer, kept whole: `/swap-instructions` wants it back unchanged. */
@@ -109,8 +108,7 @@ export async function quoteOriginSwap(
   return {
     fromCurrency: request.fromCurrency,
     fromDecimals,
-    toCurrency:
-      request.toCurrency === WRAPPED_NATIVE_MINT.toBase58() ? SVM_NATIVE_CURRENCY_ID : request.toCurrency,
+    toCurrency: request.toCurrency,
     // ExactOut: `otherAmountThreshold` is the most input taken; ExactIn: the least output given.
     amountIn: BigInt(exactOut ? route.otherAmountThreshold : route.inAmount),
     amountOut: BigInt(route.outAmount),
@@ -134,7 +132,8 @@ export async function routeInstructions(
     body: JSON.stringify({
       quoteResponse: quote.route,
       userPublicKey: user,
-      wrapAndUnwrapSol: true,
+      // Native SOL in or out is wrapped and unwrapped by the route; a wrapped-SOL deposit stays wrapped.
+      wrapAndUnwrapSol: quote.toCurrency !== WRAPPED_NATIVE_MINT.toBase58(),
       useSharedAccounts,
     }),
   })) as {

@@ -212,8 +212,10 @@ export class QuoteEngine {
     )
     // A token the depository does not take is swapped into one it does inside the deposit, on
     // families that can (SVM through its route source); elsewhere it is unsupported.
-    const swapFrom =
-      !originCatalog.has(requestedIn) && originQuoting.quoteOriginSwap !== undefined ? requestedIn : undefined
+    const quoteOriginSwap = originQuoting.quoteOriginSwap?.bind(originQuoting)
+    const swap =
+      !originCatalog.has(requestedIn) && quoteOriginSwap ? { from: requestedIn, quoteOriginSwap } : undefined
+    const swapFrom = swap?.from
     const inCurrency = swapFrom
       ? originCatalog.settlementFor(outCurrency.entry.id)
       : originCatalog.get(requestedIn, originChain, 'input')
@@ -291,10 +293,10 @@ export class QuoteEngine {
     const slippageBps = this.#slippageBps(request, sameAsset)
     let amount = BigInt(request.amount)
     let originSwap: OriginSwapQuote | undefined
-    if (swapFrom && request.tradeType === 'EXACT_INPUT') {
-      originSwap = await this.#quoteOriginSwap(originQuoting, {
+    if (swap && request.tradeType === 'EXACT_INPUT') {
+      originSwap = await swap.quoteOriginSwap({
         user,
-        fromCurrency: swapFrom,
+        fromCurrency: swap.from,
         toCurrency: inCurrency.address,
         tradeType: 'EXACT_INPUT',
         amount,
@@ -397,10 +399,10 @@ export class QuoteEngine {
       )
     }
 
-    if (swapFrom && request.tradeType === 'EXACT_OUTPUT') {
-      originSwap = await this.#quoteOriginSwap(originQuoting, {
+    if (swap && request.tradeType === 'EXACT_OUTPUT') {
+      originSwap = await swap.quoteOriginSwap({
         user,
-        fromCurrency: swapFrom,
+        fromCurrency: swap.from,
         toCurrency: inCurrency.address,
         tradeType: 'EXACT_OUTPUT',
         amount: breakdown.amountIn,
@@ -640,13 +642,6 @@ export class QuoteEngine {
         ? { userPublicKey: request.additionalData.userPublicKey }
         : {}),
     }
-  }
-
-  #quoteOriginSwap(
-    quoting: QuotingCapability,
-    swap: Parameters<NonNullable<QuotingCapability['quoteOriginSwap']>>[0],
-  ): Promise<OriginSwapQuote> {
-    return (quoting.quoteOriginSwap as NonNullable<QuotingCapability['quoteOriginSwap']>)(swap)
   }
 
   /** Refuses a deposit transaction over its family's wire-size limit, saying how far over and what helps. */
