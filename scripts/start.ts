@@ -16,7 +16,7 @@ let devnet: Devnet | undefined
 try {
   let env: NodeJS.ProcessEnv = process.env
   if (environment === 'local' && process.env.DEVNET !== 'off') {
-    // DEVNET_PORTS=0 picks free ports (tests); otherwise the config's defaults 8545, 8546, 8899 (SVM), 8901 (routes) and 3002 (Bitcoin Esplora).
+    // DEVNET_PORTS=0 picks free ports (tests); otherwise the config's defaults 8545, 8546, 8899 (SVM), 8901 (routes), 3002 (Bitcoin Esplora), 8910 (Lighter), 8920 (Hyperliquid), 8090 (Tron).
     const freePorts = process.env.DEVNET_PORTS === '0'
     devnet = await startDevnet({
       ...(freePorts
@@ -31,6 +31,10 @@ try {
       svm: freePorts ? { port: 0, routesPort: 0, slotIntervalMs: 400 } : { port: 8899, slotIntervalMs: 400 },
       // Regtest blocks every 10 s (the local config's blockTimeSeconds), so deposits confirm on their own.
       bitcoin: { port: freePorts ? 0 : 3002, blockIntervalMs: 10_000 },
+      lighter: { port: freePorts ? 0 : 8910 },
+      hyperliquid: { port: freePorts ? 0 : 8920 },
+      // A Tron block every 3 s, as on the real chain.
+      tron: { port: freePorts ? 0 : 8090, blockIntervalMs: 3000 },
       log: (message) => logger.info(message),
     })
     env = { ...process.env, ...devnetEnvironment(devnet) }
@@ -38,6 +42,9 @@ try {
     if (devnet.svm)
       logger.info(`devnet svm chain  ${devnet.svm.rpcUrl}  (swap routes ${devnet.svm.routesUrl})`)
     if (devnet.bitcoin) logger.info(`devnet bitcoin (regtest, Esplora API)  ${devnet.bitcoin.url}`)
+    if (devnet.lighter) logger.info(`devnet lighter (venue simulator)  ${devnet.lighter.url}`)
+    if (devnet.hyperliquid) logger.info(`devnet hyperliquid (core API simulator)  ${devnet.hyperliquid.url}`)
+    if (devnet.tron) logger.info(`devnet tron (full-node API simulator)  ${devnet.tron.url}`)
   }
   const dataDir = resolve(process.env.PONTIS_DATA_DIR || join('.pontis', 'data'))
   const intents = await startIntentsService({ env, dataDir, logger: createLogger('intents') })

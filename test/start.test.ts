@@ -88,6 +88,29 @@ t.test('npm start serves both services and their documentation', async (t) => {
     /devnet bitcoin \(regtest, Esplora API\)\s+http:\/\//,
     'the Bitcoin simulator was started and logged',
   )
+  t.match(
+    output,
+    /devnet lighter \(venue simulator\)\s+http:\/\//,
+    'the Lighter venue simulator was started and logged',
+  )
+  t.match(
+    output,
+    /devnet hyperliquid \(core API simulator\)\s+http:\/\//,
+    'the Hyperliquid simulator was started',
+  )
+  t.match(output, /devnet tron \(full-node API simulator\)\s+http:\/\//, 'the Tron simulator was started')
+  // All six VM families are served by the started deployment.
+  const chainsList = (await (await fetch(`${urls.intents}/chains`)).json()) as {
+    chains: Array<{ vmType: string }>
+  }
+  t.same([...new Set(chainsList.chains.map((chain) => chain.vmType))].sort(), [
+    'bvm',
+    'evm',
+    'hypevm',
+    'lvm',
+    'svm',
+    'tvm',
+  ])
   // The contract suite, as an operator runs it against this deployment.
   const contract = spawn(
     process.execPath,

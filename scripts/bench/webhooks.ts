@@ -6,8 +6,8 @@
  *
  * Two ways to drive the worker:
  * - `drain`: `tick()` back to back until nothing is due: the worker's capacity.
- * - `service-loop`: `startLoop` with the service's 200 ms pause between passes, exactly as
- *   `startIntentsService` runs it: what a deployed instance delivers.
+ * - `service-loop`: `startWebhookLoop` exactly as `startIntentsService` runs it (the next pass at
+ *   once after a full batch, a 200 ms pause after a partial one): what a deployed instance delivers.
  *
  *   npx tsx scripts/bench/webhooks.ts --events 5000 --batch 50 --modes drain,service-loop
  *   npx tsx scripts/bench/webhooks.ts --database pglite
@@ -22,18 +22,23 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { silentLogger } from '@pontis/core'
 import { ApiKeyStore } from '../../packages/intents/src/keys/index.js'
-import { startLoop } from '../../packages/intents/src/lifecycle/loop.js'
 import { openRequestStore, type RequestStore } from '../../packages/intents/src/store/index.js'
-import { enqueueStatusWebhook, WebhookDispatcher } from '../../packages/intents/src/webhooks/index.js'
+import {
+  enqueueStatusWebhook,
+  startWebhookLoop,
+  WEBHOOK_BATCH,
+  WEBHOOK_INTERVAL_MS,
+  WebhookDispatcher,
+} from '../../packages/intents/src/webhooks/index.js'
 import { sampleProcess, spawnServer, stopAllServers, systemBusyMs } from './children.js'
 import { QUOTE_BODY } from './targets.js'
 import type { ReceiverStats } from './webhook-receiver.js'
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
-/** The service's pause between delivery passes (`webhookIntervalMs` default in service.ts). */
-export const SERVICE_INTERVAL_MS = 200
-/** The service's batch per pass (`WebhookDispatcher.tick` default). */
-export const SERVICE_BATCH = 50
+/** The service's pause between delivery passes when nothing more is due. */
+export const SERVICE_INTERVAL_MS = WEBHOOK_INTERVAL_MS
+/** The service's batch per pass. */
+export const SERVICE_BATCH = WEBHOOK_BATCH
 /** The issue's target. */
 export const TARGET_DELIVERIES_PER_SECOND = 1000
 
@@ -201,18 +206,18 @@ async function deliverAll(
     return tickMs
   }
   await new Promise<void>((done, fail) => {
-    const loop = startLoop(
-      'webhooks',
+    const loop = startWebhookLoop(
       async () => {
         try {
           const count = await pass()
           if (count === 0 && attempted >= events) void loop.stop().then(done)
+          return count
         } catch (error) {
           void loop.stop().then(() => fail(error))
+          return 0
         }
       },
-      SERVICE_INTERVAL_MS,
-      silentLogger,
+      { logger: silentLogger, batch },
     )
   })
   return tickMs

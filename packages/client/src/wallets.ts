@@ -1,7 +1,8 @@
 /**
  * Wallet adapters: the small per-family interfaces `executeQuote` drives, and ready-made adapters
- * over a viem wallet client (EVM), a keypair and a JSON-RPC URL (SVM) and a PSBT signer plus an
- * Esplora API (Bitcoin). Browser-safe: only `fetch`, WebCrypto, `atob`/`btoa`; viem is imported for
+ * over a viem wallet client (EVM), a keypair and a JSON-RPC URL (SVM), a PSBT signer plus an
+ * Esplora API (Bitcoin), an EIP-712 signer plus the Hyperliquid API, and a txID signer plus a Tron
+ * node API. Browser-safe: only `fetch`, WebCrypto, `atob`/`btoa`; viem is imported for
  * types only.
  */
 import type { Account, Chain, Transport, WalletClient } from 'viem'
@@ -62,14 +63,15 @@ export interface BitcoinWallet {
 
 /**
  * Signs and submits actions on a trading venue (the perpetuals exchange's `lighter-transfer`,
- * Hyperliquid's `hyperliquid-action`). No adapter ships: venue credentials stay with the integrator.
+ * Hyperliquid's `hyperliquid-action`). {@link hyperliquidWallet} is one for Hyperliquid; the
+ * perpetuals exchange's API keys stay with the integrator, so none ships for it.
  */
 export interface VenueSigner {
   /** Signs and submits the action; answers the venue's transaction id when it has one. */
   submit(data: LighterTransferData | HyperliquidActionData): Promise<string | undefined>
 }
 
-/** Signs `txID` of a `tron-transaction` item and broadcasts it; answers the transaction id. No adapter ships. */
+/** Signs `txID` of a `tron-transaction` item and broadcasts it; answers the transaction id ({@link tronNodeWallet}). */
 export interface TronWallet {
   signAndSendTransaction(data: TronTransactionData): Promise<string>
 }
@@ -338,4 +340,175 @@ export function esploraBitcoinWallet(options: EsploraBitcoinWalletOptions): Bitc
       return text
     },
   }
+}
+
+// ---- Hyperliquid ----
+
+/** EIP-712 typed data as viem's `signTypedData` takes it (its `message` member). */
+export interface HyperliquidTypedData {
+  domain: { name: string; version: string; chainId: number; verifyingContract: `0x${string}` }
+  types: Record<string, Array<{ name: string; type: string }>>
+  primaryType: string
+  message: Record<string, string | bigint>
+}
+
+/** Options of {@link hyperliquidWallet}. */
+export interface HyperliquidWalletOptions {
+  /** API origin; actions are posted to `${apiUrl}/exchange` (e.g. `https://api.hyperliquid.xyz`). */
+  apiUrl: string
+  /**
+   * Signs typed data as the quote's `user` and answers the 65-byte 0x signature: for example
+   * `(typedData) => walletClient.signTypedData({ account, ...typedData })`.
+   */
+  signTypedData(typedData: HyperliquidTypedData): Promise<`0x${string}`>
+  fetch?: typeof fetch
+}
+
+// The user-signed action types, field order as Hyperliquid hashes them.
+const HYPERLIQUID_SEND_TYPES: Record<string, Array<{ name: string; type: string }>> = {
+  usdSend: [
+    { name: 'hyperliquidChain', type: 'string' },
+    { name: 'destination', type: 'string' },
+    { name: 'amount', type: 'string' },
+    { name: 'time', type: 'uint64' },
+  ],
+  spotSend: [
+    { name: 'hyperliquidChain', type: 'string' },
+    { name: 'destination', type: 'string' },
+    { name: 'token', type: 'string' },
+    { name: 'amount', type: 'string' },
+    { name: 'time', type: 'uint64' },
+  ],
+}
+
+/** The EIP-712 typed data of a `usdSend` or `spotSend` action of a `hyperliquid-action` item. */
+export function hyperliquidTypedData(data: HyperliquidActionData): HyperliquidTypedData {
+  const action = data.action as Record<string, unknown>
+  const fields = HYPERLIQUID_SEND_TYPES[String(action.type)]
+  if (!fields) throw new TypeError(`cannot sign Hyperliquid actions of type ${String(action.type)}`)
+  const primaryType = `HyperliquidTransaction:${String(action.type).replace(/^./, (c) => c.toUpperCase())}`
+  const message: Record<string, string | bigint> = {}
+  for (const { name, type } of fields) {
+    const value = action[name]
+    if (value === undefined) throw new TypeError(`the ${String(action.type)} action has no ${name}`)
+    message[name] = type === 'uint64' ? BigInt(value as number) : String(value)
+  }
+  return {
+    domain: {
+      name: 'HyperliquidSignTransaction',
+      version: '1',
+      chainId: Number.parseInt(String(action.signatureChainId), 16),
+      verifyingContract: '0x0000000000000000000000000000000000000000',
+    },
+    types: { [primaryType]: fields },
+    primaryType,
+    message,
+  }
+}
+
+/**
+ * A {@link VenueSigner} for Hyperliquid: signs the item's send action as a user-signed action and posts
+ * `{action, nonce, signature}` to the exchange endpoint with exactly the quoted nonce (the service
+ * recognises the deposit by sender and nonce). Answers no transaction id: the service finds the deposit
+ * by scanning the depository's ledger.
+ */
+export function hyperliquidWallet(options: HyperliquidWalletOptions): VenueSigner {
+  const doFetch = options.fetch ?? globalThis.fetch
+  const exchangeUrl = `${options.apiUrl.replace(/\/+$/, '')}/exchange`
+  return {
+    async submit(data) {
+      if (data.format !== 'hyperliquid-action')
+        throw new TypeError(`hyperliquidWallet submits hyperliquid-action items, not ${data.format}`)
+      const signature = await options.signTypedData(hyperliquidTypedData(data))
+      if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) throw new TypeError('expected a 65-byte 0x signature')
+      const response = await doFetch(exchangeUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          action: data.action,
+          nonce: data.nonce,
+          signature: {
+            r: signature.slice(0, 66),
+            s: `0x${signature.slice(66, 130)}`,
+            v: Number.parseInt(signature.slice(130, 132), 16),
+          },
+        }),
+      })
+      const text = await response.text()
+      let answer: { status?: string; response?: unknown } | undefined
+      try {
+        answer = JSON.parse(text) as { status?: string; response?: unknown }
+      } catch {
+        answer = undefined
+      }
+      if (!response.ok || answer?.status !== 'ok')
+        throw new Error(`Hyperliquid refused the action (${response.status}): ${text.slice(0, 300)}`)
+      return undefined
+    },
+  }
+}
+
+// ---- Tron ----
+
+/** Options of {@link tronNodeWallet}. */
+export interface TronNodeWalletOptions {
+  /** Full-node HTTP API origin (e.g. `https://api.trongrid.io`); broadcasts go to `/wallet/broadcasttransaction`. */
+  apiUrl: string
+  /**
+   * Signs the 32-byte `txID` (hex, no 0x) with the user's secp256k1 key and answers the 65-byte
+   * signature r‖s‖v as hex (TronWeb's `trx.sign` or any secp256k1 signer).
+   */
+  signTransactionId(txID: string): Promise<string>
+  fetch?: typeof fetch
+}
+
+/**
+ * A {@link TronWallet}: checks that the item's `txID` is what it claims (sha256 of `raw_data_hex`,
+ * WebCrypto), signs it, and broadcasts the node's JSON with the signature. Answers the txID.
+ */
+export function tronNodeWallet(options: TronNodeWalletOptions): TronWallet {
+  const doFetch = options.fetch ?? globalThis.fetch
+  const base = options.apiUrl.replace(/\/+$/, '')
+  return {
+    async signAndSendTransaction(data) {
+      const { txID, raw_data_hex: rawHex } = data.transaction
+      const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', hexToBytes(rawHex)))
+      if (bytesToHex(digest) !== txID.toLowerCase())
+        throw new Error(
+          `the transaction's txID ${txID} is not the sha256 of its raw data; refusing to sign it`,
+        )
+      const signature = (await options.signTransactionId(txID)).replace(/^0x/, '')
+      if (!/^[0-9a-fA-F]{130}$/.test(signature)) throw new TypeError('expected a 65-byte hex signature')
+      const response = await doFetch(`${base}/wallet/broadcasttransaction`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...data.transaction, signature: [signature] }),
+      })
+      const answer = (await response.json()) as { result?: boolean; code?: string; message?: string }
+      if (answer.result !== true && answer.code !== 'DUP_TRANSACTION_ERROR') {
+        const reason =
+          answer.message && /^[0-9a-fA-F]+$/.test(answer.message) ? hexToText(answer.message) : answer.message
+        throw new Error(
+          `the Tron node refused the transaction: ${answer.code ?? response.status} ${reason ?? ''}`.trim(),
+        )
+      }
+      return txID.toLowerCase()
+    },
+  }
+}
+
+function hexToBytes(hex: string): Uint8Array<ArrayBuffer> {
+  const clean = hex.replace(/^0x/, '')
+  if (clean.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(clean)) throw new TypeError('malformed hex')
+  const bytes = new Uint8Array(new ArrayBuffer(clean.length / 2))
+  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(clean.slice(2 * i, 2 * i + 2), 16)
+  return bytes
+}
+
+function bytesToHex(bytes: Uint8Array): string {
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')
+}
+
+function hexToText(hex: string): string {
+  return new TextDecoder().decode(hexToBytes(hex))
 }

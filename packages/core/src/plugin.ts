@@ -236,8 +236,17 @@ export interface DepositStepsRequest {
   readonly options?: OriginRequestOptions
   /** Run this swap first; `amount` is then its guaranteed output in `currencyId`. */
   readonly originSwap?: OriginSwapQuote
+  /** The nonce from {@link QuotingCapability.depositNonceTag}, for families that tag by nonce. */
+  readonly depositNonce?: bigint
 }
 
+/** How a memo-less deposit is recognised: by its sender and the nonce it is signed with. */
+export interface DepositNonceTag {
+  /** The nonce the deposit must be signed with (Hyperliquid: Unix milliseconds). */
+  readonly nonce: bigint
+  /** What reads report as the deposit's `depositId` (32-byte hex): a hash of sender and nonce. */
+  readonly tag: `0x${string}`
+}
 /** One item the user acts on: a transaction to send or a payload to sign. */
 export interface PreparedStepItem {
   /** The item's `data` as served in a quote step: one variant of the document's StepItemData. */
@@ -285,6 +294,13 @@ export interface QuotingCapability {
    * otherwise), as proof of a funded sender (Bitcoin).
    */
   readonly depositAddressNeedsFundedUser?: boolean
+  /**
+   * Families whose transfers carry no memo (Hyperliquid core): the nonce a deposit from
+   * `depositor` must be signed with, and the tag reads report as that deposit's `depositId`
+   * (derived from sender and nonce). The engine stores the tag with the request, passes the nonce
+   * to {@link buildDepositSteps} as `depositNonce`, and finds the request by the tag.
+   */
+  depositNonceTag?(depositor: string, nowMs: number): DepositNonceTag
   /** Only for families with a transaction size limit (SVM: 1232 bytes). */
   checkTransactionSize?(step: PreparedStep): TransactionSizeCheck
   /**

@@ -26,7 +26,27 @@ t.test('local loads with no variables set and serves the devnet chains', async (
       [31338, 'pontis-local-b', '@pontis/plugin-evm'],
       [792703809, 'pontis-local-svm', '@pontis/plugin-svm'],
       [8253038, 'pontis-local-btc', '@pontis/plugin-bitcoin'],
+      [3586256, 'pontis-local-lighter', '@pontis/plugin-lighter'],
+      [1337, 'pontis-local-hyperliquid', '@pontis/plugin-hyperliquid'],
+      [728126428, 'pontis-local-tron', '@pontis/plugin-tron'],
     ],
+  )
+  // The venue simulators' defaults (npm start's ports) and their native currencies.
+  const lighter = registry.chain(3586256)
+  t.equal(lighter.entry.rpc.url, 'http://127.0.0.1:8910')
+  t.same([lighter.entry.currency.address, lighter.entry.currency.decimals], ['0', 6])
+  t.equal(lighter.entry.protocol?.v2?.depository, '1000')
+  const hyperliquid = registry.chain(1337)
+  t.equal(hyperliquid.entry.rpc.url, 'http://127.0.0.1:8920')
+  t.same(
+    [hyperliquid.entry.currency.address, hyperliquid.entry.currency.decimals],
+    [`0x${'0'.repeat(32)}`, 8],
+  )
+  const tron = registry.chain(728126428)
+  t.equal(tron.entry.rpc.url, 'http://127.0.0.1:8090')
+  t.same(
+    [tron.entry.currency.address, tron.entry.currency.decimals],
+    ['T9yD14Nj9j7xAB4dbGeiX9h8unkKHxuWwb', 6],
   )
   const bitcoin = registry.chain(8253038)
   t.equal(bitcoin.entry.rpc.url, 'http://127.0.0.1:3002')

@@ -59,8 +59,26 @@ import {
 import { type AnvilInstance, startAnvil } from './anvil.js'
 import { type BitcoinDevnet, type BitcoinDevnetOptions, startBitcoinDevnet } from './bitcoin/devnet.js'
 import { HUB_ORACLE_DOMAIN_NAME, HUB_ORACLE_DOMAIN_VERSION } from './hub.js'
+import {
+  type HyperliquidDevnet,
+  type HyperliquidDevnetOptions,
+  hyperliquidDevnetEnvironment,
+  startHyperliquidDevnet,
+} from './hyperliquid/index.js'
+import {
+  type LighterDevnet,
+  type LighterDevnetOptions,
+  lighterDevnetEnvironment,
+  startLighterDevnet,
+} from './lighter/index.js'
 import { type SvmDevnet, type SvmDevnetOptions, startSvmDevnet } from './svm/devnet.js'
 import { connectionLedger, type RouteSimulator, startRouteSimulator } from './svm/routes/index.js'
+import {
+  startTronDevnet,
+  type TronDevnet,
+  type TronDevnetOptions,
+  tronDevnetEnvironment,
+} from './tron/index.js'
 
 /** PontisUSD: deployer #0's CREATE address at nonce 0. */
 export const STABLECOIN_ADDRESS: Address = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
@@ -118,6 +136,12 @@ export interface DevnetOptions {
   svm?: DevnetSvmOptions
   /** Also start the Bitcoin regtest simulator (the Esplora HTTP API). */
   bitcoin?: Omit<BitcoinDevnetOptions, 'log' | 'host'>
+  /** Also start the perpetuals-exchange (Lighter) venue simulator. */
+  lighter?: Omit<LighterDevnetOptions, 'log' | 'host'>
+  /** Also start the Hyperliquid core API simulator (`/info`, `/exchange`, `/explorer`). */
+  hyperliquid?: Omit<HyperliquidDevnetOptions, 'log' | 'host'>
+  /** Also start the Tron full-node API simulator. */
+  tron?: Omit<TronDevnetOptions, 'log' | 'host'>
 }
 
 /** The SVM part of a devnet: the chain's options plus the route simulator's port. */
@@ -152,6 +176,12 @@ export interface Devnet {
   svm?: DevnetSvm
   /** Present when started with the `bitcoin` option. */
   bitcoin?: BitcoinDevnet
+  /** Present when started with the `lighter` option. */
+  lighter?: LighterDevnet
+  /** Present when started with the `hyperliquid` option. */
+  hyperliquid?: HyperliquidDevnet
+  /** Present when started with the `tron` option. */
+  tron?: TronDevnet
   accounts: DevnetAccounts
   /** Stops every anvil of the devnet. */
   stop(): Promise<void>
@@ -198,12 +228,18 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   let svm: DevnetSvm | undefined
   let svmChain: SvmDevnet | undefined
   let bitcoin: BitcoinDevnet | undefined
+  let lighter: LighterDevnet | undefined
+  let tron: TronDevnet | undefined
+  let hyperliquid: HyperliquidDevnet | undefined
   const stop = async (): Promise<void> => {
     await Promise.all([
       ...anvils.map((anvil) => anvil.stop()),
       svm?.routes.stop(),
       svmChain?.stop(),
       bitcoin?.stop(),
+      lighter?.stop(),
+      tron?.stop(),
+      hyperliquid?.stop(),
     ])
   }
   try {
@@ -236,12 +272,35 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       })
       log(`bitcoin regtest simulator (Esplora API) on ${bitcoin.url}`)
     }
+    if (options.lighter) {
+      lighter = await startLighterDevnet({
+        ...options.lighter,
+        ...(options.host ? { host: options.host } : {}),
+        log,
+      })
+      log(`lighter venue simulator (perpetuals-exchange API) on ${lighter.url}`)
+    }
+    if (options.hyperliquid) {
+      hyperliquid = await startHyperliquidDevnet({
+        ...options.hyperliquid,
+        ...(options.host ? { host: options.host } : {}),
+        log,
+      })
+      log(`hyperliquid core simulator (info/exchange API) on ${hyperliquid.url}`)
+    }
+    if (options.tron) {
+      tron = await startTronDevnet({ ...options.tron, ...(options.host ? { host: options.host } : {}), log })
+      log(`tron simulator (full-node HTTP API) on ${tron.url}`)
+    }
     return {
       chains,
       accounts: DEVNET_ACCOUNTS,
       stop,
       ...(svm ? { svm } : {}),
       ...(bitcoin ? { bitcoin } : {}),
+      ...(lighter ? { lighter } : {}),
+      ...(tron ? { tron } : {}),
+      ...(hyperliquid ? { hyperliquid } : {}),
     }
   } catch (error) {
     await stop()
@@ -487,9 +546,13 @@ function describeHubRevert(error: unknown): string {
  * that config and are skipped). Use it when the devnet runs on other ports than the defaults.
  */
 export function devnetEnvironment(
-  devnet: Pick<Devnet, 'chains' | 'svm' | 'bitcoin'>,
+  devnet: Pick<Devnet, 'chains' | 'svm' | 'bitcoin' | 'lighter' | 'hyperliquid' | 'tron'>,
 ): Record<string, string> {
-  const env: Record<string, string> = {}
+  const env: Record<string, string> = {
+    ...(devnet.lighter ? lighterDevnetEnvironment(devnet.lighter) : {}),
+    ...(devnet.hyperliquid ? hyperliquidDevnetEnvironment(devnet.hyperliquid) : {}),
+    ...(devnet.tron ? tronDevnetEnvironment(devnet.tron) : {}),
+  }
   if (devnet.bitcoin) {
     env.LOCAL_BTC_ESPLORA_URL = devnet.bitcoin.url
     env.LOCAL_BTC_PUBLIC_ESPLORA_URL = devnet.bitcoin.url

@@ -9,6 +9,8 @@ export * from './artifacts.js'
 export * from './bitcoin/index.js'
 export * from './devnet.js'
 export * from './hub.js'
+export * from './hyperliquid/index.js'
+export * from './lighter/index.js'
 export * from './svm/accounts.js'
 export {
   type SvmDevnet,
@@ -24,3 +26,4 @@ export {
   SVM_ROUTE_LABELS,
   startRouteSimulator,
 } from './svm/routes/index.js'
+export * from './tron/index.js'

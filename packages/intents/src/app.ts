@@ -10,7 +10,7 @@ import type { Solver } from './lifecycle/solver.js'
 import type { QuoteEngine } from './quote/engine.js'
 import { createQuoteHandlers } from './quote/handlers.js'
 import { createRateLimitMiddleware, type RateLimiter, type RateLimitPolicy } from './ratelimit/index.js'
-import { createStatusHandlers } from './status.js'
+import { createStatusHandlers, type StatusCache } from './status.js'
 import type { RequestStore } from './store/index.js'
 import { createWebhookAdminHandlers, type WebhookDispatcher } from './webhooks/index.js'
 
@@ -30,6 +30,8 @@ export interface IntentsAppOptions {
   /** Bearer token of the admin API; unset: the admin API answers 403. */
   readonly adminToken?: string | undefined
   readonly webhooks: WebhookDispatcher
+  /** Status records served from memory; it must follow the status channel (`StatusCache.follow`). */
+  readonly statusCache?: StatusCache
   readonly logger: Logger
   /** Defaults to openapi/intents.yaml. */
   readonly document?: LoadedDocument
@@ -58,7 +60,7 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
       ...createQuoteHandlers(options.engine, options.keys),
       ...createAdminHandlers({ keys: options.keys, adminToken: options.adminToken, logger: options.logger }),
       ...createWebhookAdminHandlers({ dispatcher: options.webhooks, adminToken: options.adminToken }),
-      ...createStatusHandlers(options.store),
+      ...createStatusHandlers(options.store, options.statusCache),
       ...createLifecycleHandlers(options),
     },
   })

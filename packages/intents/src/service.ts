@@ -22,9 +22,10 @@ import {
   rateLimitPolicyFromEnv,
   SqlRateLimiter,
 } from './ratelimit/index.js'
+import { StatusCache } from './status.js'
 import { openRequestStore, type RequestStore } from './store/index.js'
 import { toNewRequest } from './store-bridge.js'
-import { WebhookDispatcher } from './webhooks/index.js'
+import { startWebhookLoop, WebhookDispatcher } from './webhooks/index.js'
 import { attachStatusStream } from './ws/index.js'
 
 export const DEFAULT_INTENTS_PORT = 4000
@@ -160,13 +161,17 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
   const env = options.env ?? process.env
   const runtime = await createIntentsRuntime(options)
   const { registry, store, engine, logger, lifecycle, indexer, solver } = runtime
+  // Before listening: if LISTEN cannot be set up, start-up fails before the port is bound.
+  const events = await StatusEvents.open(store.client, { logger })
+  // Status polls are answered from memory until a change of that request is announced.
+  const statusCache = new StatusCache()
+  statusCache.follow(events)
   const { koa } = await createIntentsApp({
     ...runtime,
+    statusCache,
     trustProxy: env.TRUST_PROXY === 'true',
     ...(options.document ? { document: options.document } : {}),
   })
-  // Before listening: if LISTEN cannot be set up, start-up fails before the port is bound.
-  const events = await StatusEvents.open(store.client, { logger })
   // Rotations and revocations made by other instances take effect here at once.
   const unwatchKeys = await runtime.keys.watch()
   const server = await listen(koa, {
@@ -180,7 +185,10 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
       : [
           startLoop('indexer', () => indexer.tick(), options.indexerIntervalMs ?? 1000, logger),
           startLoop('solver', () => solver.tick(), options.solverIntervalMs ?? 250, logger),
-          startLoop('webhooks', () => runtime.webhooks.tick(), options.webhookIntervalMs ?? 200, logger),
+          startWebhookLoop(() => runtime.webhooks.tick(), {
+            logger,
+            ...(options.webhookIntervalMs !== undefined ? { intervalMs: options.webhookIntervalMs } : {}),
+          }),
         ]
   return {
     ...server,

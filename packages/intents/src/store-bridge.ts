@@ -19,6 +19,7 @@ export function toNewRequest(request: QuotedRequest): NewRequest {
     ...(request.depositAddress && request.depositAddressType
       ? { depositAddress: request.depositAddress, depositAddressType: request.depositAddressType }
       : {}),
+    ...(request.depositTag ? { depositTag: request.depositTag } : {}),
     ...(request.apiKeyId ? { apiKeyId: request.apiKeyId } : {}),
     ...(request.referrer ? { referrer: request.referrer } : {}),
     quote: JSON.parse(JSON.stringify(request.quote)) as JsonObject,

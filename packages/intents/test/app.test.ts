@@ -72,7 +72,15 @@ t.test('GET /chains answers the configured chains without private config', async
       [31338, 'evm'],
       [792703809, 'svm'],
       [8253038, 'bvm'],
+      [3586256, 'lvm'],
+      [1337, 'hypevm'],
+      [728126428, 'tvm'],
     ],
+  )
+  t.same(
+    [...new Set(chains.map((chain) => chain.vmType))].sort(),
+    ['bvm', 'evm', 'hypevm', 'lvm', 'svm', 'tvm'],
+    'six VM families behind one API',
   )
   for (const chain of chains) {
     t.notOk('rpc' in chain, `chain ${chain.id}: rpc settings stay private`)
@@ -90,7 +98,12 @@ t.test('GET /chains answers the configured chains without private config', async
     (byFamily.body as { chains: Array<{ id: number }> }).chains.map((chain) => chain.id),
     [792703809],
   )
-  const noFamily = await client.get('/chains?vmType=lvm')
+  const venue = await client.get('/chains?vmType=lvm')
+  t.same(
+    (venue.body as { chains: Array<{ id: number }> }).chains.map((chain) => chain.id),
+    [3586256],
+  )
+  const noFamily = await client.get('/chains?vmType=tonvm')
   t.same((noFamily.body as { chains: unknown[] }).chains, [])
   const badFilter = await client.get('/chains?includeChains=base')
   t.equal(badFilter.status, 400)

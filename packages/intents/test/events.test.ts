@@ -8,6 +8,8 @@ import type { Logger } from '@pontis/core'
 import { Client } from 'pg'
 import t from 'tap'
 import { notifyStatus, STATUS_CHANNEL, StatusEvents } from '../src/events/index.js'
+import { LifecycleStore } from '../src/lifecycle/lifecycle-store.js'
+import { StatusCache } from '../src/status.js'
 import { createPgClient, openRequestStore, type RequestStore, type SqlClient } from '../src/store/index.js'
 
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test'
@@ -263,6 +265,70 @@ for (const backend of [pglite, postgres]) {
       t.throws(() => events.subscribe(idA, () => undefined), /closed/)
     })
 
+    t.test(
+      'StatusCache: a poll reads once, an announced change evicts, a racing read is not kept',
+      async (t) => {
+        const events = await StatusEvents.open(client)
+        t.teardown(() => events.close())
+        const cache = new StatusCache()
+        const unfollow = cache.follow(events)
+        t.teardown(unfollow)
+        const lifecycle = new LifecycleStore(store, Date.now)
+        const request = await store.insertRequest({
+          id: randomId(),
+          originChainId: 31337,
+          destinationChainId: 31338,
+          userAddress: '0x03508bB71268BBA25ECaCC8F620e01866650532c',
+          recipient: '0x03508bB71268BBA25ECaCC8F620e01866650532c',
+          refundTo: '0x03508bB71268BBA25ECaCC8F620e01866650532c',
+          originCurrency: '0x0000000000000000000000000000000000000000',
+          destinationCurrency: '0x0000000000000000000000000000000000000000',
+          tradeType: 'EXACT_INPUT',
+          amountIn: 1000n,
+          amountOut: 900n,
+          minimumAmountOut: 900n,
+          quote: {},
+          expiresAt: Date.now() + 600_000,
+        })
+        let reads = 0
+        const read = async () => {
+          reads++
+          const stored = await store.getRequest(request.id)
+          return stored ? store.toStatusRecord(stored) : undefined
+        }
+        t.equal((await cache.get(request.id, read))?.status, 'waiting')
+        t.equal((await cache.get(request.id, read))?.status, 'waiting')
+        t.equal(reads, 1, 'the second poll came from memory')
+
+        await lifecycle.transition(request.id, { to: 'pending', inTxHash: randomId() })
+        await waitFor(
+          'the change to evict the record',
+          async () => (await cache.get(request.id, read))?.status === 'pending',
+        )
+        t.equal(reads, 2, 'read again once, after the announcement')
+
+        // A read that started before an eviction must not store what it read.
+        let release: () => void = () => {}
+        const slow = cache.get(request.id, async () => {
+          await new Promise<void>((resolve) => {
+            release = resolve
+          })
+          return { ...(await read()), status: 'waiting' } as Awaited<ReturnType<typeof read>>
+        })
+        cache.evict()
+        await new Promise((resolve) => setTimeout(resolve, 0))
+        release()
+        await slow
+        t.equal((await cache.get(request.id, read))?.status, 'pending', 'the stale read was not kept')
+
+        t.equal(await cache.get(randomId(), async () => undefined), undefined, 'unknown ids are not cached')
+        unfollow()
+        await lifecycle.transition(request.id, { to: 'submitted', txHash: randomId() })
+        await settle()
+        t.equal((await cache.get(request.id, read))?.status, 'pending', 'no longer following')
+      },
+    )
+
     if (backend !== postgres) return
     const admin = db.admin!
     const another = db.another!
@@ -326,10 +392,18 @@ for (const backend of [pglite, postgres]) {
       events.subscribe(id, (changed) => {
         seen.push(changed)
       })
+      let gaps = 0
+      events.subscribeAll(
+        () => undefined,
+        () => {
+          gaps++
+        },
+      )
       const [pid] = await listenerPids(admin, own.schema)
       await admin.query('SELECT pg_terminate_backend($1)', [pid])
       await waitFor('the resync call', () => seen.length === 1)
       t.same(seen, [id], 'told to re-read after notifications may have been lost')
+      t.equal(gaps, 1, 'caches following everything are told of the gap')
       t.ok(lines.some((line) => line.message === 'PostgreSQL LISTEN connection lost; reconnecting'))
       t.ok(lines.some((line) => line.message === 'PostgreSQL LISTEN connection re-opened'))
       await store.client.transaction((tx) => notifyStatus(tx, id))

@@ -402,6 +402,25 @@ for (const backend of [pgliteMemory, postgres]) {
       t.same(await store.findByDepositAddress('nowhere'), [])
     })
 
+    t.test(
+      'findByDepositTag: the one request a memo-less deposit is tagged for, per origin chain',
+      async (t) => {
+        const tag = `0x${randomBytes(32).toString('hex')}`
+        const tagged = await store.insertRequest(
+          newRequest({ depositTag: tag.toUpperCase().replace('0X', '0x') }),
+        )
+        t.equal((await store.findByDepositTag(tagged.originChainId, tag))?.id, tagged.id, 'stored lower-case')
+        t.equal(
+          await store.findByDepositTag(tagged.originChainId + 1, tag),
+          undefined,
+          'another origin chain',
+        )
+        t.equal(await store.findByDepositTag(tagged.originChainId, 'not a tag'), undefined)
+        await t.rejects(store.insertRequest(newRequest({ depositTag: tag })), 'a tag serves one request only')
+        await t.rejects(store.insertRequest(newRequest({ depositTag: '0x1234' })), RangeError)
+      },
+    )
+
     t.test('toStatusRecord is the documented StatusRecordV3', async (t) => {
       clock.advance(10)
       const stored = await store.insertRequest(newRequest())

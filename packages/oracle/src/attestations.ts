@@ -107,12 +107,15 @@ const SUCCESSFUL = 1
 /** `totalWeightedInputPaymentBpsDiff` is a fraction scaled by 10^18. */
 const DIFF_SCALE = 10n ** 18n
 
+// A chain whose plugin cannot read a kind of fact cannot have it attested: that is a property of the
+// request (400 UNSUPPORTED_CHAIN), not a fault of the server.
 function readingOf(chain: RegisteredChain): ReadingCapability {
   const reading = chain.adapter.reading
   if (!reading) {
     throw new PontisError(
-      'NOT_IMPLEMENTED',
-      `The plugin of ${chain.record.displayName} cannot read chain state.`,
+      'UNSUPPORTED_CHAIN',
+      `${chain.record.displayName} (${chain.id}) cannot be attested: its plugin reads no chain state.`,
+      { chainId: chain.id },
     )
   }
   return reading
@@ -120,7 +123,11 @@ function readingOf(chain: RegisteredChain): ReadingCapability {
 
 function need<T>(capability: T | undefined, chain: RegisteredChain, what: string): T {
   if (capability === undefined) {
-    throw new PontisError('NOT_IMPLEMENTED', `The plugin of ${chain.record.displayName} cannot read ${what}.`)
+    throw new PontisError(
+      'UNSUPPORTED_CHAIN',
+      `${chain.record.displayName} (${chain.id}) cannot attest ${what}: its plugin does not read them (payments on this chain carry no order id to attest by).`,
+      { chainId: chain.id },
+    )
   }
   return capability
 }
@@ -636,8 +643,9 @@ export function createAttestationEngine(options: AttestationEngineOptions): Atte
       const verify = withdrawal.ownerChain.adapter.identity.verifyMessage
       if (verify === undefined) {
         throw new PontisError(
-          'NOT_IMPLEMENTED',
-          `The plugin of ${withdrawal.ownerChain.record.displayName} cannot verify owner signatures.`,
+          'UNSUPPORTED_CHAIN',
+          `${withdrawal.ownerChain.record.displayName} (${withdrawal.ownerChain.id}) cannot own hub balances here: its plugin cannot verify owner signatures.`,
+          { chainId: withdrawal.ownerChain.id },
         )
       }
       const valid = await verify(request.owner, withdrawal.hash, request.ownerSignature as Hex)

@@ -63,14 +63,27 @@ t.test('/lives/v1 and /chains/v1', async (t) => {
   t.same(
     body.chains.map((chain) => [chain.id, chain.vmType]),
     [
+      [1337, 'hypevm'],
       [31337, 'evm'],
       [31338, 'evm'],
+      [3586256, 'lvm'],
       [8253038, 'bvm'],
+      [728126428, 'tvm'],
       [792703809, 'svm'],
     ],
   )
-  t.equal(body.chains[0]?.depository, registry.chain(31337).record.protocol?.v2?.depository)
-  t.equal(body.chains[0]?.finality.slowConfirmations, 1, 'finality comes from the chain adapter')
+  t.same(
+    [...new Set(body.chains.map((chain) => chain.vmType))].sort(),
+    ['bvm', 'evm', 'hypevm', 'lvm', 'svm', 'tvm'],
+    'six VM families behind one API',
+  )
+  t.equal(body.chains[1]?.depository, registry.chain(31337).record.protocol?.v2?.depository)
+  t.equal(body.chains[1]?.finality.slowConfirmations, 1, 'finality comes from the chain adapter')
+  t.equal(
+    body.chains.find((chain) => chain.id === 728126428)?.finality.slowConfirmations,
+    19,
+    'Tron waits for solidity',
+  )
   t.equal(body.signer, TEST_SIGNER, 'the signer address is derived from ECDSA_PRIVATE_KEY')
   t.equal(body.hub.domain.chainId, body.hub.chainId)
   t.equal(body.hub.domain.verifyingContract, registry.hub()?.oracleContract)

@@ -4,7 +4,7 @@
  * tagged with OP_RETURN ids, attested over HTTP with the chain's bytes (output scripts, txids) and
  * relayed to the hub.
  */
-import { encodeOrder, ORDER_TYPES, type OracleApi, type PreparedStep } from '@pontis/core'
+import type { OracleApi, PreparedStep } from '@pontis/core'
 import {
   BITCOIN_DEVNET_CHAIN_ID,
   BITCOIN_NATIVE_CURRENCY_ID,
@@ -16,11 +16,10 @@ import {
 import { createTestClient } from '@pontis/http/testing'
 import * as btc from '@scure/btc-signer'
 import t from 'tap'
-import { type Hex, hashStruct, keccak256, recoverAddress, stringToHex } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { type Hex, keccak256, recoverAddress, stringToHex } from 'viem'
 import { hubAccountKey, hubAssetKey, type SignedAttestation } from '../src/index.js'
-import { toSignableValue, typedDataDigest } from '../src/typed-data.js'
-import { hubBalance, relayExecution, startDevnetOracle } from './fixtures/devnet-oracle.js'
+import { typedDataDigest } from '../src/typed-data.js'
+import { hubBalance, relayExecution, signOrder, startDevnetOracle } from './fixtures/devnet-oracle.js'
 
 const oracle = await startDevnetOracle(t, {}, { bitcoin: true })
 const bitcoin = oracle.devnet.bitcoin
@@ -164,14 +163,7 @@ t.test(
         },
         fees: [],
       }
-      const orderId = hashStruct({
-        primaryType: 'Order',
-        types: ORDER_TYPES,
-        data: toSignableValue(ORDER_TYPES, 'Order', encodeOrder(oracle.registry, order)) as never,
-      })
-      const orderSignature = await privateKeyToAccount(SOLVER.privateKey).signMessage({
-        message: { raw: orderId },
-      })
+      const { orderId, orderSignature } = await signOrder(oracle.registry, order)
       const depositTxid = await deposit(orderId, 3_000_000n)
       bitcoin.mine(1)
       const attested = await post('/attestations/depository-deposits/v1', {

@@ -3,7 +3,7 @@
  * the vault and a solver fill, both tagged with memos, attested over HTTP with the chain's bytes
  * (base58-decoded keys, 64-byte signatures) and relayed to the hub.
  */
-import { encodeOrder, ORDER_TYPES, type OracleApi } from '@pontis/core'
+import type { OracleApi } from '@pontis/core'
 import { SOLVER, SVM_DEVNET_CHAIN_ID, SVM_SOLVER, SVM_USERS, SVM_VAULT_OWNER } from '@pontis/devnet'
 import { createTestClient } from '@pontis/http/testing'
 import { decodeBase58, encodeBase58 } from '@pontis/plugin-svm'
@@ -17,11 +17,10 @@ import {
   VersionedTransaction,
 } from '@solana/web3.js'
 import t from 'tap'
-import { type Hex, hashStruct, keccak256, recoverAddress, stringToHex } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { type Hex, keccak256, recoverAddress, stringToHex } from 'viem'
 import { hubAccountKey, hubAssetKey, type SignedAttestation } from '../src/index.js'
-import { toSignableValue, typedDataDigest } from '../src/typed-data.js'
-import { hubBalance, relayExecution, startDevnetOracle } from './fixtures/devnet-oracle.js'
+import { typedDataDigest } from '../src/typed-data.js'
+import { hubBalance, relayExecution, signOrder, startDevnetOracle } from './fixtures/devnet-oracle.js'
 
 const oracle = await startDevnetOracle(t, {}, { svm: true })
 const svm = oracle.devnet.svm
@@ -198,14 +197,7 @@ t.test('SVM solver fills: a memo-tagged payment is SUCCESSFUL, an underpayment F
   })
   const fillFor = async (outputMinimum: bigint, paid: bigint) => {
     const order = orderOf(outputMinimum)
-    const orderId = hashStruct({
-      primaryType: 'Order',
-      types: ORDER_TYPES,
-      data: toSignableValue(ORDER_TYPES, 'Order', encodeOrder(oracle.registry, order)) as never,
-    })
-    const orderSignature = await privateKeyToAccount(SOLVER.privateKey).signMessage({
-      message: { raw: orderId },
-    })
+    const { orderId, orderSignature } = await signOrder(oracle.registry, order)
     const deposit = await depositSol(user.keypair, orderId, 500_000_000n)
     const attested = await post('/attestations/depository-deposits/v1', {
       chainId: SVM_DEVNET_CHAIN_ID,

@@ -111,15 +111,25 @@ function checkCost(t: Test, cost: CostEstimate, nativeCurrencyId: string, label:
 
 /** The top-level defaults of a config schema, by property. */
 function schemaDefaults(schema: Readonly<Record<string, unknown>>): Map<string, unknown> {
-  const defaults = new Map<string, unknown>()
+  return new Map(Object.entries(pluginConfigDefaults(schema)))
+}
+
+/**
+ * A plugin's options as the registry fills them from its config schema's top-level `default`s (deep
+ * copies), for tests that build chain entries by hand: `{ ...pluginConfigDefaults<Config>(schema), ...overrides }`.
+ */
+export function pluginConfigDefaults<Config = Record<string, unknown>>(
+  schema: Readonly<Record<string, unknown>>,
+): Config {
+  const defaults: Record<string, unknown> = {}
   const properties = schema.properties
-  if (typeof properties !== 'object' || properties === null) return defaults
+  if (typeof properties !== 'object' || properties === null) return defaults as Config
   for (const [name, property] of Object.entries(properties as Record<string, unknown>)) {
     if (typeof property === 'object' && property !== null && 'default' in property) {
-      defaults.set(name, (property as { default: unknown }).default)
+      defaults[name] = structuredClone((property as { default: unknown }).default)
     }
   }
-  return defaults
+  return defaults as Config
 }
 
 function pluginOptionsOf(fixtures: PluginConformanceFixtures): Record<string, unknown> {

@@ -3,7 +3,7 @@
  * devnet, and the validator it checks served step items with. See README.md for a plugin author's
  * guide.
  */
-export { runPluginConformance } from './conformance.js'
+export { pluginConfigDefaults, runPluginConformance } from './conformance.js'
 export type {
   DepositRoundTrip,
   FillingFixtures,

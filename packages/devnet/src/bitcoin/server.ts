@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { readRequestText } from '../http-body.js'
 import type { BitcoinChain } from './chain.js'
 import { BitcoinRejection } from './errors.js'
 import {
@@ -280,21 +281,7 @@ export function route(chain: BitcoinChain, method: string, path: string, body: s
 }
 
 function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > MAX_BODY_BYTES) {
-        reject(new HttpError(413, 'Request body too large'))
-        request.destroy()
-        return
-      }
-      chunks.push(chunk)
-    })
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-    request.on('error', reject)
-  })
+  return readRequestText(request, MAX_BODY_BYTES, () => new HttpError(413, 'Request body too large'))
 }
 
 function send(response: ServerResponse, reply: Reply): void {

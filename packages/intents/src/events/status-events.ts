@@ -39,6 +39,7 @@ export async function notifyStatus(tx: SqlClient, requestId: string): Promise<vo
  */
 export class StatusEvents {
   readonly #subscribers = new Map<string, Set<StatusCallback>>()
+  readonly #everything = new Set<{ readonly change: StatusCallback; readonly gap: () => void }>()
   readonly #logger: Logger | undefined
   #unlisten: (() => Promise<void>) | undefined
   #closed = false
@@ -82,6 +83,20 @@ export class StatusEvents {
     }
   }
 
+  /**
+   * Calls `change` with the id of every request whose status change is announced, and `gap` when
+   * the LISTEN connection came back after a loss (announcements made meanwhile are gone), until the
+   * returned function is called. For caches of request state; errors are logged like subscribers'.
+   */
+  subscribeAll(change: StatusCallback, gap: () => void): () => void {
+    if (this.#closed) throw new Error('status events are closed')
+    const entry = { change, gap }
+    this.#everything.add(entry)
+    return () => {
+      this.#everything.delete(entry)
+    }
+  }
+
   /** Subscriptions to `requestId`, or to any request when absent. */
   subscriberCount(requestId?: string): number {
     if (requestId !== undefined) return this.#subscribers.get(requestId.toLowerCase())?.size ?? 0
@@ -95,6 +110,7 @@ export class StatusEvents {
     if (this.#closed) return
     this.#closed = true
     this.#subscribers.clear()
+    this.#everything.clear()
     const unlisten = this.#unlisten
     this.#unlisten = undefined
     await unlisten?.()
@@ -111,20 +127,28 @@ export class StatusEvents {
   }
 
   #deliverAll(): void {
-    for (const id of [...this.#subscribers.keys()]) this.#call(id)
+    for (const { gap } of [...this.#everything]) this.#guard('*', gap)
+    for (const id of [...this.#subscribers.keys()]) this.#callSubscribers(id)
   }
 
   #call(id: string): void {
+    for (const { change } of [...this.#everything]) this.#guard(id, () => change(id))
+    this.#callSubscribers(id)
+  }
+
+  #callSubscribers(id: string): void {
     const callbacks = this.#subscribers.get(id)
     if (callbacks === undefined) return
     // A copy: a callback may unsubscribe while we iterate.
-    for (const callback of [...callbacks]) {
-      try {
-        const result = callback(id)
-        if (result instanceof Promise) result.catch((error: unknown) => this.#failed(id, error))
-      } catch (error) {
-        this.#failed(id, error)
-      }
+    for (const callback of [...callbacks]) this.#guard(id, () => callback(id))
+  }
+
+  #guard(id: string, call: () => void | Promise<void>): void {
+    try {
+      const result = call()
+      if (result instanceof Promise) result.catch((error: unknown) => this.#failed(id, error))
+    } catch (error) {
+      this.#failed(id, error)
     }
   }
 

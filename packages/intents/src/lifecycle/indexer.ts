@@ -143,7 +143,9 @@ export class Indexer {
 
   /** Records a deposit with what it means for its request (returned, when there is one); acts on it once confirmed. */
   async #see(chain: RegisteredChain, deposit: SeenDeposit): Promise<StoredRequest | undefined> {
-    const request = await this.#lifecycle.requests.getRequest(deposit.depositId)
+    const request =
+      (await this.#lifecycle.requests.getRequest(deposit.depositId)) ??
+      (await this.#lifecycle.requests.findByDepositTag(chain.id, deposit.depositId))
     const outcome = await this.#classify(chain, deposit, request)
     const recorded = await this.#lifecycle.recordDeposit({
       chainId: chain.id,

@@ -5,12 +5,17 @@ export interface Loop {
   stop(): Promise<void>
 }
 
-/** Runs `pass` again and again, `intervalMs` apart, never two at once; errors are logged, not fatal. */
-export function startLoop(
+/**
+ * Runs `pass` again and again, `intervalMs` apart, never two at once; errors are logged, not fatal.
+ * When `again(result)` says a pass left work behind (a full batch), the next pass starts at once
+ * instead of after the pause, so a backlog drains at the speed of the work, not of the timer.
+ */
+export function startLoop<Result>(
   name: string,
-  pass: () => Promise<unknown>,
+  pass: () => Promise<Result>,
   intervalMs: number,
   logger: Logger,
+  again: (result: Result) => boolean = () => false,
 ): Loop {
   let stopped = false
   let timer: NodeJS.Timeout | undefined
@@ -18,11 +23,14 @@ export function startLoop(
   const run = () => {
     running = pass()
       .then(
-        () => undefined,
-        (error: unknown) => logger.warn(`${name} pass failed`, { error: String(error) }),
+        (result) => again(result),
+        (error: unknown) => {
+          logger.warn(`${name} pass failed`, { error: String(error) })
+          return false
+        },
       )
-      .finally(() => {
-        if (!stopped) timer = setTimeout(run, intervalMs)
+      .then((more) => {
+        if (!stopped) timer = setTimeout(run, more ? 0 : intervalMs)
       })
   }
   timer = setTimeout(run, 0)

@@ -60,6 +60,8 @@ export interface QuotedRequest {
   readonly minimumAmountOut: bigint
   readonly depositAddress: string | null
   readonly depositAddressType: 'open' | 'strict' | null
+  /** The deposit's tag when the origin family tags deposits by sender and nonce (Hyperliquid core). */
+  readonly depositTag?: Hex
   readonly referrer: string | null
   readonly apiKeyId: string | null
   readonly createdAt: number
@@ -537,6 +539,8 @@ export class QuoteEngine {
     const sizeLimited = originQuoting.checkTransactionSize !== undefined
     if ((!context.withSteps || !id) && !sizeLimited) return response
 
+    // Memo-less families: the deposit is known by its sender and the nonce fixed here.
+    const nonceTag = id ? originQuoting.depositNonceTag?.(user, nowMs) : undefined
     const prepared = await originQuoting.buildDepositSteps({
       requestId: id ?? PLACEHOLDER_ID,
       depositor: user,
@@ -549,6 +553,7 @@ export class QuoteEngine {
       options: familyOptions,
       ...(originSwap ? { originSwap } : {}),
       ...(depositAddress ? { depositAddress } : {}),
+      ...(nonceTag ? { depositNonce: nonceTag.nonce } : {}),
     })
     this.#checkSize(originQuoting, prepared, originSwap)
     if (!context.withSteps || !id) return response
@@ -583,6 +588,7 @@ export class QuoteEngine {
       minimumAmountOut,
       depositAddress: depositAddress ?? null,
       depositAddressType: depositAddress ? (request.strict ? 'strict' : 'open') : null,
+      ...(nonceTag ? { depositTag: nonceTag.tag } : {}),
       referrer: request.referrer ?? null,
       apiKeyId: context.apiKeyId ?? null,
       createdAt: nowMs,

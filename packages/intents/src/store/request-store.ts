@@ -30,6 +30,11 @@ export interface NewRequest {
   /** Set together with {@link depositAddressType}, or neither. */
   readonly depositAddress?: string | null
   readonly depositAddressType?: DepositAddressType | null
+  /**
+   * What reads report as the deposit's id when the origin family tags deposits by sender and nonce
+   * (`QuotingCapability.depositNonceTag`), `0x` + 64 hex; unique per origin chain.
+   */
+  readonly depositTag?: string | null
   readonly apiKeyId?: string | null
   readonly referrer?: string | null
   /** Everything later stages need (original request, order, fees); must be JSON-serialisable. */
@@ -172,6 +177,8 @@ function checkNewRequest(request: NewRequest): void {
   if (((request.depositAddress ?? null) === null) !== ((request.depositAddressType ?? null) === null)) {
     throw new RangeError('depositAddress and depositAddressType are set together or not at all')
   }
+  if (request.depositTag != null && !REQUEST_ID.test(request.depositTag))
+    throw new RangeError(`depositTag ${request.depositTag} is not 0x + 64 hex digits`)
 }
 
 function isUniqueViolation(error: unknown, constraint: string): boolean {
@@ -247,9 +254,9 @@ export class RequestStore {
         `INSERT INTO requests (id, status, origin_chain_id, destination_chain_id, user_address, recipient,
            refund_to, origin_currency, destination_currency, trade_type, amount_in, amount_out,
            minimum_amount_out, deposit_address, deposit_address_type, api_key_id, referrer, quote,
-           created_at, updated_at, expires_at)
+           created_at, updated_at, expires_at, deposit_tag)
          VALUES ($1, 'waiting', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17::jsonb,
-           $18, $18, $19)
+           $18, $18, $19, $20)
          RETURNING ${COLUMNS}`,
         [
           id,
@@ -273,6 +280,7 @@ export class RequestStore {
           JSON.stringify(request.quote),
           now,
           request.expiresAt,
+          request.depositTag?.toLowerCase() ?? null,
         ],
       )
       return fromRow(rows[0]!)
@@ -285,6 +293,16 @@ export class RequestStore {
   /** The request with this id (any case), or undefined. */
   getRequest(id: string): Promise<StoredRequest | undefined> {
     return this.getRequestWith(this.client, id)
+  }
+
+  /** The request a tagged deposit on `originChainId` belongs to (see {@link NewRequest.depositTag}). */
+  async findByDepositTag(originChainId: number, tag: string): Promise<StoredRequest | undefined> {
+    if (!REQUEST_ID.test(tag)) return undefined
+    const { rows } = await this.client.query<RequestRow>(
+      `SELECT ${COLUMNS} FROM requests WHERE origin_chain_id = $1 AND deposit_tag = $2`,
+      [originChainId, tag.toLowerCase()],
+    )
+    return rows[0] === undefined ? undefined : fromRow(rows[0])
   }
 
   /** {@link getRequest} through another client, e.g. inside a transaction that just wrote the row. */

@@ -1,10 +1,36 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from '@pontis/core'
-import type { ApiKeyStore } from '../keys/index.js'
+import type { ApiKeyStore, WebhookTarget } from '../keys/index.js'
+import { type Loop, startLoop } from '../lifecycle/loop.js'
 import type { SqlClient } from '../store/index.js'
 import { type BackoffOptions, MAX_ATTEMPTS, nextAttemptDelayMs } from './backoff.js'
 import { type DeliveryResult, deliverOnce } from './deliver.js'
 import type { WebhookLookup, WebhookTargetPolicy } from './ssrf.js'
+
+/** Events one delivery pass claims. */
+export const WEBHOOK_BATCH = 50
+/** The pause between delivery passes when nothing more is due, milliseconds. */
+export const WEBHOOK_INTERVAL_MS = 200
+
+/**
+ * The delivery worker as the service runs it: `pass` (a {@link WebhookDispatcher.tick} of `batch`
+ * events, answering how many it attempted) again and again. A full batch means more are due, so the
+ * next pass starts at once; only a partial one waits `intervalMs`. Otherwise a backlog would drain at
+ * one batch per interval (250/s), whatever the receiver could take.
+ */
+export function startWebhookLoop(
+  pass: () => Promise<number>,
+  options: { readonly logger: Logger; readonly intervalMs?: number; readonly batch?: number },
+): Loop {
+  const batch = options.batch ?? WEBHOOK_BATCH
+  return startLoop(
+    'webhooks',
+    pass,
+    options.intervalMs ?? WEBHOOK_INTERVAL_MS,
+    options.logger,
+    (attempted) => attempted >= batch,
+  )
+}
 
 export interface WebhookDispatcherOptions {
   readonly client: SqlClient
@@ -21,6 +47,13 @@ export interface WebhookDispatcherOptions {
   readonly maxAttempts?: number
   readonly backoff?: BackoffOptions
   readonly lookup?: WebhookLookup
+}
+
+/** A delivery the pass marks done in one write at its end. */
+interface DeliveredEvent {
+  readonly id: string
+  readonly attempts: number
+  readonly status: number | null
 }
 
 interface EventRow {
@@ -59,7 +92,7 @@ export class WebhookDispatcher {
   }
 
   /** One pass: claim due events and attempt each once. Returns how many were attempted. */
-  async tick(limit = 50): Promise<number> {
+  async tick(limit = WEBHOOK_BATCH): Promise<number> {
     const now = this.#now()
     const { rows } = await this.#options.client.query<EventRow>(
       `UPDATE webhook_events SET lease_owner = $1, lease_until = $2
@@ -72,13 +105,44 @@ export class WebhookDispatcher {
        RETURNING id, event_id, api_key_id, body, attempts`,
       [this.#owner, now + (this.#options.leaseMs ?? 60_000), now, limit],
     )
-    await Promise.all(rows.map((row) => this.#attempt(row)))
+    // One key lookup per key and one write for all deliveries of the pass, not one of each per
+    // event: at a thousand deliveries a second those round trips are most of the database's work.
+    const targets = new Map<string, Promise<WebhookTarget | undefined>>()
+    const targetOf = (keyId: string) => {
+      let target = targets.get(keyId)
+      if (!target) {
+        target = this.#options.keys.webhookTarget(keyId)
+        targets.set(keyId, target)
+      }
+      return target
+    }
+    const delivered: DeliveredEvent[] = []
+    await Promise.all(rows.map((row) => this.#attempt(row, targetOf, delivered)))
+    if (delivered.length > 0) {
+      await this.#options.client.query(
+        `UPDATE webhook_events AS e SET state = 'delivered', attempts = d.attempts, last_status = d.status,
+           last_error = NULL, delivered_at = $4, lease_owner = NULL, lease_until = NULL
+         FROM unnest($1::bigint[], $2::integer[], $3::integer[]) AS d(id, attempts, status)
+         WHERE e.id = d.id AND e.lease_owner = $5`,
+        [
+          delivered.map((event) => event.id),
+          delivered.map((event) => event.attempts),
+          delivered.map((event) => event.status),
+          this.#now(),
+          this.#owner,
+        ],
+      )
+    }
     return rows.length
   }
 
-  async #attempt(row: EventRow): Promise<void> {
+  async #attempt(
+    row: EventRow,
+    targetOf: (keyId: string) => Promise<WebhookTarget | undefined>,
+    delivered: DeliveredEvent[],
+  ): Promise<void> {
     const { keys, logger } = this.#options
-    const target = await keys.webhookTarget(row.api_key_id)
+    const target = await targetOf(row.api_key_id)
     if (!target) {
       await this.#finish(row, 'disabled', { error: 'the key has no enabled webhook (revoked or disabled)' })
       return
@@ -100,7 +164,7 @@ export class WebhookDispatcher {
       ...(result.error ? { error: result.error } : {}),
     }
     if (result.outcome === 'delivered') {
-      await this.#finish(row, 'delivered', details, attempts)
+      delivered.push({ id: row.id, attempts, status: result.status ?? null })
     } else if (result.outcome === 'disable') {
       logger.warn('webhook endpoint answered 410: disabled', { keyId: row.api_key_id })
       await keys.setWebhook(row.api_key_id, { ...target.webhook, enabled: false })

@@ -18,7 +18,14 @@ export {
   parseRetryAfter,
   WEBHOOK_USER_AGENT,
 } from './deliver.js'
-export { WebhookDispatcher, type WebhookDispatcherOptions, type WebhookEventState } from './dispatcher.js'
+export {
+  startWebhookLoop,
+  WEBHOOK_BATCH,
+  WEBHOOK_INTERVAL_MS,
+  WebhookDispatcher,
+  type WebhookDispatcherOptions,
+  type WebhookEventState,
+} from './dispatcher.js'
 export { enqueueStatusWebhook, webhookBody } from './outbox.js'
 export {
   SIGNATURE_HEADER,

@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { PublicKey } from '@solana/web3.js'
+import { readRequestText } from '../../http-body.js'
 import {
   type QuoteResponse,
   type RouteApiError,
@@ -157,21 +158,7 @@ async function handleSwapInstructions(body: unknown, funder: VaultFunder): Promi
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      // Past the limit, keep draining (so the answer can still be sent) but stop buffering.
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk)
-    })
-    req.on('end', () =>
-      size > MAX_BODY_BYTES
-        ? reject(invalid('Request body is too large'))
-        : resolve(Buffer.concat(chunks).toString('utf8')),
-    )
-    req.on('error', reject)
-  })
+  return readRequestText(req, MAX_BODY_BYTES, () => invalid('Request body is too large'))
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

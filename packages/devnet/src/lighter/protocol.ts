@@ -1,0 +1,172 @@
+/**
+ * The simulator's transfer rules, in one place so a client can mirror them: the fields of a transfer
+ * (`tx_info` of `POST /api/v1/sendTx` with `tx_type` 12), the canonical bytes an API key signs, and
+ * the transaction hash. The real venue signs with its own Schnorr/Poseidon scheme; the simulator
+ * signs these bytes with ed25519 (see README.md).
+ *
+ * Signed message (all integers big-endian, unsigned):
+ *
+ * | bytes | field |
+ * | --- | --- |
+ * | 30 | ASCII `pontis-lighter-sim/transfer/v1` (domain tag) |
+ * | 4 | chain id (3586256) |
+ * | 8 | FromAccountIndex |
+ * | 1 | ApiKeyIndex |
+ * | 8 | ToAccountIndex |
+ * | 2 | AssetIndex |
+ * | 1 | FromRouteType |
+ * | 1 | ToRouteType |
+ * | 8 | Amount |
+ * | 8 | USDCFee |
+ * | 32 | Memo |
+ * | 8 | ExpiredAt (Unix milliseconds) |
+ * | 8 | Nonce |
+ *
+ * `Sig` is the 64-byte ed25519 signature of those bytes, 0x-hex. The transaction hash is
+ * `0x` + hex(sha256(message ‖ signature)): ed25519 is deterministic, so the signer knows the hash
+ * before sending.
+ */
+import { ed25519 } from '@noble/curves/ed25519'
+import { sha256 } from '@noble/hashes/sha2'
+
+/** The chain id the service assigns the venue. */
+export const LIGHTER_DEVNET_CHAIN_ID = 3586256
+/** `tx_type` of a transfer in `POST /api/v1/sendTx`. */
+export const LIGHTER_TX_TYPE_TRANSFER = 12
+/** `status` of an executed transaction in `GET /api/v1/tx` and `/accountTxs`. */
+export const LIGHTER_TX_STATUS_EXECUTED = 2
+/**
+ * `status` of a transaction that failed at execution: stored, no funds moved. The simulator stores
+ * one only when a test asks for it (`LighterVenue.recordFailedTransfer`).
+ */
+export const LIGHTER_TX_STATUS_FAILED = 3
+/** The venue's asset index of USDC. */
+export const LIGHTER_USDC_ASSET_INDEX = 3
+/** Decimals of USDC on the venue. */
+export const LIGHTER_USDC_DECIMALS = 6
+/** Route types: the perpetuals collateral balance and the spot balance. */
+export const LIGHTER_ROUTE_PERPS = 0
+export const LIGHTER_ROUTE_SPOT = 1
+/** Largest account index (48 bits; sub-accounts use the high end). */
+export const LIGHTER_MAX_ACCOUNT_INDEX = 2 ** 48 - 1
+/** Largest API key index. */
+export const LIGHTER_MAX_API_KEY_INDEX = 254
+
+const DOMAIN_TAG = new TextEncoder().encode('pontis-lighter-sim/transfer/v1')
+
+/** A transfer's signed fields, with JSON-safe integers (amounts stay below 2^53). */
+export interface LighterTransferFields {
+  readonly FromAccountIndex: number
+  readonly ApiKeyIndex: number
+  readonly ToAccountIndex: number
+  readonly AssetIndex: number
+  readonly FromRouteType: number
+  readonly ToRouteType: number
+  readonly Amount: number
+  readonly USDCFee: number
+  /** 32 bytes, 0x-hex. */
+  readonly Memo: string
+  /** Unix milliseconds after which the venue refuses the transfer. */
+  readonly ExpiredAt: number
+  readonly Nonce: number
+}
+
+/** The `tx_info` of a transfer: its fields and the signature. */
+export interface LighterTransferInfo extends LighterTransferFields {
+  /** ed25519 signature of {@link lighterTransferMessage}, 0x-hex (64 bytes). */
+  readonly Sig: string
+}
+
+function hexToBytes(hex: string): Uint8Array {
+  const digits = hex.startsWith('0x') ? hex.slice(2) : hex
+  if (!/^([0-9a-fA-F]{2})*$/.test(digits)) throw new Error(`not hex: ${hex}`)
+  return Uint8Array.from(Buffer.from(digits, 'hex'))
+}
+
+function bytesToHex(bytes: Uint8Array): `0x${string}` {
+  return `0x${Buffer.from(bytes).toString('hex')}`
+}
+
+function writeUint(view: DataView, offset: number, size: 1 | 2 | 4 | 8, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0 || (size < 8 && value >= 2 ** (8 * size))) {
+    throw new RangeError(`value ${value} does not fit ${size} unsigned bytes`)
+  }
+  if (size === 1) view.setUint8(offset, value)
+  else if (size === 2) view.setUint16(offset, value)
+  else if (size === 4) view.setUint32(offset, value)
+  else view.setBigUint64(offset, BigInt(value))
+}
+
+/**
+ * The canonical bytes an API key signs for a transfer.
+ * @throws RangeError when a field does not fit its width; Error when the memo is not 32 bytes.
+ */
+export function lighterTransferMessage(fields: LighterTransferFields): Uint8Array {
+  const memo = hexToBytes(fields.Memo)
+  if (memo.length !== 32) throw new Error(`memo must be 32 bytes, got ${memo.length}`)
+  const message = new Uint8Array(DOMAIN_TAG.length + 4 + 8 + 1 + 8 + 2 + 1 + 1 + 8 + 8 + 32 + 8 + 8)
+  message.set(DOMAIN_TAG, 0)
+  const view = new DataView(message.buffer)
+  let offset = DOMAIN_TAG.length
+  const put = (size: 1 | 2 | 4 | 8, value: number) => {
+    writeUint(view, offset, size, value)
+    offset += size
+  }
+  put(4, LIGHTER_DEVNET_CHAIN_ID)
+  put(8, fields.FromAccountIndex)
+  put(1, fields.ApiKeyIndex)
+  put(8, fields.ToAccountIndex)
+  put(2, fields.AssetIndex)
+  put(1, fields.FromRouteType)
+  put(1, fields.ToRouteType)
+  put(8, fields.Amount)
+  put(8, fields.USDCFee)
+  message.set(memo, offset)
+  offset += 32
+  put(8, fields.ExpiredAt)
+  put(8, fields.Nonce)
+  return message
+}
+
+/** The transaction hash of a signed transfer: `0x` + hex(sha256(message ‖ signature)). */
+export function lighterTransferHash(info: LighterTransferInfo): `0x${string}` {
+  const message = lighterTransferMessage(info)
+  const signature = hexToBytes(info.Sig)
+  const joined = new Uint8Array(message.length + signature.length)
+  joined.set(message, 0)
+  joined.set(signature, message.length)
+  return bytesToHex(sha256(joined))
+}
+
+/** The ed25519 public key (0x-hex) of an API key seed (0x-hex, 32 bytes). */
+export function lighterApiPublicKey(seed: string): `0x${string}` {
+  return bytesToHex(ed25519.getPublicKey(hexToBytes(seed)))
+}
+
+/** Signs a transfer with an API key seed (0x-hex, 32 bytes), as a wallet or the solver does. */
+export function lighterSignTransfer(
+  fields: LighterTransferFields,
+  seed: string,
+): { info: LighterTransferInfo; hash: `0x${string}`; txInfo: string } {
+  const Sig = bytesToHex(ed25519.sign(lighterTransferMessage(fields), hexToBytes(seed)))
+  const info: LighterTransferInfo = { ...fields, Memo: fields.Memo.toLowerCase(), Sig }
+  return { info, hash: lighterTransferHash(info), txInfo: JSON.stringify(info) }
+}
+
+/** True when `signature` (0x-hex) is the API key `publicKey`'s signature of the transfer. */
+export function lighterVerifyTransfer(info: LighterTransferInfo, publicKey: string): boolean {
+  try {
+    return ed25519.verify(hexToBytes(info.Sig), lighterTransferMessage(info), hexToBytes(publicKey))
+  } catch {
+    return false
+  }
+}
+
+/** `micro` smallest units (6 decimals) as the venue's decimal string, e.g. `12.5` → "12.500000". */
+export function lighterUsdcDecimal(micro: bigint): string {
+  const sign = micro < 0n ? '-' : ''
+  const magnitude = micro < 0n ? -micro : micro
+  const whole = magnitude / 1_000_000n
+  const fraction = (magnitude % 1_000_000n).toString().padStart(LIGHTER_USDC_DECIMALS, '0')
+  return `${sign}${whole}.${fraction}`
+}

@@ -1,0 +1,156 @@
+/**
+ * A small client of Hyperliquid's public HTTP API: `POST /info` (reads), `POST /exchange` (signed
+ * actions) and `POST /explorer` (`txDetails`). Several base URLs may be given: a transport failure
+ * (network error, timeout, 429, 5xx) moves on to the next; when all fail the call throws the
+ * transient RPC_HTTP_ERROR naming the chain.
+ */
+import { type ChainLabel, PontisError } from '@pontis/core'
+import type { HyperliquidSend, HyperliquidSignedAction } from './actions.js'
+
+/** A transaction as the explorer's `txDetails` shows it. */
+export interface HyperliquidExplorerTx {
+  readonly time: number
+  readonly user: string
+  readonly action: Readonly<Record<string, unknown>> & { readonly type: string }
+  readonly block: number
+  readonly hash: string
+  /** Why the action failed; null when it succeeded. */
+  readonly error: string | null
+}
+
+/** `/exchange`'s answer. */
+export type HyperliquidExchangeAnswer =
+  | { readonly status: 'ok'; readonly response: unknown }
+  | { readonly status: 'err'; readonly response: string }
+
+/** A spot token of `spotMeta`. */
+export interface HyperliquidTokenInfo {
+  readonly name: string
+  readonly weiDecimals: number
+  readonly index: number
+  readonly tokenId: string
+}
+
+/** One entry of `userNonFundingLedgerUpdates`. */
+export interface HyperliquidLedgerEntry {
+  readonly time: number
+  readonly hash: string
+  readonly delta: Readonly<Record<string, unknown>> & { readonly type: string }
+}
+
+/** How to reach one chain's API. */
+export interface HyperliquidApiOptions {
+  readonly urls: readonly string[]
+  /** Base URLs of `/explorer`; default `urls`. */
+  readonly explorerUrls?: readonly string[]
+  readonly timeoutMs: number
+  readonly headers?: Readonly<Record<string, string>>
+  readonly label: ChainLabel
+}
+
+class TransportFailure extends Error {}
+
+/** The API calls this plugin makes. */
+export class HyperliquidApi {
+  readonly #urls: readonly string[]
+  readonly #explorerUrls: readonly string[]
+  readonly #timeoutMs: number
+  readonly #headers: Readonly<Record<string, string>>
+  readonly #label: ChainLabel
+
+  constructor(options: HyperliquidApiOptions) {
+    if (options.urls.length === 0) throw new TypeError('HyperliquidApi needs at least one base URL')
+    const trim = (url: string) => url.replace(/\/+$/, '')
+    this.#urls = options.urls.map(trim)
+    this.#explorerUrls = (options.explorerUrls ?? options.urls).map(trim)
+    this.#timeoutMs = options.timeoutMs
+    this.#headers = options.headers ?? {}
+    this.#label = options.label
+  }
+
+  async #post(bases: readonly string[], path: string, body: unknown): Promise<Response> {
+    let lastError: unknown
+    for (const base of bases) {
+      try {
+        const response = await fetch(`${base}${path}`, {
+          method: 'POST',
+          headers: { ...this.#headers, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(this.#timeoutMs),
+        })
+        if (response.status === 429 || response.status >= 500) {
+          await response.text().catch(() => '')
+          throw new TransportFailure(`${response.status} ${response.statusText}`)
+        }
+        return response
+      } catch (error) {
+        lastError = error
+      }
+    }
+    throw new PontisError(
+      'RPC_HTTP_ERROR',
+      `The Hyperliquid API of ${this.#label.displayName} (${this.#label.id}) is unreachable or failing; retry shortly.`,
+      { chainId: this.#label.id },
+      { cause: lastError },
+    )
+  }
+
+  async #unexpected(path: string, response: Response): Promise<never> {
+    const body = await response.text().catch(() => '')
+    throw new PontisError(
+      'RPC_HTTP_ERROR',
+      `The Hyperliquid API of ${this.#label.displayName} (${this.#label.id}) answered ${response.status} to ${path}: ${body.slice(0, 200)}`,
+      { chainId: this.#label.id, status: response.status },
+    )
+  }
+
+  /** `POST /info` with `body`; the answer as JSON. */
+  async info<T>(body: Readonly<Record<string, unknown>>): Promise<T> {
+    const response = await this.#post(this.#urls, '/info', body)
+    if (!response.ok) return this.#unexpected(`/info ${String(body.type)}`, response)
+    return (await response.json()) as T
+  }
+
+  /** The spot tokens (`spotMeta`). */
+  async spotTokens(): Promise<HyperliquidTokenInfo[]> {
+    const meta = await this.info<{ tokens?: HyperliquidTokenInfo[] }>({ type: 'spotMeta' })
+    return (meta.tokens ?? []).map((token) => ({ ...token, tokenId: token.tokenId.toLowerCase() }))
+  }
+
+  /** `POST /exchange` with a signed action; the venue's answer. */
+  async exchange(signed: HyperliquidSignedAction): Promise<HyperliquidExchangeAnswer> {
+    const response = await this.#post(this.#urls, '/exchange', signed)
+    // A 4xx is the venue refusing the body (e.g. 422: it does not deserialize): final, not transient.
+    if (response.status >= 400 && response.status < 500) {
+      return {
+        status: 'err',
+        response: `${response.status}: ${(await response.text().catch(() => '')).slice(0, 300)}`,
+      }
+    }
+    if (!response.ok) return this.#unexpected('/exchange', response)
+    return (await response.json()) as HyperliquidExchangeAnswer
+  }
+
+  /** The transaction with `hash`, or undefined when the explorer does not know it. */
+  async txDetails(hash: string): Promise<HyperliquidExplorerTx | undefined> {
+    const response = await this.#post(this.#explorerUrls, '/explorer', { type: 'txDetails', hash })
+    if (response.status === 404) {
+      await response.text().catch(() => '')
+      return undefined
+    }
+    if (!response.ok) return this.#unexpected('/explorer txDetails', response)
+    const answer = (await response.json()) as { type?: string; tx?: HyperliquidExplorerTx | null }
+    return answer.type === 'txDetails' && answer.tx ? answer.tx : undefined
+  }
+}
+
+/** True when `action` is a send this plugin reads. */
+export function isHyperliquidSend(value: object): value is HyperliquidSend {
+  const action = value as Readonly<Record<string, unknown>>
+  return (
+    (action.type === 'usdSend' || (action.type === 'spotSend' && typeof action.token === 'string')) &&
+    typeof action.destination === 'string' &&
+    typeof action.amount === 'string' &&
+    typeof action.time === 'number'
+  )
+}

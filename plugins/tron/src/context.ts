@@ -1,0 +1,155 @@
+/**
+ * What every Tron capability shares for one chain: the node API client, the read cache, the vault
+ * (the depository: the address deposits pay) and the chain's settings; with the reads several
+ * capabilities make (chain fee parameters, head block, a transaction and its effects).
+ */
+import { type ChainLabel, PontisError, type ReadCache } from '@pontis/core'
+import type { TronApiClient } from './api.js'
+import { type TronRawTransaction, tronBytes, tronDecodeRaw, tronTransactionId } from './codec.js'
+import type { TronPluginConfig } from './config.js'
+
+/** The shared state of one chain. */
+export interface TronChainContext {
+  readonly label: ChainLabel
+  readonly api: TronApiClient
+  readonly cache: ReadCache
+  /** The depository vault (base58); undefined when the chain has none configured. */
+  readonly vault: string | undefined
+  readonly options: TronPluginConfig
+}
+
+/** Sun per bandwidth byte and per unit of energy, from `getchainparameters`. */
+export interface TronFeePrices {
+  readonly transactionFee: bigint
+  readonly energyFee: bigint
+}
+
+/** The chain's current fee prices (cached for the read-cache time). */
+export function feePrices(context: TronChainContext): Promise<TronFeePrices> {
+  return context.cache.read('chain-parameters', async () => {
+    const answer = await context.api.call<{ chainParameter?: { key: string; value?: number }[] }>(
+      'getchainparameters',
+    )
+    const value = (key: string): bigint => {
+      const found = answer.chainParameter?.find((entry) => entry.key === key)?.value
+      if (typeof found !== 'number') {
+        throw new PontisError(
+          'RPC_HTTP_ERROR',
+          `The Tron node of ${context.label.displayName} has no ${key} parameter.`,
+          {
+            chainId: context.label.id,
+          },
+        )
+      }
+      return BigInt(found)
+    }
+    return { transactionFee: value('getTransactionFee'), energyFee: value('getEnergyFee') }
+  })
+}
+
+/** Number of the newest block (cached for the read-cache time). */
+export function headNumber(context: TronChainContext): Promise<number> {
+  return context.cache.read('head', async () => {
+    const block = await context.api.call<{ block_header?: { raw_data?: { number?: number } } }>('getnowblock')
+    return block.block_header?.raw_data?.number ?? 0
+  })
+}
+
+/**
+ * Bandwidth a transaction uses: its `Transaction` protobuf size (raw data and 65-byte signatures
+ * with their field headers) plus the 64 bytes the node adds for the result.
+ */
+export function bandwidthBytes(rawLength: number, signatureCount = 1): bigint {
+  const lengthHeader = rawLength < 128 ? 1 : rawLength < 16_384 ? 2 : 3
+  return BigInt(1 + lengthHeader + rawLength + signatureCount * 67 + 64)
+}
+
+/** The vault, or a clear error when the chain has none configured. */
+export function vaultOf(context: TronChainContext): string {
+  if (context.vault === undefined) {
+    throw new PontisError(
+      'UNSUPPORTED_CHAIN',
+      `${context.label.displayName} (${context.label.id}) has no depository vault configured (protocol.v2.depository).`,
+      { chainId: context.label.id },
+    )
+  }
+  return context.vault
+}
+
+/**
+ * The decoded raw data, or undefined for a transaction this plugin does not decode (other contract
+ * types, fields it does not use): such a transaction makes no tagged transfer.
+ */
+export function decodeRawIfKnown(rawBytes: Uint8Array): TronRawTransaction | undefined {
+  try {
+    return tronDecodeRaw(rawBytes)
+  } catch {
+    return undefined
+  }
+}
+
+/** A TRC20 Transfer event as the node serves it. */
+export interface TronEventLog {
+  readonly address: string
+  readonly topics: readonly string[]
+  readonly data: string
+}
+
+/** Where a transaction stands, with its decoded raw data (and logs once it is in a block). */
+export type TronLookup =
+  | { readonly state: 'not_found' }
+  /** Accepted by the node, not in a block yet: no contract result, confirmations or logs. */
+  | { readonly state: 'pending'; readonly raw: TronRawTransaction | undefined }
+  | {
+      readonly state: 'success' | 'reverted'
+      /** The node's contract result (SUCCESS, REVERT, OUT_OF_ENERGY…). */
+      readonly contractRet: string
+      /** Undefined for a contract this plugin does not decode (it makes no tagged transfer). */
+      readonly raw: TronRawTransaction | undefined
+      readonly blockNumber: bigint
+      readonly confirmations: number
+      readonly final: boolean
+      readonly logs: readonly TronEventLog[]
+    }
+
+/**
+ * Looks a transaction up (`gettransactionbyid` and `gettransactioninfobyid`). The full node serves
+ * a transaction it accepted before it is in a block, while its info is still `{}`: that is
+ * `pending`. Unknown to the node (never received, dropped, expired) is `not_found`.
+ */
+export async function lookUpTransaction(context: TronChainContext, txId: string): Promise<TronLookup> {
+  const [transaction, info] = await Promise.all([
+    context.api.call<{ raw_data_hex?: string; ret?: { contractRet?: string }[] }>('gettransactionbyid', {
+      value: txId,
+      visible: true,
+    }),
+    context.api.call<{ blockNumber?: number; log?: TronEventLog[] }>('gettransactioninfobyid', {
+      value: txId,
+    }),
+  ])
+  if (typeof transaction.raw_data_hex !== 'string' || !/^([0-9a-fA-F]{2})+$/.test(transaction.raw_data_hex))
+    return { state: 'not_found' }
+  const rawBytes = tronBytes(transaction.raw_data_hex.toLowerCase())
+  if (tronTransactionId(rawBytes) !== txId) {
+    throw new PontisError(
+      'RPC_HTTP_ERROR',
+      `The Tron node served transaction ${txId} with raw data of another txID.`,
+      {
+        chainId: context.label.id,
+      },
+    )
+  }
+  if (info.blockNumber === undefined) return { state: 'pending', raw: decodeRawIfKnown(rawBytes) }
+  const head = await headNumber(context)
+  const confirmations = Math.max(1, head - info.blockNumber + 1)
+  const contractRet = transaction.ret?.[0]?.contractRet ?? 'UNKNOWN'
+  return {
+    state: contractRet === 'SUCCESS' ? 'success' : 'reverted',
+    contractRet,
+    raw: decodeRawIfKnown(rawBytes),
+    blockNumber: BigInt(info.blockNumber),
+    confirmations,
+    final: confirmations >= context.options.slowConfirmations,
+    logs: info.log ?? [],
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * @pontis/plugin-tron: the Tron family (`tvm`, chain 728126428), over the full-node HTTP API.
+ * Identity (base58check `T…` addresses, 41-hex accepted), quoting (deposit transactions built by
+ * the node: TRX transfers with the request id as memo, TRC20 transfers with it appended to the
+ * calldata), reading (deposits, a block-walking deposit scan, fills, refunds, balances) and
+ * filling (the reference solver's fills and refunds, signed with secp256k1 keys).
+ */
+import {
+  type AdapterContext,
+  type ChainAdapter,
+  type ChainConfig,
+  definePlugin,
+  type FinalityPolicy,
+  ReadCache,
+} from '@pontis/core'
+import { TronApiClient } from './api.js'
+import { type TronPluginConfig, tronConfigSchema } from './config.js'
+import type { TronChainContext } from './context.js'
+import { createTronFilling } from './filling.js'
+import { canonicalTronAddress, createTronIdentity } from './identity.js'
+import { createTronQuoting } from './quoting.js'
+import { createTronReading } from './reading.js'
+
+const DEFAULT_TIMEOUT_MS = 10_000
+
+/**
+ * The finality policy of a Tron chain: fast after `fastConfirmations` blocks (default 1), slow
+ * after `slowConfirmations` (default 19: a block is solid once 19 blocks, 2/3 of the 27 super
+ * representatives, are on it). No separate finalized checkpoint is read.
+ */
+export function tronFinality(options: TronPluginConfig): FinalityPolicy {
+  return Object.freeze({
+    fastConfirmations: options.fastConfirmations,
+    slowConfirmations: Math.max(options.fastConfirmations, options.slowConfirmations),
+    slowRequiresFinalized: false,
+    blockTimeSeconds: options.blockTimeSeconds,
+  })
+}
+
+/** The shared state of one chain's capabilities, from its validated config. */
+export function createTronContext(chain: ChainConfig<TronPluginConfig>): TronChainContext {
+  const options = chain.plugin
+  const label = { id: chain.id, displayName: chain.displayName }
+  const url = options.apiUrl ?? chain.rpc.url
+  if (!/^https?:\/\//.test(url)) {
+    throw new TypeError(
+      `chain ${chain.id} (${chain.name}): the Tron node API needs an http(s) base URL (plugin.apiUrl or rpc.url)`,
+    )
+  }
+  const depository = chain.protocol?.v2?.depository
+  return {
+    label,
+    api: new TronApiClient({
+      url,
+      timeoutMs: chain.rpc.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      ...(chain.rpc.headers ? { headers: chain.rpc.headers } : {}),
+      label,
+    }),
+    cache: new ReadCache({ ttlMs: options.readCacheSeconds * 1000 }),
+    // An invalid vault address is reported by the registry's address check, naming the field.
+    vault: depository === undefined ? undefined : canonicalTronAddress(depository),
+    options,
+  }
+}
+
+export default definePlugin<TronPluginConfig>({
+  vmType: 'tvm',
+  name: '@pontis/plugin-tron',
+  coreApi: '^1.0.0',
+  configSchema: tronConfigSchema,
+  createAdapter(chain: ChainConfig<TronPluginConfig>, adapterContext: AdapterContext): ChainAdapter {
+    const context = createTronContext(chain)
+    adapterContext.logger.debug('tron adapter created', { vault: context.vault ?? null })
+    return {
+      identity: createTronIdentity(context.label),
+      finality: tronFinality(chain.plugin),
+      quoting: createTronQuoting(context),
+      reading: createTronReading(context),
+      filling: createTronFilling(context),
+    }
+  },
+})
+
+export { TronApiClient, type TronApiOptions, tronMessageText } from './api.js'
+export {
+  type TronContract,
+  type TronRawDataJson,
+  type TronRawTransaction,
+  type TronTransactionJson,
+  tronAddressBytes,
+  tronBase58,
+  tronDecodeRaw,
+  tronEncodeRaw,
+  tronSignTransaction,
+  tronTransactionId,
+} from './codec.js'
+export { TRON_NATIVE_CURRENCY_ID, type TronPluginConfig, tronConfigSchema } from './config.js'
+export {
+  bandwidthBytes,
+  decodeRawIfKnown,
+  feePrices,
+  headNumber,
+  lookUpTransaction,
+  type TronChainContext,
+  type TronEventLog,
+  type TronFeePrices,
+  type TronLookup,
+} from './context.js'
+export { createTronFilling, tronAddressOfPrivateKey } from './filling.js'
+export {
+  canonicalTronAddress,
+  canonicalTxId,
+  createTronIdentity,
+  tronAddress20,
+  tronAddressProblem,
+} from './identity.js'
+export { createTronQuoting, estimateTransferCost, refuseFillExtras } from './quoting.js'
+export { createTronReading, readTronBalance } from './reading.js'
+export { scanTronDeposits } from './scan.js'
+export {
+  buildTaggedTransfer,
+  depositFactOf,
+  hasTransferLog,
+  type TaggedTransfer,
+  TRC20_TRANSFER_SELECTOR,
+  TRC20_TRANSFER_TOPIC,
+  taggedTransferOf,
+  tagHex,
+  trc20TransferData,
+} from './transactions.js'

@@ -1,0 +1,161 @@
+/**
+ * Tron filling on the devnet: fills from the solver and refunds from the vault (allocator key)
+ * move balances, re-broadcasting is harmless, outcomes follow the chain, refusals are clear.
+ */
+import { PontisError, type SignedTransaction } from '@pontis/core'
+import t from 'tap'
+import { TRON_NATIVE_CURRENCY_ID } from '../src/index.js'
+import {
+  ALLOCATOR_KEY,
+  idOf,
+  SOLVER_KEY,
+  startDevnet,
+  TRON_SOLVER,
+  TRON_USDT_ADDRESS,
+  TRON_USERS,
+  TRON_VAULT,
+  tronAdapter,
+} from './fixtures/tron-devnet.js'
+
+const devnet = await startDevnet()
+t.teardown(() => devnet.stop())
+const adapter = await tronAdapter(devnet.url)
+const { filling, reading } = adapter
+const credentials = { solverKey: SOLVER_KEY, allocatorKey: ALLOCATOR_KEY }
+const { alice, bob } = TRON_USERS
+
+const fill = (currencyId: string, amount: bigint, n: number) =>
+  filling.signFill(
+    { orderId: idOf(n), recipient: bob.address, currencyId, amount, calls: [], topupNativeAmount: 0n },
+    credentials,
+  )
+
+t.test('solver address and nonces', async (t) => {
+  t.equal(filling.solverAddress(credentials), TRON_SOLVER.address)
+  t.equal(await filling.nextNonce(TRON_SOLVER.address), 0n, 'Tron has no nonces')
+})
+
+t.test('a TRX fill pays the recipient, tagged with the order id; re-broadcast is fine', async (t) => {
+  const before = devnet.trxBalance(bob.address)
+  const signed = await fill(TRON_NATIVE_CURRENCY_ID, 3_000_000n, 1)
+  t.equal(signed.amount, 3_000_000n)
+  t.match(signed.transactionId, /^[0-9a-f]{64}$/)
+  t.equal((await filling.outcome(signed.transactionId)).state, 'not_found')
+  await filling.broadcast(signed.raw)
+  t.same(
+    await filling.outcome(signed.transactionId),
+    { transactionId: signed.transactionId, state: 'pending', final: false },
+    'broadcast, not mined: pending, no confirmations',
+  )
+  const pendingFill = await reading.readFills?.(signed.transactionId)
+  t.equal(pendingFill?.state, 'pending')
+  t.equal(pendingFill?.facts[0]?.orderId, idOf(1), 'with the payout it makes')
+  await filling.broadcast(signed.raw)
+  t.equal(devnet.trxBalance(bob.address), before + 3_000_000n)
+  devnet.mine(1)
+  const outcome = await filling.outcome(signed.transactionId)
+  t.same(outcome, { transactionId: signed.transactionId, state: 'success', final: false, confirmations: 1 })
+  await filling.broadcast(signed.raw)
+  const read = await reading.readFills?.(signed.transactionId)
+  t.same(read?.facts, [
+    {
+      index: 0,
+      orderId: idOf(1),
+      recipient: bob.address,
+      currencyId: TRON_NATIVE_CURRENCY_ID,
+      amount: 3_000_000n,
+    },
+  ])
+  devnet.mine(18)
+  t.equal((await filling.outcome(signed.transactionId)).final, true)
+})
+
+t.test('a USDT fill moves tokens; one above the solver balance reverts', async (t) => {
+  const before = devnet.usdtBalance(bob.address)
+  const signed = await fill(TRON_USDT_ADDRESS, 5_000_000n, 2)
+  await filling.broadcast(signed.raw)
+  devnet.mine(1)
+  t.equal(devnet.usdtBalance(bob.address), before + 5_000_000n)
+  t.equal((await reading.readFills?.(signed.transactionId))?.facts[0]?.orderId, idOf(2))
+  const tooMuch = await fill(TRON_USDT_ADDRESS, devnet.usdtBalance(TRON_SOLVER.address) + 1n, 3)
+  await filling.broadcast(tooMuch.raw)
+  t.equal((await filling.outcome(tooMuch.transactionId)).state, 'pending', 'the result is known once mined')
+  devnet.mine(1)
+  const outcome = await filling.outcome(tooMuch.transactionId)
+  t.equal(outcome.state, 'reverted')
+  t.same(outcome.revert, { contractRet: 'REVERT' })
+})
+
+t.test('refunds come out of the vault, signed with the allocator key', async (t) => {
+  const vaultBefore = devnet.usdtBalance(TRON_VAULT.address)
+  const aliceBefore = devnet.usdtBalance(alice.address)
+  const signed = await filling.signRefund(
+    {
+      refundId: idOf(5),
+      source: { kind: 'depository' },
+      recipient: alice.address,
+      currencyId: TRON_USDT_ADDRESS,
+      amount: 1_250_000n,
+    },
+    credentials,
+  )
+  await filling.broadcast(signed.raw)
+  devnet.mine(1)
+  t.equal(devnet.usdtBalance(TRON_VAULT.address), vaultBefore - 1_250_000n)
+  t.equal(devnet.usdtBalance(alice.address), aliceBefore + 1_250_000n)
+  t.same((await reading.readRefunds?.(signed.transactionId))?.facts, [
+    {
+      index: 0,
+      orderId: idOf(5),
+      recipient: alice.address,
+      currencyId: TRON_USDT_ADDRESS,
+      amount: 1_250_000n,
+    },
+  ])
+  const refund = {
+    refundId: idOf(6),
+    source: { kind: 'depository' as const },
+    recipient: alice.address,
+    currencyId: TRON_NATIVE_CURRENCY_ID,
+    amount: 1n,
+  }
+  await t.rejects(filling.signRefund(refund, { solverKey: SOLVER_KEY, allocatorKey: SOLVER_KEY }), {
+    code: 'INVALID_REQUEST',
+  })
+  await t.rejects(filling.signRefund(refund, { solverKey: SOLVER_KEY }), { code: 'INVALID_REQUEST' })
+  await t.rejects(
+    filling.signRefund({ ...refund, source: { kind: 'depositAddress', requestId: idOf(6) } }, credentials),
+    {
+      code: 'UNSUPPORTED_ROUTE',
+    },
+  )
+})
+
+t.test('refusals: a tampered signature, extras, an unfunded solver', async (t) => {
+  const signed: SignedTransaction = await fill(TRON_NATIVE_CURRENCY_ID, 1_000n, 7)
+  const body = JSON.parse(signed.raw) as { signature: string[] }
+  const tampered = JSON.stringify({ ...body, signature: [`${'22'.repeat(64)}1c`] })
+  const error = await filling.broadcast(tampered).catch((e: unknown) => e)
+  t.ok(error instanceof PontisError)
+  t.equal((error as PontisError).code, 'DESTINATION_TX_FAILED')
+  t.match((error as PontisError).message, /SIGERROR/)
+  await t.rejects(filling.broadcast('not json'), { code: 'INVALID_REQUEST' })
+  await t.rejects(
+    filling.signFill(
+      {
+        orderId: idOf(8),
+        recipient: bob.address,
+        currencyId: TRON_NATIVE_CURRENCY_ID,
+        amount: 1n,
+        calls: [],
+        topupNativeAmount: 1n,
+      },
+      credentials,
+    ),
+    { code: 'UNSUPPORTED_ROUTE' },
+  )
+  await t.rejects(fill(TRON_NATIVE_CURRENCY_ID, devnet.trxBalance(TRON_SOLVER.address) + 1n, 9), {
+    code: 'INSUFFICIENT_FUNDS',
+  })
+  await t.rejects(filling.outcome('xyz'), { code: 'INVALID_REQUEST' })
+})
