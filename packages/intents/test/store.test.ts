@@ -16,6 +16,7 @@ import { INTENTS_DOCUMENT_PATH } from '../src/app.js'
 import {
   createPgClient,
   createPgliteClient,
+  DepositTagTakenError,
   DuplicateRequestError,
   loadMigrations,
   MigrationError,
@@ -416,7 +417,11 @@ for (const backend of [pgliteMemory, postgres]) {
           'another origin chain',
         )
         t.equal(await store.findByDepositTag(tagged.originChainId, 'not a tag'), undefined)
-        await t.rejects(store.insertRequest(newRequest({ depositTag: tag })), 'a tag serves one request only')
+        await t.rejects(
+          store.insertRequest(newRequest({ depositTag: tag })),
+          DepositTagTakenError,
+          'a tag serves one request only',
+        )
         await t.rejects(store.insertRequest(newRequest({ depositTag: '0x1234' })), RangeError)
       },
     )

@@ -17,6 +17,7 @@ import {
 } from '@pontis/core'
 import { encodeAbiParameters, type Hex } from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
+import { DepositTagTakenError } from '../store/index.js'
 import { type ChainCurrency, CurrencyCatalog } from './currencies.js'
 import {
   type AmountBreakdown,
@@ -111,6 +112,8 @@ const FAMILY_ORIGIN_OPTIONS = [
 ] as const
 
 const PLACEHOLDER_ID: Hex = `0x${'00'.repeat(32)}`
+/** Nonces tried for a memo-less deposit before a quote gives up (each taken one is another instance's). */
+const DEPOSIT_TAG_ATTEMPTS = 3
 const TOPUP_DEFAULT_USD_MICRO = 2_000_000n
 const PERMIT_EXPIRY_DEFAULT = 600
 const STATUS_PATH = '/intents/status'
@@ -539,71 +542,79 @@ export class QuoteEngine {
     const sizeLimited = originQuoting.checkTransactionSize !== undefined
     if ((!context.withSteps || !id) && !sizeLimited) return response
 
-    // Memo-less families: the deposit is known by its sender and the nonce fixed here.
-    const nonceTag = id ? originQuoting.depositNonceTag?.(user, nowMs) : undefined
-    const prepared = await originQuoting.buildDepositSteps({
-      requestId: id ?? PLACEHOLDER_ID,
-      depositor: user,
-      currencyId: inCurrency.address,
-      amount: breakdown.amountIn,
-      usePermit,
-      permitExpiry: request.permitExpiry ?? PERMIT_EXPIRY_DEFAULT,
-      executeEndpoint: EXECUTE_PATH,
-      nowSeconds: Math.floor(nowMs / 1000),
-      options: familyOptions,
-      ...(originSwap ? { originSwap } : {}),
-      ...(depositAddress ? { depositAddress } : {}),
-      ...(nonceTag ? { depositNonce: nonceTag.nonce } : {}),
-    })
-    this.#checkSize(originQuoting, prepared, originSwap)
-    if (!context.withSteps || !id) return response
-    response.steps = prepared.map((step) => ({
-      id: step.id,
-      action: step.action,
-      description: step.description,
-      kind: step.kind,
-      requestId: id,
-      depositAddress: depositAddress ?? '',
-      items: step.items.map((item) => ({
-        status: 'incomplete' as const,
-        data: item.data as IntentsApi.StepItemData,
-        ...(step.kind === 'transaction' && step.id !== 'approve'
-          ? { check: { endpoint: `${STATUS_PATH}?requestId=${id}`, method: 'GET' as const } }
-          : {}),
-      })),
-    }))
+    // Memo-less families: the deposit is known by its sender and the nonce fixed here. Another
+    // instance may hand out the same nonce in the same millisecond; the store then refuses the tag
+    // (unique per origin chain) and the steps are built again with the adapter's next nonce.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const nonceTag = id ? originQuoting.depositNonceTag?.(user, nowMs) : undefined
+        const prepared = await originQuoting.buildDepositSteps({
+          requestId: id ?? PLACEHOLDER_ID,
+          depositor: user,
+          currencyId: inCurrency.address,
+          amount: breakdown.amountIn,
+          usePermit,
+          permitExpiry: request.permitExpiry ?? PERMIT_EXPIRY_DEFAULT,
+          executeEndpoint: EXECUTE_PATH,
+          nowSeconds: Math.floor(nowMs / 1000),
+          options: familyOptions,
+          ...(originSwap ? { originSwap } : {}),
+          ...(depositAddress ? { depositAddress } : {}),
+          ...(nonceTag ? { depositNonce: nonceTag.nonce } : {}),
+        })
+        this.#checkSize(originQuoting, prepared, originSwap)
+        if (!context.withSteps || !id) return response
+        response.steps = prepared.map((step) => ({
+          id: step.id,
+          action: step.action,
+          description: step.description,
+          kind: step.kind,
+          requestId: id,
+          depositAddress: depositAddress ?? '',
+          items: step.items.map((item) => ({
+            status: 'incomplete' as const,
+            data: item.data as IntentsApi.StepItemData,
+            ...(step.kind === 'transaction' && step.id !== 'approve'
+              ? { check: { endpoint: `${STATUS_PATH}?requestId=${id}`, method: 'GET' as const } }
+              : {}),
+          })),
+        }))
 
-    await this.#options.saveRequest({
-      id,
-      originChainId: originChain.id,
-      destinationChainId: destinationChain.id,
-      user,
-      recipient,
-      refundTo,
-      originCurrency: inCurrency.address,
-      destinationCurrency: outCurrency.address,
-      tradeType: request.tradeType,
-      amountIn: breakdown.amountIn,
-      amountOut: paidOut,
-      minimumAmountOut,
-      depositAddress: depositAddress ?? null,
-      depositAddressType: depositAddress ? (request.strict ? 'strict' : 'open') : null,
-      ...(nonceTag ? { depositTag: nonceTag.tag } : {}),
-      referrer: request.referrer ?? null,
-      apiKeyId: context.apiKeyId ?? null,
-      createdAt: nowMs,
-      expiresAt,
-      quote: {
-        request,
-        order,
-        ...(orderSignature ? { orderSignature } : {}),
-        fees,
-        calls: calls.map((call) => ({ to: call.to, value: call.value.toString(), data: call.data })),
-        topupNativeAmount: topupNativeAmount.toString(),
-        slippageBps,
-      },
-    })
-    return response
+        await this.#options.saveRequest({
+          id,
+          originChainId: originChain.id,
+          destinationChainId: destinationChain.id,
+          user,
+          recipient,
+          refundTo,
+          originCurrency: inCurrency.address,
+          destinationCurrency: outCurrency.address,
+          tradeType: request.tradeType,
+          amountIn: breakdown.amountIn,
+          amountOut: paidOut,
+          minimumAmountOut,
+          depositAddress: depositAddress ?? null,
+          depositAddressType: depositAddress ? (request.strict ? 'strict' : 'open') : null,
+          ...(nonceTag ? { depositTag: nonceTag.tag } : {}),
+          referrer: request.referrer ?? null,
+          apiKeyId: context.apiKeyId ?? null,
+          createdAt: nowMs,
+          expiresAt,
+          quote: {
+            request,
+            order,
+            ...(orderSignature ? { orderSignature } : {}),
+            fees,
+            calls: calls.map((call) => ({ to: call.to, value: call.value.toString(), data: call.data })),
+            topupNativeAmount: topupNativeAmount.toString(),
+            slippageBps,
+          },
+        })
+        return response
+      } catch (error) {
+        if (!(error instanceof DepositTagTakenError) || attempt >= DEPOSIT_TAG_ATTEMPTS) throw error
+      }
+    }
   }
 
   /**

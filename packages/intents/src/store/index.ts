@@ -14,6 +14,7 @@ export { createPgClient, type PgClientOptions } from './pg-client.js'
 export { createPgliteClient, type PgliteClientOptions } from './pglite-client.js'
 export {
   type DepositAddressType,
+  DepositTagTakenError,
   DuplicateRequestError,
   type JsonObject,
   type NewRequest,

@@ -81,6 +81,17 @@ export class DuplicateRequestError extends Error {
   }
 }
 
+/**
+ * Thrown by {@link RequestStore.insertRequest} when another request on the same origin chain holds
+ * the deposit tag (two instances handed out the same nonce); quote again with another nonce.
+ */
+export class DepositTagTakenError extends Error {
+  override readonly name = 'DepositTagTakenError'
+  constructor(readonly tag: string) {
+    super(`deposit tag ${tag} is taken by another request on this origin chain`)
+  }
+}
+
 interface RequestRow {
   id: string
   status: IntentsApi.RequestStatus
@@ -242,6 +253,7 @@ export class RequestStore {
   /**
    * Stores an answered quote with status `waiting`, `createdAt = updatedAt = now()`.
    * @throws {DuplicateRequestError} when the id is taken.
+   * @throws {DepositTagTakenError} when the deposit tag is taken on that origin chain.
    * @throws {RangeError} on a malformed id, chain id, amount or timestamp.
    */
   async insertRequest(request: NewRequest): Promise<StoredRequest> {
@@ -286,6 +298,8 @@ export class RequestStore {
       return fromRow(rows[0]!)
     } catch (error) {
       if (isUniqueViolation(error, 'requests_pkey')) throw new DuplicateRequestError(id)
+      if (isUniqueViolation(error, 'requests_deposit_tag_idx'))
+        throw new DepositTagTakenError(request.depositTag?.toLowerCase() ?? '')
       throw error
     }
   }
