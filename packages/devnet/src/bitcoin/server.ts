@@ -5,8 +5,7 @@
  * unknown transactions and blocks).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { readRequestText } from '../http-body.js'
+import { type ListeningServer, listenOn, readRequestText } from '../simulator-http.js'
 import type { BitcoinChain } from './chain.js'
 import { BitcoinRejection } from './errors.js'
 import {
@@ -298,11 +297,8 @@ function send(response: ServerResponse, reply: Reply): void {
 }
 
 /** A listening Esplora server. */
-export interface EsploraServer {
+export interface EsploraServer extends ListeningServer {
   readonly host: string
-  readonly port: number
-  /** Stops listening and closes open connections; idempotent. */
-  close(): Promise<void>
 }
 
 /**
@@ -325,24 +321,5 @@ export async function startEsploraServer(
         send(response, { status: 500, text: `Internal error: ${message}` })
       })
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-  const { port } = server.address() as AddressInfo
-  let closing: Promise<void> | undefined
-  return {
-    host: options.host,
-    port,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
-      return closing
-    },
-  }
+  return { host: options.host, ...(await listenOn(server, options.host, options.port)) }
 }

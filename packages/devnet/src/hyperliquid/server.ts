@@ -4,8 +4,7 @@
  * shapes of Hyperliquid's public API. Bodies the API cannot deserialize answer 422 with its text.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { readRequestText } from '../http-body.js'
+import { type ListeningServer, listenOn, readRequestText } from '../simulator-http.js'
 import { HYPERLIQUID_PERPS_USDC_DECIMALS, HYPERLIQUID_PERPS_USDC_ID } from './accounts.js'
 import { HyperliquidActionError, type HyperliquidLedger, hyperliquidFormatAmount } from './ledger.js'
 import type { HyperliquidSendAction, HyperliquidSignature } from './signing.js'
@@ -192,11 +191,8 @@ function send(response: ServerResponse, reply: Reply): void {
 }
 
 /** A listening Hyperliquid API server. */
-export interface HyperliquidServer {
+export interface HyperliquidServer extends ListeningServer {
   readonly host: string
-  readonly port: number
-  /** Stops listening and closes open connections; idempotent. */
-  close(): Promise<void>
 }
 
 /**
@@ -225,24 +221,5 @@ export async function startHyperliquidServer(
         response.end(`Internal error: ${message}`)
       })
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-  const { port } = server.address() as AddressInfo
-  let closing: Promise<void> | undefined
-  return {
-    host: options.host,
-    port,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
-      return closing
-    },
-  }
+  return { host: options.host, ...(await listenOn(server, options.host, options.port)) }
 }

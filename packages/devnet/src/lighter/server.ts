@@ -3,8 +3,7 @@
  * a {@link LighterVenue}. Success is `{code: 200, ...}`; refusals are HTTP 400 `{code, message}`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { readRequestText } from '../http-body.js'
+import { type ListeningServer, listenOn, readRequestText } from '../simulator-http.js'
 import {
   LIGHTER_ROUTE_PERPS,
   LIGHTER_ROUTE_SPOT,
@@ -228,10 +227,7 @@ function send(response: ServerResponse, status: number, body: unknown): void {
 }
 
 /** A running HTTP server. */
-export interface LighterServer {
-  readonly port: number
-  close(): Promise<void>
-}
+export type LighterServer = ListeningServer
 
 /** Serves `venue` on `host:port` (0 picks a free port). */
 export async function startLighterServer(
@@ -254,22 +250,5 @@ export async function startLighterServer(
       },
     )
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-  let closed: Promise<void> | undefined
-  return {
-    port: (server.address() as AddressInfo).port,
-    close() {
-      closed ??= new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
-      return closed
-    },
-  }
+  return listenOn(server, options.host, options.port)
 }

@@ -5,9 +5,8 @@
  * code, message}` with hex-encoded text), as the real node does.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils'
-import { readRequestText } from '../http-body.js'
+import { type ListeningServer, listenOn, readRequestText } from '../simulator-http.js'
 import {
   TRON_SOLID_CONFIRMATIONS,
   type TronBlock,
@@ -282,10 +281,7 @@ function readBody(request: IncomingMessage): Promise<string> {
 }
 
 /** A started API server. */
-export interface TronApiServer {
-  readonly port: number
-  close(): Promise<void>
-}
+export type TronApiServer = ListeningServer
 
 /** Serves the node API for `chain` on `host:port` (0 = a free port). */
 export async function startTronApiServer(
@@ -318,17 +314,5 @@ export async function startTronApiServer(
       }
     })()
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(options.port, options.host, () => resolve())
-  })
-  const port = (server.address() as AddressInfo).port
-  return {
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
+  return listenOn(server, options.host, options.port)
 }

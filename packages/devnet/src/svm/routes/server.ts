@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { PublicKey } from '@solana/web3.js'
-import { readRequestText } from '../../http-body.js'
+import { readRequestText } from '../../simulator-http.js'
 import {
   type QuoteResponse,
   type RouteApiError,
