@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { IncomingHttpHeaders } from 'node:http'
+import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import Router from '@koa/router'
 import { isPontisError, type Logger, PontisError } from '@pontis/core'
 import Koa from 'koa'
@@ -9,6 +9,7 @@ import { isJsonContentType, parseJsonBody, readTextBody } from './body.js'
 import { documentationPage, registerDocumentationAssets } from './docs.js'
 import type { LoadedDocument } from './document.js'
 import { describeProblems, toFieldProblems } from './problems.js'
+import { createOperationValidator, type OperationValidator } from './validation.js'
 
 /** The request as a handler sees it: validated against the document, query and path coerced to their types. */
 export interface OperationRequest<
@@ -66,14 +67,55 @@ export interface ApiAppOptions {
   readonly bodyLimitBytes?: number
   /** Trust `X-Forwarded-For` for the client address. Default false. */
   readonly trustProxy?: boolean
-  /** Runs after request ids and error handling, before routing (rate limits, auth). */
+  /**
+   * Decides about every request after request ids and error handling, before routing (API keys,
+   * rate limits). Unlike `middleware` it also runs for `directOperations`.
+   */
+  readonly gate?: RequestGate
+  /** Koa middleware after the gate, before routing. Not allowed with `directOperations`. */
   readonly middleware?: readonly Koa.Middleware[]
+  /**
+   * GET operations with a fixed path answered by {@link ApiApp.handle} without Koa: the same steps
+   * in the same order (request id, CORS headers, gate, validation, handler, error body), without
+   * a Koa context, middleware chain or router per request. For the hottest polls (issue 11: the
+   * Koa stack cost a status poll four times what bare Koa costs). Any other method or a path that
+   * is not exactly the operation's (trailing slash, other case, escapes) goes through Koa.
+   */
+  readonly directOperations?: readonly string[]
 }
+
+/** What a {@link RequestGate} sees of a request. */
+export interface GateRequest {
+  readonly method: string
+  readonly path: string
+  readonly headers: IncomingHttpHeaders
+  /** The socket peer's address. */
+  readonly peerAddress: string
+  /** Whether `X-Forwarded-For` may be believed (the app's `trustProxy`). */
+  readonly trustProxy: boolean
+}
+
+/** A gate's decision: headers every answer carries, and a refusal when the request must not go on. */
+export interface GateOutcome {
+  /** Sent with the answer whatever it is (rate-limit headers). */
+  readonly headers?: Readonly<Record<string, string>>
+  /** Answered instead of the operation (its status and error body), with `headers`. */
+  readonly refusal?: PontisError
+  /** Left on Koa's `ctx.state` for routes and middleware. */
+  readonly state?: Readonly<Record<string, unknown>>
+}
+
+/** Authentication and admission of a request, independent of Koa so direct operations share it. */
+export type RequestGate = (request: GateRequest) => Promise<GateOutcome>
 
 export interface ApiApp {
   readonly koa: Koa
   readonly api: OpenAPIBackend
   readonly operationIds: readonly string[]
+  /** The server's request listener: direct operations first, everything else through Koa. */
+  readonly handle: RequestListener
+  /** The request validator of an operation, as both dispatch paths use it. */
+  validatorOf(operationId: string): OperationValidator
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024
@@ -85,10 +127,55 @@ function toKoaPath(openApiPath: string): string {
   return openApiPath.replaceAll(/\{([^}]+)\}/g, ':$1')
 }
 
+/** Headers of every answer, on both dispatch paths. */
+const COMMON_HEADERS: Readonly<Record<string, string>> = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'x-request-id, retry-after, ratelimit, ratelimit-policy',
+}
+
+/** The caller's `x-request-id` when it is a plausible id, else a fresh one. */
+function requestIdFor(incoming: string | string[] | undefined): string {
+  return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID()
+}
+
 function errorBody(error: PontisError, requestId: string): Record<string, unknown> {
   const body: Record<string, unknown> = { message: error.message, errorCode: error.code, requestId }
   if (error.errorData !== undefined) body.errorData = error.errorData
   return body
+}
+
+/** The error answered for anything thrown while answering; 5xx are logged with the request. */
+function failureOf(
+  caught: unknown,
+  logger: Logger,
+  request: { requestId: string; method: string; path: string },
+): PontisError {
+  const error = isPontisError(caught) ? caught : toPontisError(caught)
+  if (error.status >= 500) {
+    logger.error('request failed', {
+      ...request,
+      error: String(caught),
+      stack: caught instanceof Error ? caught.stack : undefined,
+    })
+  }
+  return error
+}
+
+function retryAfterOf(error: PontisError): string | undefined {
+  const seconds = error.errorData?.retryAfterSeconds
+  return seconds === undefined ? undefined : String(seconds)
+}
+
+/** Throws the validator's problems as `INVALID_REQUEST`, or returns the coerced query and path. */
+function checked(outcome: ReturnType<OperationValidator>): {
+  query: Record<string, unknown>
+  params: Record<string, unknown>
+} {
+  if (!outcome.valid) {
+    const problems = toFieldProblems(outcome.errors)
+    throw new PontisError('INVALID_REQUEST', describeProblems(problems), { errors: problems })
+  }
+  return outcome
 }
 
 /**
@@ -131,33 +218,31 @@ export async function createApiApp(options: ApiAppOptions): Promise<ApiApp> {
   // Compile every validator now so the first request does not pay for it.
   for (const id of operationIds) api.validator.getRequestValidatorsForOperation(id)
 
+  const validators = new Map(
+    operations.map((operation) => [operation.operationId ?? '', createOperationValidator(api, operation)]),
+  )
+  const validatorOf = (operationId: string): OperationValidator => {
+    const validator = validators.get(operationId)
+    if (!validator) throw new Error(`no operation ${operationId} in ${loaded.path}`)
+    return validator
+  }
+
   const koa = new Koa({ proxy: options.trustProxy ?? false })
   koa.on('error', (error: unknown) => logger.error('unhandled koa error', { error: String(error) }))
 
   koa.use(async (ctx, next) => {
-    const incoming = ctx.get('x-request-id')
-    const requestId = REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID()
+    const requestId = requestIdFor(ctx.req.headers['x-request-id'])
     ctx.state.requestId = requestId
     ctx.set('x-request-id', requestId)
-    ctx.set('access-control-allow-origin', '*')
-    ctx.set('access-control-expose-headers', 'x-request-id, retry-after, ratelimit, ratelimit-policy')
+    ctx.set(COMMON_HEADERS)
     try {
       await next()
     } catch (caught) {
-      const error = isPontisError(caught) ? caught : toPontisError(caught)
-      if (error.status >= 500) {
-        logger.error('request failed', {
-          requestId,
-          method: ctx.method,
-          path: ctx.path,
-          error: String(caught),
-          stack: caught instanceof Error ? caught.stack : undefined,
-        })
-      }
+      const error = failureOf(caught, logger, { requestId, method: ctx.method, path: ctx.path })
       ctx.status = error.status
       ctx.body = errorBody(error, requestId)
-      if (error.errorData?.retryAfterSeconds !== undefined)
-        ctx.set('retry-after', String(error.errorData.retryAfterSeconds))
+      const retryAfter = retryAfterOf(error)
+      if (retryAfter !== undefined) ctx.set('retry-after', retryAfter)
     }
   })
 
@@ -170,6 +255,23 @@ export async function createApiApp(options: ApiAppOptions): Promise<ApiApp> {
     ctx.status = 204
   })
 
+  const { gate } = options
+  const trustProxy = options.trustProxy ?? false
+  if (gate) {
+    koa.use(async (ctx, next) => {
+      const outcome = await gate({
+        method: ctx.method,
+        path: ctx.path,
+        headers: ctx.req.headers,
+        peerAddress: ctx.req.socket.remoteAddress ?? '',
+        trustProxy,
+      })
+      if (outcome.headers) ctx.set(outcome.headers)
+      if (outcome.refusal) throw outcome.refusal
+      if (outcome.state) Object.assign(ctx.state, outcome.state)
+      await next()
+    })
+  }
   for (const middleware of options.middleware ?? []) koa.use(middleware)
 
   // Answers @koa/router left as bare statuses (no route, wrong method, unknown method) get the error body.
@@ -195,12 +297,123 @@ export async function createApiApp(options: ApiAppOptions): Promise<ApiApp> {
   const router = new Router()
   registerDocumentationAssets(router, loaded)
   for (const operation of operations) {
-    const route = routeFor(operation, handlers, api, bodyLimitBytes)
+    const route = routeFor(operation, handlers, validatorOf(operation.operationId ?? ''), bodyLimitBytes)
     router.register(toKoaPath(operation.path), [operation.method.toUpperCase()], route)
   }
   koa.use(router.routes())
   koa.use(router.allowedMethods())
-  return { koa, api, operationIds }
+
+  const viaKoa = koa.callback()
+  const direct = directRoutes(options, operations, handlers, validatorOf)
+  const handle: RequestListener =
+    direct.size === 0
+      ? viaKoa
+      : (req, res) => {
+          const route = req.method === 'GET' ? direct.get(pathOf(req.url ?? '')) : undefined
+          if (route === undefined) return viaKoa(req, res)
+          void answerDirectly(route, req, res, { gate, trustProxy, logger })
+        }
+  return { koa, api, operationIds, handle, validatorOf }
+}
+
+interface DirectRoute {
+  readonly operationId: string
+  readonly path: string
+  readonly handler: OperationHandler<OperationRequest, OperationResponse>
+  readonly validate: OperationValidator
+}
+
+function directRoutes(
+  options: ApiAppOptions,
+  operations: readonly Operation[],
+  handlers: Readonly<Record<string, OperationHandler<OperationRequest, OperationResponse>>>,
+  validatorOf: (operationId: string) => OperationValidator,
+): Map<string, DirectRoute> {
+  const routes = new Map<string, DirectRoute>()
+  const ids = options.directOperations ?? []
+  if (ids.length > 0 && (options.middleware?.length ?? 0) > 0)
+    throw new Error('directOperations cannot run Koa middleware: give admission rules as a gate')
+  for (const id of ids) {
+    const operation = operations.find((candidate) => candidate.operationId === id)
+    const handler = handlers[id]
+    if (!operation || !handler) throw new Error(`direct operation ${id} has no operation or no handler`)
+    if (operation.method !== 'get' || operation.path.includes('{'))
+      throw new Error(`direct operation ${id} must be a GET with a fixed path`)
+    routes.set(operation.path, { operationId: id, path: operation.path, handler, validate: validatorOf(id) })
+  }
+  return routes
+}
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?')
+  return query === -1 ? url : url.slice(0, query)
+}
+
+/** The query as Koa's `ctx.query` has it: a repeated name becomes an array of its values. */
+function queryOf(url: string): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {}
+  const start = url.indexOf('?')
+  if (start === -1) return query
+  for (const [name, value] of new URLSearchParams(url.slice(start + 1))) {
+    const previous = query[name]
+    query[name] =
+      previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value]
+  }
+  return query
+}
+
+/** One direct operation, step for step what the Koa path does for it. */
+async function answerDirectly(
+  route: DirectRoute,
+  req: IncomingMessage,
+  res: ServerResponse,
+  context: { gate: RequestGate | undefined; trustProxy: boolean; logger: Logger },
+): Promise<void> {
+  const requestId = requestIdFor(req.headers['x-request-id'])
+  const headers: Record<string, string> = { 'x-request-id': requestId, ...COMMON_HEADERS }
+  let status: number
+  let body: string
+  try {
+    const outcome = context.gate
+      ? await context.gate({
+          method: 'GET',
+          path: route.path,
+          headers: req.headers,
+          peerAddress: req.socket.remoteAddress ?? '',
+          trustProxy: context.trustProxy,
+        })
+      : undefined
+    if (outcome?.headers) Object.assign(headers, outcome.headers)
+    if (outcome?.refusal) throw outcome.refusal
+    const url = req.url ?? ''
+    const { query, params } = checked(
+      route.validate({ query: queryOf(url), params: {}, headers: req.headers }),
+    )
+    const response = await route.handler({
+      operationId: route.operationId,
+      body: undefined,
+      query,
+      path: params,
+      headers: req.headers,
+      requestId,
+      clientIp: req.socket.remoteAddress ?? '',
+      rawBody: undefined,
+    })
+    Object.assign(headers, response.headers)
+    status = response.status
+    headers['content-type'] = response.type ?? 'application/json; charset=utf-8'
+    body = response.type ? String(response.body) : JSON.stringify(response.body)
+  } catch (caught) {
+    const error = failureOf(caught, context.logger, { requestId, method: 'GET', path: route.path })
+    status = error.status
+    const retryAfter = retryAfterOf(error)
+    if (retryAfter !== undefined) headers['retry-after'] = retryAfter
+    headers['content-type'] = 'application/json; charset=utf-8'
+    body = JSON.stringify(errorBody(error, requestId))
+  }
+  headers['content-length'] = String(Buffer.byteLength(body))
+  res.writeHead(status, headers)
+  res.end(body)
 }
 
 function toPontisError(caught: unknown): PontisError {
@@ -217,7 +430,7 @@ function toPontisError(caught: unknown): PontisError {
 function routeFor(
   operation: Operation,
   handlers: Record<string, OperationHandler<OperationRequest, OperationResponse>>,
-  api: OpenAPIBackend,
+  validate: OperationValidator,
   bodyLimitBytes: number,
 ): Koa.Middleware {
   const operationId = operation.operationId ?? ''
@@ -236,27 +449,21 @@ function routeFor(
       rawBody = await readTextBody(ctx.req, { limitBytes: bodyLimitBytes })
       body = parseJsonBody(rawBody)
     }
-    const result = api.validateRequest(
-      {
-        method: ctx.method,
-        path: ctx.path,
+    const { query, params } = checked(
+      validate({
         query: ctx.query as Record<string, string | string[]>,
-        headers: ctx.headers as Record<string, string | string[]>,
+        params: ctx.params as Record<string, string>,
+        headers: ctx.req.headers,
         body,
-      },
-      operation,
+      }),
     )
-    if (!result.valid) {
-      const problems = toFieldProblems(result.errors ?? [])
-      throw new PontisError('INVALID_REQUEST', describeProblems(problems), { errors: problems })
-    }
     const handler = handlers[operationId]
     if (!handler) throw new PontisError('NOT_IMPLEMENTED', `${label} is not implemented yet.`)
     const response = await handler({
       operationId,
       body,
-      query: (result.coerced?.query as Record<string, unknown> | undefined) ?? { ...ctx.query },
-      path: (result.coerced?.params as Record<string, unknown> | undefined) ?? { ...ctx.params },
+      query,
+      path: params,
       headers: ctx.headers,
       requestId: String(ctx.state.requestId),
       clientIp: ctx.ip,

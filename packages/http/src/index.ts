@@ -4,10 +4,13 @@ export {
   type ApiAppOptions,
   createApiApp,
   DEFAULT_BODY_LIMIT_BYTES,
+  type GateOutcome,
+  type GateRequest,
   type HandlerMap,
   type OperationHandler,
   type OperationRequest,
   type OperationResponse,
+  type RequestGate,
   type RequestOf,
   type ResponseOf,
 } from './app.js'
@@ -23,6 +26,7 @@ export { describeProblems, type FieldProblem, toFieldProblems } from './problems
 export {
   addressBucket,
   checkRateLimitArguments,
+  clientAddressFrom,
   clientAddressOf,
   fixedWindowOf,
   MemoryRateLimiter,
@@ -31,7 +35,14 @@ export {
   type RateLimiter,
   type RateLimitHeaderPolicy,
   type RateLimitResult,
+  rateLimitHeaders,
   rateLimitResultOf,
   setRateLimitHeaders,
 } from './ratelimit.js'
 export { listen, type RunningServer } from './server.js'
+export {
+  createOperationValidator,
+  type OperationValidator,
+  type ValidationInput,
+  type ValidationOutcome,
+} from './validation.js'

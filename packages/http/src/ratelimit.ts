@@ -5,6 +5,7 @@
  * A window of `windowMs` starts at every multiple of `windowMs` since the epoch, so every instance
  * agrees on the windows without talking; a bucket's count in the current window decides.
  */
+import type { IncomingHttpHeaders } from 'node:http'
 import { isIP } from 'node:net'
 import type Koa from 'koa'
 
@@ -128,21 +129,30 @@ function bareAddress(entry: string): string {
 }
 
 /**
- * The client address of a request: the socket peer, or with proxy trust on (Koa's `app.proxy`,
- * set by `createApiApp({ trustProxy })`) the `X-Forwarded-For` entry `proxyHops` from the right
- * (entries further left were written by the client and prove nothing).
+ * The client address of a request: the socket peer, or with proxy trust on the `X-Forwarded-For`
+ * entry `proxyHops` from the right (entries further left were written by the client and prove
+ * nothing).
  */
-export function clientAddressOf(ctx: Koa.Context, proxyHops = 1): string {
-  const peer = ctx.req.socket.remoteAddress ?? ''
-  if (!ctx.app.proxy) return peer
-  const entries = ctx
-    .get(ctx.app.proxyIpHeader)
+export function clientAddressFrom(
+  peerAddress: string,
+  headers: IncomingHttpHeaders,
+  trustProxy: boolean,
+  proxyHops = 1,
+): string {
+  if (!trustProxy) return peerAddress
+  const forwarded = headers['x-forwarded-for']
+  const entries = (Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? ''))
     .split(',')
     .map((entry) => bareAddress(entry.trim()))
     .filter((entry) => entry !== '')
-  if (entries.length === 0) return peer
+  if (entries.length === 0) return peerAddress
   const chosen = entries[Math.max(0, entries.length - Math.max(1, proxyHops))]!
-  return isIP(chosen) === 0 ? peer : chosen
+  return isIP(chosen) === 0 ? peerAddress : chosen
+}
+
+/** {@link clientAddressFrom} for a Koa request (proxy trust is Koa's `app.proxy`, set by `createApiApp({ trustProxy })`). */
+export function clientAddressOf(ctx: Koa.Context, proxyHops = 1): string {
+  return clientAddressFrom(ctx.req.socket.remoteAddress ?? '', ctx.req.headers, ctx.app.proxy, proxyHops)
 }
 
 /** A named quota as the `RateLimit-Policy` header states it. */
@@ -165,8 +175,22 @@ export function setRateLimitHeaders(
   policy: RateLimitHeaderPolicy,
   result: RateLimitResult,
 ): number {
-  const resetSeconds = Math.max(1, Math.ceil(result.resetMs / 1000))
-  ctx.set('RateLimit-Policy', `"${policy.name}";q=${policy.limit};w=${policy.windowSeconds}`)
-  ctx.set('RateLimit', `"${policy.name}";r=${result.remaining};t=${resetSeconds}`)
+  const { headers, resetSeconds } = rateLimitHeaders(policy, result)
+  ctx.set(headers)
   return resetSeconds
+}
+
+/** The headers {@link setRateLimitHeaders} sets, and `t`, for answers built without Koa. */
+export function rateLimitHeaders(
+  policy: RateLimitHeaderPolicy,
+  result: RateLimitResult,
+): { headers: Record<string, string>; resetSeconds: number } {
+  const resetSeconds = Math.max(1, Math.ceil(result.resetMs / 1000))
+  return {
+    headers: {
+      'RateLimit-Policy': `"${policy.name}";q=${policy.limit};w=${policy.windowSeconds}`,
+      RateLimit: `"${policy.name}";r=${result.remaining};t=${resetSeconds}`,
+    },
+    resetSeconds,
+  }
 }

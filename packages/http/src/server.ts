@@ -1,7 +1,7 @@
 import { once } from 'node:events'
-import type { Server } from 'node:http'
+import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type Koa from 'koa'
+import Koa from 'koa'
 
 export interface RunningServer {
   readonly server: Server
@@ -10,10 +10,17 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-/** Listens on host:port (port 0 picks a free one) and resolves once the socket is bound. */
-export async function listen(koa: Koa, options: { port: number; host?: string }): Promise<RunningServer> {
+/**
+ * Listens on host:port (port 0 picks a free one) and resolves once the socket is bound. Give the
+ * whole app (`createApiApp`'s answer) so its direct operations are served; a bare Koa serves
+ * everything through Koa.
+ */
+export async function listen(
+  app: Koa | { readonly handle: RequestListener },
+  options: { port: number; host?: string },
+): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
-  const server = koa.listen(options.port, host)
+  const server = createServer(app instanceof Koa ? app.callback() : app.handle).listen(options.port, host)
   await once(server, 'listening')
   const { port } = server.address() as AddressInfo
   const urlHost = host.includes(':') ? `[${host}]` : host

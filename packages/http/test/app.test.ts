@@ -29,7 +29,13 @@ const handlers: HandlerMap = {
 
 t.test('routes every operation of the document and validates bodies', async (t) => {
   const { client, operationIds } = await start(t, handlers)
-  t.same([...operationIds].sort(), ['createWidget', 'getDocumentation', 'getWidget', 'unbuilt'])
+  t.same([...operationIds].sort(), [
+    'createWidget',
+    'getDocumentation',
+    'getWidget',
+    'searchWidgets',
+    'unbuilt',
+  ])
   const created = await client.post('/widgets', { name: 'gear', size: '3' })
   t.equal(created.status, 201)
   t.same(created.body, { id: 7, name: 'gear' })

@@ -9,7 +9,7 @@ import type { LifecycleStore } from './lifecycle/lifecycle-store.js'
 import type { Solver } from './lifecycle/solver.js'
 import type { QuoteEngine } from './quote/engine.js'
 import { createQuoteHandlers } from './quote/handlers.js'
-import { createRateLimitMiddleware, type RateLimiter, type RateLimitPolicy } from './ratelimit/index.js'
+import { createRateLimitGate, type RateLimiter, type RateLimitPolicy } from './ratelimit/index.js'
 import { createStatusHandlers, type StatusCache } from './status.js'
 import type { RequestStore } from './store/index.js'
 import { createWebhookAdminHandlers, type WebhookDispatcher } from './webhooks/index.js'
@@ -47,14 +47,14 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
     loaded,
     logger: options.logger,
     trustProxy: options.trustProxy ?? false,
-    middleware: [
-      createRateLimitMiddleware({
-        limiter: options.limiter,
-        keys: options.keys,
-        ...(options.rateLimitPolicy !== undefined ? { policy: options.rateLimitPolicy } : {}),
-        logger: options.logger,
-      }),
-    ],
+    gate: createRateLimitGate({
+      limiter: options.limiter,
+      keys: options.keys,
+      ...(options.rateLimitPolicy !== undefined ? { policy: options.rateLimitPolicy } : {}),
+      logger: options.logger,
+    }),
+    // Status polls are the most frequent call by far; they skip Koa's per-request machinery.
+    directOperations: ['getIntentStatusV3', 'getIntentStatus'],
     handlers: {
       ...createChainHandlers(options.registry),
       ...createQuoteHandlers(options.engine, options.keys),

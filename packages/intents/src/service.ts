@@ -166,7 +166,7 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
   // Status polls are answered from memory until a change of that request is announced.
   const statusCache = new StatusCache()
   statusCache.follow(events)
-  const { koa } = await createIntentsApp({
+  const app = await createIntentsApp({
     ...runtime,
     statusCache,
     trustProxy: env.TRUST_PROXY === 'true',
@@ -174,7 +174,7 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
   })
   // Rotations and revocations made by other instances take effect here at once.
   const unwatchKeys = await runtime.keys.watch()
-  const server = await listen(koa, {
+  const server = await listen(app, {
     port: options.port ?? resolveIntentsPort(env),
     host: options.host ?? env.HOST ?? '127.0.0.1',
   })

@@ -11,7 +11,7 @@ import { createTestClient } from '@pontis/http/testing'
 import t from 'tap'
 import { INTENTS_DOCUMENT_PATH } from '../src/app.js'
 import { ApiKeyStore, createAdminHandlers, resolveAdminToken } from '../src/keys/index.js'
-import { createRateLimitMiddleware, MemoryRateLimiter } from '../src/ratelimit/index.js'
+import { createRateLimitGate, MemoryRateLimiter } from '../src/ratelimit/index.js'
 import { createPgliteClient, RequestStore } from '../src/store/index.js'
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef'
@@ -35,7 +35,7 @@ async function startAdmin(adminToken: string | undefined) {
     loaded,
     logger: capturing,
     handlers: createAdminHandlers({ keys, adminToken, logger: capturing }),
-    middleware: [createRateLimitMiddleware({ limiter: new MemoryRateLimiter(), keys, logger: capturing })],
+    gate: createRateLimitGate({ limiter: new MemoryRateLimiter(), keys, logger: capturing }),
   })
   const server = await listen(koa, { port: 0 })
   t.teardown(() => server.close())

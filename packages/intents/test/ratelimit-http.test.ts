@@ -5,7 +5,7 @@
  * revoked keys, and two service instances sharing one limit through PostgreSQL.
  */
 import crypto from 'node:crypto'
-import { type Logger, silentLogger } from '@pontis/core'
+import { type Logger, PontisError, silentLogger } from '@pontis/core'
 import { createApiApp, listen, loadOpenApiDocument } from '@pontis/http'
 import { createTestClient } from '@pontis/http/testing'
 import type Koa from 'koa'
@@ -15,7 +15,7 @@ import { INTENTS_DOCUMENT_PATH } from '../src/app.js'
 import { ApiKeyStore, createAdminHandlers } from '../src/keys/index.js'
 import {
   apiKeyIdOf,
-  createRateLimitMiddleware,
+  createRateLimitGate,
   MemoryRateLimiter,
   parseRateLimitPolicy,
   type RateLimiter,
@@ -82,15 +82,13 @@ async function startApp(t: TapTest, options: AppOptions) {
       getChains: () => ({ status: 200, body: { chains: [] } }),
       ...createAdminHandlers({ keys: store, adminToken: ADMIN_TOKEN }),
     },
-    middleware: [
-      createRateLimitMiddleware({
-        limiter: options.limiter,
-        keys: store,
-        policy: options.policy === undefined ? POLICY : options.policy,
-        logger: options.logger ?? silentLogger,
-      }),
-      capture,
-    ],
+    gate: createRateLimitGate({
+      limiter: options.limiter,
+      keys: store,
+      policy: options.policy === undefined ? POLICY : options.policy,
+      logger: options.logger ?? silentLogger,
+    }),
+    middleware: [capture],
   })
   const server = await listen(koa, { port: 0 })
   t.teardown(() => server.close())
@@ -310,4 +308,75 @@ t.test('two instances on one PostgreSQL share the limit', async (t) => {
   )
   // The admin call above was anonymous too: 4 of the address's 5 are left, across both instances.
   t.equal(anonymous.filter((res) => res.status === 200).length, 4, 'concurrent anonymous calls too')
+})
+
+/** The service's way: status polls as direct operations (no Koa), the gate in front of both paths. */
+async function startDirectApp(t: TapTest, options: AppOptions) {
+  const store = options.keys ?? keys
+  const app = await createApiApp({
+    loaded,
+    logger: silentLogger,
+    trustProxy: options.trustProxy ?? false,
+    handlers: {
+      getChains: () => ({ status: 200, body: { chains: [] } }),
+      getIntentStatusV3: ({ query }) => {
+        throw new PontisError('REQUEST_NOT_FOUND', `No request ${String(query.requestId)}.`)
+      },
+    },
+    gate: createRateLimitGate({
+      limiter: options.limiter,
+      keys: store,
+      policy: POLICY,
+      logger: silentLogger,
+    }),
+    directOperations: ['getIntentStatusV3'],
+  })
+  const server = await listen(app, { port: 0 })
+  t.teardown(() => server.close())
+  return createTestClient(t, server.url, loaded.document)
+}
+
+t.test('status polls answered without Koa are authenticated and counted like every route', async (t) => {
+  const clock = manualClock()
+  clock.advance(15_000)
+  const client = await startDirectApp(t, { limiter: new MemoryRateLimiter({ now: clock.now }) })
+  const poll = (headers: Record<string, string> = {}) =>
+    client.get(`/intents/status/v3?requestId=0x${'ab'.repeat(32)}`, { headers })
+  for (let i = 1; i <= 4; i++) {
+    const res = await poll()
+    t.equal(res.status, 404, `poll ${i} reaches the handler`)
+    t.equal(res.headers.ratelimit, `"other";r=${5 - i};t=45`)
+    t.equal(res.headers['ratelimit-policy'], '"other";q=5;w=60')
+  }
+  t.equal((await client.get('/chains')).status, 200, 'Koa routes count in the same bucket (5th call)')
+  const limited = await poll()
+  t.equal(limited.status, 429, 'the 6th call of the address is refused')
+  t.equal(limited.headers['retry-after'], '45')
+  t.equal(limited.headers.ratelimit, '"other";r=0;t=45')
+
+  const unknown = await poll({ 'x-api-key': `pk_${crypto.randomBytes(48).toString('base64url')}` })
+  t.equal(unknown.status, 429, 'an unknown key is counted against the address first')
+  clock.advance(45_000)
+  const refused = await poll({ 'x-api-key': 'garbage' })
+  t.equal(refused.status, 401, 'then refused')
+  t.equal((refused.body as { errorCode: string }).errorCode, 'UNAUTHORIZED')
+  const { secret } = await keys.create({ label: 'direct poller', tier: 'standard' })
+  const keyed = await poll({ 'x-api-key': secret })
+  t.equal(keyed.status, 404)
+  t.equal(keyed.headers.ratelimit, '"other";r=5;t=60', "a key's polls count in the key's bucket and tier")
+})
+
+t.test('status polls answered without Koa follow X-Forwarded-For only with proxy trust', async (t) => {
+  const poll = (client: Awaited<ReturnType<typeof startDirectApp>>, xff: string) =>
+    client.get(`/intents/status/v3?requestId=0x${'cd'.repeat(32)}`, { headers: { 'x-forwarded-for': xff } })
+  const untrusting = await startDirectApp(t, { limiter: new MemoryRateLimiter({ now: manualClock().now }) })
+  for (let i = 0; i < 5; i++) t.equal((await poll(untrusting, `198.51.100.${i}`)).status, 404)
+  t.equal((await poll(untrusting, '198.51.100.99')).status, 429, 'a forged header does not buy a bucket')
+  const trusting = await startDirectApp(t, {
+    limiter: new MemoryRateLimiter({ now: manualClock().now }),
+    trustProxy: true,
+  })
+  for (let i = 0; i < 5; i++) t.equal((await poll(trusting, '203.0.113.1')).status, 404)
+  t.equal((await poll(trusting, '203.0.113.1')).status, 429, 'one client behind the proxy, one bucket')
+  t.equal((await poll(trusting, '203.0.113.2')).status, 404, 'another client has its own')
 })

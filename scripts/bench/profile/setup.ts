@@ -250,8 +250,8 @@ export interface ProfiledService {
   readonly engine: QuoteEngine
   readonly clock: PhaseClock
   readonly registry: Registry
-  /** openapi-backend of the service's HTTP app: times request validation alone. */
-  readonly api: ApiApp['api']
+  /** The service's request validators: times request validation alone. */
+  readonly validatorOf: ApiApp['validatorOf']
   /** The last request the engine stored: its order replays the id and signature. */
   lastStored(): QuotedRequest | undefined
   close(): Promise<void>
@@ -270,7 +270,7 @@ export async function startProfiledService(config: BenchConfig): Promise<Profile
     dataDir,
     logger: silentLogger,
   })
-  const { api } = await createIntentsApp({ ...runtime })
+  const { validatorOf } = await createIntentsApp({ ...runtime })
   const clock = new PhaseClock()
   const prices: PriceSource = await loadPriceSource({ env: config.env, configDir: config.configDir })
   const timedPrices: PriceSource = {
@@ -293,7 +293,7 @@ export async function startProfiledService(config: BenchConfig): Promise<Profile
     engine,
     clock,
     registry: runtime.registry,
-    api,
+    validatorOf,
     lastStored: () => stored,
     close: async () => {
       await Promise.allSettled([runtime.store.close(), runtime.registry.close()])

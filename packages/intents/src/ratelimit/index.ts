@@ -3,20 +3,21 @@
 // so intents' public API stays the same.
 export {
   addressBucket,
+  clientAddressFrom,
   clientAddressOf,
   MemoryRateLimiter,
   type MemoryRateLimiterOptions,
   type RateLimiter,
   type RateLimitResult,
 } from '@pontis/http'
-export { SqlRateLimiter, type SqlRateLimiterOptions } from './limiter.js'
 export {
   apiKeyIdOf,
-  createRateLimitMiddleware,
-  type RateLimitMiddlewareOptions,
+  createRateLimitGate,
+  type RateLimitGateOptions,
   type RateLimitState,
   routeClassOf,
-} from './middleware.js'
+} from './gate.js'
+export { SqlRateLimiter, type SqlRateLimiterOptions } from './limiter.js'
 export {
   type ClassLimits,
   DEFAULT_RATE_LIMIT_POLICY,

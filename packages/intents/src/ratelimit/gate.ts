@@ -1,7 +1,7 @@
 /**
- * The Koa middleware that authenticates `x-api-key` and applies the rate limits, for the
- * `middleware` option of `createApiApp` (it runs after request ids and error handling, before
- * routing).
+ * The gate that authenticates `x-api-key` and applies the rate limits, for the `gate` option of
+ * `createApiApp` (it runs after request ids and error handling, before routing, for Koa routes and
+ * direct operations alike).
  *
  * Headers follow draft-ietf-httpapi-ratelimit-headers-10 (structured fields, named policies):
  * `RateLimit-Policy: "quote";q=50;w=60` and `RateLimit: "quote";r=49;t=42`, the policy named by the
@@ -11,12 +11,13 @@
 import { type Logger, PontisError } from '@pontis/core'
 import {
   addressBucket,
-  clientAddressOf,
+  clientAddressFrom,
+  type GateOutcome,
   normaliseRoutePath,
   type RateLimiter,
-  setRateLimitHeaders,
+  type RequestGate,
+  rateLimitHeaders,
 } from '@pontis/http'
-import type Koa from 'koa'
 import { API_KEY_HEADER, type ApiKeyRecord, type ApiKeyStore, unauthorized } from '../keys/api-keys.js'
 import {
   DEFAULT_RATE_LIMIT_POLICY,
@@ -25,7 +26,7 @@ import {
   type RouteClass,
 } from './policy.js'
 
-export interface RateLimitMiddlewareOptions {
+export interface RateLimitGateOptions {
   readonly limiter: RateLimiter
   readonly keys: ApiKeyStore
   /**
@@ -44,8 +45,8 @@ export interface RateLimitMiddlewareOptions {
   readonly proxyHops?: number
 }
 
-/** What the middleware leaves in `ctx.state`. */
-export interface RateLimitState {
+/** What the gate leaves in `ctx.state`. */
+export type RateLimitState = {
   /** The key of an authenticated `x-api-key`; absent for anonymous calls. */
   apiKey?: ApiKeyRecord
 }
@@ -84,48 +85,51 @@ function tooMany(rule: RateLimitRule, retryAfterSeconds: number): PontisError {
 
 /**
  * Authenticates `x-api-key` (unknown or revoked: 401 `UNAUTHORIZED`, counted against the caller's
- * address first so guessing keys is rate limited too), stores the key on `ctx.state.apiKey`, and
+ * address first so guessing keys is rate limited too), leaves the key as `apiKey` in the state, and
  * counts the request in `key:<id>:<class>` (tier limits) or `ip:<address>:<class>` (anonymous
  * limits). `/`, `/documentation*` and the websocket path are not limited.
  */
-export function createRateLimitMiddleware(options: RateLimitMiddlewareOptions): Koa.Middleware {
+export function createRateLimitGate(options: RateLimitGateOptions): RequestGate {
   const { limiter, keys, logger } = options
   const policy = options.policy === undefined ? DEFAULT_RATE_LIMIT_POLICY : options.policy
   const websocketPath = normaliseRoutePath(options.websocketPath ?? '/intents/ws')
   const proxyHops = Math.max(1, options.proxyHops ?? 1)
+  const admitted: GateOutcome = {}
 
   const count = async (
-    ctx: Koa.Context,
     bucket: string,
     name: RouteClass,
     rule: RateLimitRule | undefined,
-  ) => {
-    if (rule === undefined) return
+    state?: RateLimitState,
+  ): Promise<GateOutcome> => {
+    if (rule === undefined) return state ? { state } : admitted
     const result = await limiter.hit(bucket, rule.limit, rule.windowSeconds * 1000)
-    const retryAfterSeconds = setRateLimitHeaders(ctx, { name, ...rule }, result)
+    const { headers, resetSeconds } = rateLimitHeaders({ name, ...rule }, result)
     if (!result.allowed) {
       logger.debug('rate limited', { bucket, limit: rule.limit, windowSeconds: rule.windowSeconds })
-      throw tooMany(rule, retryAfterSeconds)
+      return { headers, refusal: tooMany(rule, resetSeconds) }
     }
+    return state ? { headers, state } : { headers }
   }
 
-  return async (ctx, next) => {
-    if (isExempt(ctx.path, websocketPath)) return next()
-    const name = routeClassOf(ctx.method, ctx.path)
-    const presented = ctx.get(API_KEY_HEADER)
+  return async (request) => {
+    if (isExempt(request.path, websocketPath)) return admitted
+    const name = routeClassOf(request.method, request.path)
+    const header = request.headers[API_KEY_HEADER]
+    const presented = Array.isArray(header) ? header.join(', ') : (header ?? '')
     const key = presented === '' ? undefined : await keys.authenticate(presented)
     if (key === undefined) {
-      const address = addressBucket(clientAddressOf(ctx, proxyHops))
-      await count(ctx, `ip:${address}:${name}`, name, policy?.anonymous[name])
-      if (presented !== '') {
+      const address = addressBucket(
+        clientAddressFrom(request.peerAddress, request.headers, request.trustProxy, proxyHops),
+      )
+      const outcome = await count(`ip:${address}:${name}`, name, policy?.anonymous[name])
+      if (presented !== '' && outcome.refusal === undefined) {
         // Never the presented value, not even a prefix: a typo of a real key is most of that key.
-        logger.debug('refused an unknown or revoked API key', { address, path: ctx.path })
-        throw unauthorized()
+        logger.debug('refused an unknown or revoked API key', { address, path: request.path })
+        return { ...outcome, refusal: unauthorized() }
       }
-    } else {
-      ;(ctx.state as RateLimitState).apiKey = key
-      await count(ctx, `key:${key.id}:${name}`, name, policy?.[key.tier][name])
+      return outcome
     }
-    await next()
+    return count(`key:${key.id}:${name}`, name, policy?.[key.tier][name], { apiKey: key })
   }
 }

@@ -1,0 +1,167 @@
+/**
+ * Direct operations (`createApiApp({ directOperations })`) answer without Koa: every request here
+ * is sent over loopback both to the app's own listener (direct) and to its Koa app alone, and the
+ * two answers must be the same (status, body, headers), each checked against the document.
+ */
+import { fileURLToPath } from 'node:url'
+import { type Logger, PontisError, silentLogger } from '@pontis/core'
+import t, { type Test } from 'tap'
+import { createApiApp, type GateRequest, type HandlerMap, listen, loadOpenApiDocument } from '../src/index.js'
+import { createTestClient, type TestResponse } from '../src/testing.js'
+
+const fixture = fileURLToPath(new URL('./fixtures/widgets.yaml', import.meta.url))
+
+const handlers: HandlerMap = {
+  searchWidgets: (request) => {
+    const query = request.query as { name: string; limit?: number; tag?: string[] }
+    if (query.name === 'missing') throw new PontisError('REQUEST_NOT_FOUND', 'No widget named missing.')
+    if (query.name === 'boom') throw new Error('secret=hunter2 in a stack')
+    return { status: 200, body: query, headers: { 'x-seen-by': request.operationId } }
+  },
+  getWidget: (request) => ({
+    status: 200,
+    body: { id: request.path.widgetId as number, name: 'w' },
+    headers: { 'x-widget-version': '1' },
+  }),
+}
+
+async function start(t: Test) {
+  const loaded = await loadOpenApiDocument(fixture)
+  const gateCalls: GateRequest[] = []
+  const errors: unknown[] = []
+  const logger: Logger = {
+    debug: () => {},
+    info: () => {},
+    warn: () => {},
+    error: (message, fields) => errors.push({ message, fields }),
+  }
+  const app = await createApiApp({
+    loaded,
+    handlers,
+    logger,
+    gate: async (request) => {
+      gateCalls.push(request)
+      const headers = { 'x-gate': 'seen' }
+      if (request.headers['x-refuse'] !== undefined)
+        return { headers, refusal: new PontisError('RATE_LIMITED', 'Slow down.', { retryAfterSeconds: 7 }) }
+      return { headers }
+    },
+    directOperations: ['searchWidgets'],
+  })
+  const direct = await listen(app, { port: 0 })
+  const viaKoa = await listen(app.koa, { port: 0 })
+  t.teardown(async () => {
+    await direct.close()
+    await viaKoa.close()
+  })
+  return {
+    direct: createTestClient(t, direct.url, loaded.document),
+    viaKoa: createTestClient(t, viaKoa.url, loaded.document),
+    gateCalls,
+    errors,
+  }
+}
+
+const VARYING = new Set(['date', 'connection', 'keep-alive'])
+
+function comparable(response: TestResponse): {
+  status: number
+  headers: Record<string, string>
+  text: string
+} {
+  const headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !VARYING.has(name)))
+  return { status: response.status, headers, text: response.text }
+}
+
+t.test('a direct operation answers exactly what the Koa path answers', async (t) => {
+  const { direct, viaKoa } = await start(t)
+  const cases: Array<[string, string, Record<string, string>?]> = [
+    ['valid, coerced, repeated array', '/search?name=gear&limit=5&tag=a&tag=b'],
+    ['a lone array value', '/search?name=gear&tag=a'],
+    ['escaped values', '/search?name=gear&tag=a%20b&tag=%E2%82%AC'],
+    ['pattern mismatch', '/search?name=GEAR'],
+    ['missing required', '/search?limit=3'],
+    ['no query at all', '/search'],
+    ['unknown parameter', '/search?name=gear&colour=red'],
+    ['repeated scalar', '/search?name=a&name=b'],
+    ['not an integer', '/search?name=gear&limit=five'],
+    ['out of range', '/search?name=gear&limit=51'],
+    ['handler refuses', '/search?name=missing'],
+    ['handler fails', '/search?name=boom'],
+    ['gate refuses', '/search?name=gear', { 'x-refuse': '1' }],
+    ['trailing slash (Koa on both)', '/search/?name=gear'],
+    ['other case (Koa on both)', '/SEARCH?name=gear'],
+  ]
+  for (const [name, path, headers] of cases) {
+    const requestHeaders = { 'x-request-id': `case-${name.replaceAll(/[^a-z]/g, '')}`, ...headers }
+    const [a, b] = await Promise.all([
+      direct.get(path, { headers: requestHeaders }),
+      viaKoa.get(path, { headers: requestHeaders }),
+    ])
+    t.same(comparable(a), comparable(b), name)
+  }
+  const valid = await direct.get('/search?name=gear&limit=5&tag=a&tag=b')
+  t.same(valid.body, { name: 'gear', limit: 5, tag: ['a', 'b'] }, 'limit coerced to a number, tags as sent')
+  t.equal(valid.headers['x-seen-by'], 'searchWidgets')
+  t.equal(valid.headers['x-gate'], 'seen', 'the gate ran and its headers were sent')
+  t.equal(valid.headers['content-type'], 'application/json; charset=utf-8')
+  t.match(valid.headers['x-request-id'], /^[0-9a-f-]{36}$/, 'a request id is made when none is sent')
+  const refused = await direct.get('/search?name=gear', { headers: { 'x-refuse': '1' } })
+  t.equal(refused.status, 429)
+  t.equal(refused.headers['retry-after'], '7')
+  t.equal((refused.body as { errorCode: string }).errorCode, 'RATE_LIMITED')
+  const invalidId = await direct.get('/search?name=gear', {
+    headers: { 'x-request-id': 'no spaces allowed' },
+  })
+  t.not(invalidId.headers['x-request-id'], 'no spaces allowed', 'an implausible request id is replaced')
+})
+
+t.test('a direct operation logs a failure without leaking it, like the Koa path', async (t) => {
+  const { direct, errors } = await start(t)
+  const failed = await direct.get('/search?name=boom')
+  t.equal(failed.status, 500)
+  t.notMatch(failed.text, /hunter2/, 'the cause stays out of the answer')
+  t.equal(errors.length, 1, 'and goes to the log once')
+})
+
+t.test('the gate sees the same request on both paths', async (t) => {
+  const { direct, viaKoa, gateCalls } = await start(t)
+  await direct.get('/search?name=gear', { headers: { 'x-api-key': 'k' } })
+  await viaKoa.get('/search?name=gear', { headers: { 'x-api-key': 'k' } })
+  t.equal(gateCalls.length, 2)
+  const [a, b] = gateCalls.map(({ headers, ...rest }) => ({ ...rest, key: headers['x-api-key'] }))
+  t.same(a, b)
+  t.same(a, { method: 'GET', path: '/search', peerAddress: '127.0.0.1', trustProxy: false, key: 'k' })
+})
+
+t.test('other methods and operations still go through Koa', async (t) => {
+  const { direct } = await start(t)
+  const post = await direct.post('/search', {})
+  t.equal(post.status, 405, 'POST on a direct path is answered by the router')
+  const widget = await direct.get('/widgets/3')
+  t.equal(widget.status, 200)
+  t.equal(widget.headers['x-gate'], 'seen', 'the gate runs on Koa routes as well')
+})
+
+t.test('direct operations are checked at start-up', async (t) => {
+  const loaded = await loadOpenApiDocument(fixture)
+  const logger = silentLogger
+  await t.rejects(
+    createApiApp({ loaded, handlers, logger, directOperations: ['getWidget'] }),
+    /GET with a fixed path/,
+  )
+  await t.rejects(
+    createApiApp({ loaded, handlers, logger, directOperations: ['unbuilt'] }),
+    /no operation or no handler/,
+  )
+  await t.rejects(
+    createApiApp({
+      loaded,
+      handlers,
+      logger,
+      directOperations: ['searchWidgets'],
+      middleware: [async (_, next) => next()],
+    }),
+    /cannot run Koa middleware/,
+  )
+})
