@@ -335,6 +335,57 @@ for (const backend of [pgliteMemory, postgres]) {
       t.equal((await store.getRequest(input.id))?.amountIn, input.amountIn, 'the first one is kept')
     })
 
+    t.test('concurrent inserts go in together, each with its own outcome', async (t) => {
+      let statements = 0
+      const counting: SqlClient = {
+        ...store.client,
+        query: (sql, params) => {
+          if (sql.trimStart().startsWith('INSERT INTO requests')) statements++
+          return store.client.query(sql, params)
+        },
+      }
+      const grouped = new RequestStore(counting, { now: clock.now })
+      const taken = newRequest({ depositTag: `0x${'7a'.repeat(32)}` })
+      await grouped.insertRequest(taken)
+      t.equal(statements, 1, 'an idle store inserts at once, alone')
+      const fresh = Array.from({ length: 24 }, () => newRequest())
+      const stored = await Promise.all(fresh.map((request) => grouped.insertRequest(request)))
+      t.equal(statements, 3, 'a burst: the first insert at once, the 23 that waited for it in one statement')
+      t.same(
+        stored.map((row) => row.id),
+        fresh.map((request) => request.id),
+        'each insert answered with its own row',
+      )
+      // One bad row fails its batch; the batch is retried row by row so only that row fails.
+      const later = Array.from({ length: 5 }, () => newRequest())
+      const burst = [
+        ...later,
+        { ...fresh[3]!, amountIn: 7n },
+        newRequest({ depositTag: `0x${'7A'.repeat(32)}` }),
+      ]
+      const outcomes = await Promise.allSettled(burst.map((request) => grouped.insertRequest(request)))
+      for (const [index, request] of later.entries()) {
+        const outcome = outcomes[index]!
+        t.equal(outcome.status, 'fulfilled', `request ${index} of the failed batch stored`)
+        if (outcome.status === 'fulfilled') t.equal(outcome.value.id, request.id)
+      }
+      for (const request of [...fresh, ...later])
+        t.equal((await store.getRequest(request.id))?.amountIn, request.amountIn, `${request.id} readable`)
+      const duplicate = outcomes[later.length]!
+      t.equal(duplicate.status, 'rejected')
+      if (duplicate.status === 'rejected')
+        t.type(duplicate.reason, DuplicateRequestError, 'the repeated id alone fails')
+      const tagged = outcomes[later.length + 1]!
+      t.equal(tagged.status, 'rejected')
+      if (tagged.status === 'rejected')
+        t.type(tagged.reason, DepositTagTakenError, 'the taken tag alone fails')
+      t.equal(
+        (await store.getRequest(fresh[3]!.id))?.amountIn,
+        fresh[3]!.amountIn,
+        'the first of an id is kept',
+      )
+    })
+
     t.test('malformed requests are refused before SQL', async (t) => {
       await t.rejects(store.insertRequest(newRequest({ id: '0x1234' })), RangeError)
       await t.rejects(store.insertRequest(newRequest({ amountIn: MAX_UINT256 + 1n })), /amountIn .* outside/)
