@@ -1,4 +1,5 @@
 /** The settlement order shared by the intent service (which signs it) and the oracle (which attests it). */
+import { createStructHasher } from './eip712.js'
 import { chainByProtocolId, type Registry } from './registry.js'
 
 /** The EIP-712 types of the settlement order; `orderId` is the struct hash of `Order`. */
@@ -51,6 +52,12 @@ export const ORDER_TYPES = {
     { name: 'amount', type: 'uint256' },
   ],
 } as const
+
+/**
+ * The order id: EIP-712 `hashStruct` of an `Order` (no domain), as viem's `hashStruct` over
+ * `ORDER_TYPES` computes it. Takes the signable form: integers as bigints or numbers, bytes as hex.
+ */
+export const hashOrderStruct = createStructHasher(ORDER_TYPES, 'Order')
 
 export const ORDER_VERSION = 'v1'
 

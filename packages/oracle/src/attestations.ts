@@ -11,6 +11,7 @@ import {
   encodeOrder as encodeOrderBytes,
   type FinalityMode,
   type HubConfig,
+  hashOrderStruct,
   ORDER_TYPES,
   type OracleApi,
   PontisError,
@@ -23,7 +24,6 @@ import {
 import {
   encodeAbiParameters,
   type Hex,
-  hashStruct,
   hashTypedData,
   isAddressEqual,
   keccak256,
@@ -221,11 +221,7 @@ export function createAttestationEngine(options: AttestationEngineOptions): Atte
   const readOrderInputs = async (request: FillsRequest | RefundsRequest) => {
     const order = request.order
     const encodedOrder = encodeOrder(order)
-    const orderId = hashStruct({
-      primaryType: 'Order',
-      types: ORDER_TYPES,
-      data: toSignableValue(ORDER_TYPES, 'Order', encodedOrder) as never,
-    })
+    const orderId = hashOrderStruct(toSignableValue(ORDER_TYPES, 'Order', encodedOrder) as object)
     let signer: Hex
     try {
       signer = await recoverMessageAddress({

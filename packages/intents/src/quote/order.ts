@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { encodeOrder, type IntentsApi, ORDER_TYPES, type Registry } from '@pontis/core'
-import { type Hex, hashStruct } from 'viem'
+import { encodeOrder, hashOrderStruct, type IntentsApi, type Registry } from '@pontis/core'
+import type { Hex } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
 
 /** A fresh 256-bit salt: every quote is a distinct order (and so a distinct request id). */
@@ -14,50 +14,46 @@ export function randomSalt(): Hex {
  */
 export function orderId(registry: Registry, plain: IntentsApi.Order): Hex {
   const order = encodeOrder(registry, plain)
-  return hashStruct({
-    primaryType: 'Order',
-    types: ORDER_TYPES,
-    data: {
-      version: order.version,
-      solverChainId: order.solverChainId,
-      solver: order.solver,
-      salt: BigInt(order.salt),
-      inputs: order.inputs.map((input) => ({
-        payment: {
-          chainId: input.payment.chainId,
-          currency: input.payment.currency,
-          amount: BigInt(input.payment.amount),
-          weight: BigInt(input.payment.weight),
-        },
-        refunds: input.refunds.map((refund) => ({
-          chainId: refund.chainId,
-          recipient: refund.recipient,
-          currency: refund.currency,
-          minimumAmount: BigInt(refund.minimumAmount),
-          deadline: refund.deadline,
-          extraData: refund.extraData,
-        })),
-      })),
-      output: {
-        chainId: order.output.chainId,
-        payments: order.output.payments.map((payment) => ({
-          recipient: payment.recipient,
-          currency: payment.currency,
-          minimumAmount: BigInt(payment.minimumAmount),
-          expectedAmount: BigInt(payment.expectedAmount),
-        })),
-        deadline: order.output.deadline,
-        calls: [...order.output.calls],
-        extraData: order.output.extraData,
+  return hashOrderStruct({
+    version: order.version,
+    solverChainId: order.solverChainId,
+    solver: order.solver,
+    salt: BigInt(order.salt),
+    inputs: order.inputs.map((input) => ({
+      payment: {
+        chainId: input.payment.chainId,
+        currency: input.payment.currency,
+        amount: BigInt(input.payment.amount),
+        weight: BigInt(input.payment.weight),
       },
-      fees: order.fees.map((fee) => ({
-        recipientChainId: fee.recipientChainId,
-        recipient: fee.recipient,
-        currencyChainId: fee.currencyChainId,
-        currency: fee.currency,
-        amount: BigInt(fee.amount),
+      refunds: input.refunds.map((refund) => ({
+        chainId: refund.chainId,
+        recipient: refund.recipient,
+        currency: refund.currency,
+        minimumAmount: BigInt(refund.minimumAmount),
+        deadline: refund.deadline,
+        extraData: refund.extraData,
       })),
+    })),
+    output: {
+      chainId: order.output.chainId,
+      payments: order.output.payments.map((payment) => ({
+        recipient: payment.recipient,
+        currency: payment.currency,
+        minimumAmount: BigInt(payment.minimumAmount),
+        expectedAmount: BigInt(payment.expectedAmount),
+      })),
+      deadline: order.output.deadline,
+      calls: [...order.output.calls],
+      extraData: order.output.extraData,
     },
+    fees: order.fees.map((fee) => ({
+      recipientChainId: fee.recipientChainId,
+      recipient: fee.recipient,
+      currencyChainId: fee.currencyChainId,
+      currency: fee.currency,
+      amount: BigInt(fee.amount),
+    })),
   })
 }
 
