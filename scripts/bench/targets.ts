@@ -163,7 +163,7 @@ export const TARGETS = {
     checkAnswer: isStatusRecord,
     baseline: 'bare-get',
     description:
-      'GET /intents/status/v3?requestId=<the request a set-up quote stored>: validate the query, read one row (PGlite), answer its status record',
+      'GET /intents/status/v3?requestId=<the request a set-up quote stored>: a direct operation (no Koa): gate, validation, the record from the status cache',
   },
   chains: {
     server: 'pontis',

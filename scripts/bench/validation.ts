@@ -104,8 +104,7 @@ async function main(): Promise<number> {
     samples.sort()
 
     const parseStarted = process.hrtime.bigint()
-    for (let i = 0; i < iterations; i++)
-      if (!validate(request(JSON.parse(raw))).valid) invalid++
+    for (let i = 0; i < iterations; i++) if (!validate(request(JSON.parse(raw))).valid) invalid++
     const parseAndValidate = Number(process.hrtime.bigint() - parseStarted) / 1000 / iterations
     if (invalid > 0) {
       log(`${name}: ${invalid} calls did not validate`)
