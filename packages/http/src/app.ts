@@ -9,6 +9,7 @@ import { isJsonContentType, parseJsonBody, readTextBody } from './body.js'
 import { documentationPage, registerDocumentationAssets } from './docs.js'
 import type { LoadedDocument } from './document.js'
 import { describeProblems, toFieldProblems } from './problems.js'
+import { clientAddressFrom } from './ratelimit.js'
 import { createOperationValidator, type OperationValidator } from './validation.js'
 
 /** The request as a handler sees it: validated against the document, query and path coerced to their types. */
@@ -24,7 +25,7 @@ export interface OperationRequest<
   readonly headers: IncomingHttpHeaders
   /** Correlation id of this HTTP request (`x-request-id`), echoed in error bodies. */
   readonly requestId: string
-  /** Client address as Koa sees it (honours `X-Forwarded-For` only when proxy trust is on). */
+  /** The socket peer, or with proxy trust on the `X-Forwarded-For` entry the proxy appended. */
   readonly clientIp: string
   /** The exact body text received, for signature checks. */
   readonly rawBody: string | undefined
@@ -297,7 +298,10 @@ export async function createApiApp(options: ApiAppOptions): Promise<ApiApp> {
   const router = new Router()
   registerDocumentationAssets(router, loaded)
   for (const operation of operations) {
-    const route = routeFor(operation, handlers, validatorOf(operation.operationId ?? ''), bodyLimitBytes)
+    const route = routeFor(operation, handlers, validatorOf(operation.operationId ?? ''), {
+      bodyLimitBytes,
+      trustProxy,
+    })
     router.register(toKoaPath(operation.path), [operation.method.toUpperCase()], route)
   }
   koa.use(router.routes())
@@ -396,7 +400,7 @@ async function answerDirectly(
       path: params,
       headers: req.headers,
       requestId,
-      clientIp: req.socket.remoteAddress ?? '',
+      clientIp: clientAddressFrom(req.socket.remoteAddress ?? '', req.headers, context.trustProxy),
       rawBody: undefined,
     })
     Object.assign(headers, response.headers)
@@ -431,7 +435,7 @@ function routeFor(
   operation: Operation,
   handlers: Record<string, OperationHandler<OperationRequest, OperationResponse>>,
   validate: OperationValidator,
-  bodyLimitBytes: number,
+  { bodyLimitBytes, trustProxy }: { bodyLimitBytes: number; trustProxy: boolean },
 ): Koa.Middleware {
   const operationId = operation.operationId ?? ''
   const hasBody = operation.requestBody !== undefined
@@ -466,7 +470,7 @@ function routeFor(
       path: params,
       headers: ctx.headers,
       requestId: String(ctx.state.requestId),
-      clientIp: ctx.ip,
+      clientIp: clientAddressFrom(ctx.req.socket.remoteAddress ?? '', ctx.req.headers, trustProxy),
       rawBody,
     })
     ctx.status = response.status

@@ -27,7 +27,6 @@ export {
   addressBucket,
   checkRateLimitArguments,
   clientAddressFrom,
-  clientAddressOf,
   fixedWindowOf,
   MemoryRateLimiter,
   type MemoryRateLimiterOptions,
@@ -37,7 +36,6 @@ export {
   type RateLimitResult,
   rateLimitHeaders,
   rateLimitResultOf,
-  setRateLimitHeaders,
 } from './ratelimit.js'
 export { listen, type RunningServer } from './server.js'
 export {

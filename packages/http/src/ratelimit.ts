@@ -7,7 +7,6 @@
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import { isIP } from 'node:net'
-import type Koa from 'koa'
 
 /** The outcome of one counted request. */
 export interface RateLimitResult {
@@ -150,11 +149,6 @@ export function clientAddressFrom(
   return isIP(chosen) === 0 ? peerAddress : chosen
 }
 
-/** {@link clientAddressFrom} for a Koa request (proxy trust is Koa's `app.proxy`, set by `createApiApp({ trustProxy })`). */
-export function clientAddressOf(ctx: Koa.Context, proxyHops = 1): string {
-  return clientAddressFrom(ctx.req.socket.remoteAddress ?? '', ctx.req.headers, ctx.app.proxy, proxyHops)
-}
-
 /** A named quota as the `RateLimit-Policy` header states it. */
 export interface RateLimitHeaderPolicy {
   /** The policy name, quoted in both headers. */
@@ -166,21 +160,10 @@ export interface RateLimitHeaderPolicy {
 }
 
 /**
- * Sets `RateLimit-Policy: "<name>";q=<limit>;w=<seconds>` and `RateLimit: "<name>";r=<remaining>;t=<seconds>`
- * (draft-ietf-httpapi-ratelimit-headers-10, structured fields) and returns `t`, the whole seconds
- * (at least 1) until the window resets, which is also the `Retry-After` of a refused request.
+ * `RateLimit-Policy: "<name>";q=<limit>;w=<seconds>` and `RateLimit: "<name>";r=<remaining>;t=<seconds>`
+ * (draft-ietf-httpapi-ratelimit-headers-10, structured fields), and `t`: the whole seconds (at
+ * least 1) until the window resets, which is also the `Retry-After` of a refused request.
  */
-export function setRateLimitHeaders(
-  ctx: Koa.Context,
-  policy: RateLimitHeaderPolicy,
-  result: RateLimitResult,
-): number {
-  const { headers, resetSeconds } = rateLimitHeaders(policy, result)
-  ctx.set(headers)
-  return resetSeconds
-}
-
-/** The headers {@link setRateLimitHeaders} sets, and `t`, for answers built without Koa. */
 export function rateLimitHeaders(
   policy: RateLimitHeaderPolicy,
   result: RateLimitResult,

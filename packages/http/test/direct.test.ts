@@ -16,7 +16,11 @@ const handlers: HandlerMap = {
     const query = request.query as { name: string; limit?: number; tag?: string[] }
     if (query.name === 'missing') throw new PontisError('REQUEST_NOT_FOUND', 'No widget named missing.')
     if (query.name === 'boom') throw new Error('secret=hunter2 in a stack')
-    return { status: 200, body: query, headers: { 'x-seen-by': request.operationId } }
+    return {
+      status: 200,
+      body: query,
+      headers: { 'x-seen-by': request.operationId, 'x-client-ip': request.clientIp },
+    }
   },
   getWidget: (request) => ({
     status: 200,
@@ -25,7 +29,7 @@ const handlers: HandlerMap = {
   }),
 }
 
-async function start(t: Test) {
+async function start(t: Test, trustProxy = false) {
   const loaded = await loadOpenApiDocument(fixture)
   const gateCalls: GateRequest[] = []
   const errors: unknown[] = []
@@ -39,6 +43,7 @@ async function start(t: Test) {
     loaded,
     handlers,
     logger,
+    trustProxy,
     gate: async (request) => {
       gateCalls.push(request)
       const headers = { 'x-gate': 'seen' }
@@ -163,5 +168,24 @@ t.test('direct operations are checked at start-up', async (t) => {
       middleware: [async (_, next) => next()],
     }),
     /cannot run Koa middleware/,
+  )
+})
+
+t.test('both paths see the client address the same way', async (t) => {
+  const plain = await start(t)
+  const trusting = await start(t, true)
+  const forwarded = { 'x-forwarded-for': '192.0.2.7, 203.0.113.9' }
+  for (const client of [plain.direct, plain.viaKoa]) {
+    const answer = await client.get('/search?name=gear', { headers: forwarded })
+    t.equal(answer.headers['x-client-ip'], '127.0.0.1', 'without proxy trust: the socket peer')
+  }
+  for (const client of [trusting.direct, trusting.viaKoa]) {
+    const answer = await client.get('/search?name=gear', { headers: forwarded })
+    t.equal(answer.headers['x-client-ip'], '203.0.113.9', 'with proxy trust: the entry the proxy appended')
+  }
+  t.same(
+    trusting.gateCalls.map((call) => call.trustProxy),
+    [true, true],
+    'the gate is told whether to trust the proxy',
   )
 })

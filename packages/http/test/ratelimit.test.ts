@@ -7,13 +7,13 @@ import Koa from 'koa'
 import t, { type Test } from 'tap'
 import {
   addressBucket,
-  clientAddressOf,
+  clientAddressFrom,
   fixedWindowOf,
   listen,
   MemoryRateLimiter,
   normaliseRoutePath,
   type RateLimiter,
-  setRateLimitHeaders,
+  rateLimitHeaders,
 } from '../src/index.js'
 
 // A window boundary for 60 s windows, so the arithmetic below is easy to follow.
@@ -111,14 +111,15 @@ t.test('route paths: case-insensitive, trailing slashes ignored', async (t) => {
 
 /** A Koa app on loopback answering the client address and the RateLimit headers it computed. */
 async function addressServer(t: Test, proxy: boolean, proxyHops?: number) {
-  const koa = new Koa({ proxy })
+  const koa = new Koa()
   koa.use((ctx) => {
-    const resetSeconds = setRateLimitHeaders(
-      ctx,
+    const { headers, resetSeconds } = rateLimitHeaders(
       { name: 'p', limit: 5, windowSeconds: 60 },
       { allowed: true, remaining: 4, resetMs: 1_001 },
     )
-    ctx.body = { address: clientAddressOf(ctx, proxyHops), resetSeconds }
+    ctx.set(headers)
+    const address = clientAddressFrom(ctx.req.socket.remoteAddress ?? '', ctx.req.headers, proxy, proxyHops)
+    ctx.body = { address, resetSeconds }
   })
   const server = await listen(koa, { port: 0 })
   t.teardown(() => server.close())

@@ -232,15 +232,13 @@ export async function createOracleApp(options: OracleAppOptions): Promise<ApiApp
     loaded,
     logger,
     trustProxy: config.trustProxy,
-    middleware: [
-      createOracleRateLimit({
-        max: config.rateLimit.max,
-        windowMs: config.rateLimit.windowMs,
-        apiKeys: config.apiKeys,
-        logger,
-        proxyHops: config.proxyHops,
-      }),
-    ],
+    gate: createOracleRateLimit({
+      max: config.rateLimit.max,
+      windowMs: config.rateLimit.windowMs,
+      apiKeys: config.apiKeys,
+      logger,
+      proxyHops: config.proxyHops,
+    }),
     handlers: {
       getLives,
       getOracleChains,

@@ -1,5 +1,5 @@
 /**
- * The oracle's unauthenticated rate limit, for the `middleware` option of `createApiApp`: a fixed
+ * The oracle's unauthenticated rate limit, for the `gate` option of `createApiApp`: a fixed
  * window per client IP (IPv6 per /64), `UNAUTHENTICATED_RATE_LIMIT_MAX` requests per
  * `UNAUTHENTICATED_RATE_LIMIT_WINDOW_MS`, counted per process. A valid `x-api-key` bypasses it; an
  * unknown key is treated exactly like no key (the spec serves keyless callers, so it is not a 401).
@@ -10,14 +10,15 @@ import { type Logger, PontisError } from '@pontis/core'
 import {
   addressBucket,
   checkRateLimitArguments,
-  clientAddressOf,
+  clientAddressFrom,
+  type GateOutcome,
   MemoryRateLimiter,
   normaliseRoutePath,
   type RateLimiter,
   type RateLimitHeaderPolicy,
-  setRateLimitHeaders,
+  type RequestGate,
+  rateLimitHeaders,
 } from '@pontis/http'
-import type Koa from 'koa'
 
 export const DEFAULT_UNAUTHENTICATED_RATE_LIMIT_MAX = 2
 export const DEFAULT_UNAUTHENTICATED_RATE_LIMIT_WINDOW_MS = 1000
@@ -83,10 +84,10 @@ function isExempt(path: string): boolean {
 
 /**
  * Counts every request without a valid `x-api-key` outside the exempt paths in `ip:<address>`,
- * sets `RateLimit-Policy` and `RateLimit` on it, and over the limit throws `RATE_LIMITED` with
- * `errorData.retryAfterSeconds` (which `createApiApp` answers 429 with `Retry-After`).
+ * sets `RateLimit-Policy` and `RateLimit` on it, and over the limit refuses it with `RATE_LIMITED`
+ * and `errorData.retryAfterSeconds` (which `createApiApp` answers 429 with `Retry-After`).
  */
-export function createOracleRateLimit(options: OracleRateLimitOptions): Koa.Middleware {
+export function createOracleRateLimit(options: OracleRateLimitOptions): RequestGate {
   const { max, windowMs, logger } = options
   // A bad limit must stop start-up, not fail every request.
   checkRateLimitArguments(max, windowMs)
@@ -99,21 +100,26 @@ export function createOracleRateLimit(options: OracleRateLimitOptions): Koa.Midd
     windowSeconds: Math.max(1, Math.ceil(windowMs / 1000)),
   }
 
-  return async (ctx, next) => {
-    if (isExempt(ctx.path)) return next()
-    if (labelOf(ctx.get(API_KEY_HEADER)) !== undefined) return next()
-    const address = addressBucket(clientAddressOf(ctx, proxyHops))
+  const admitted: GateOutcome = {}
+  return async (request) => {
+    if (isExempt(request.path)) return admitted
+    const presented = request.headers[API_KEY_HEADER]
+    if (labelOf(Array.isArray(presented) ? presented.join(', ') : presented) !== undefined) return admitted
+    const address = addressBucket(
+      clientAddressFrom(request.peerAddress, request.headers, request.trustProxy, proxyHops),
+    )
     const result = await limiter.hit(`ip:${address}`, max, windowMs)
-    const retryAfterSeconds = setRateLimitHeaders(ctx, policy, result)
-    if (!result.allowed) {
-      logger.debug('rate limited', { address, path: ctx.path, max, windowMs })
-      const seconds = retryAfterSeconds === 1 ? '1 second' : `${retryAfterSeconds} seconds`
-      throw new PontisError('RATE_LIMITED', `Too many requests, retry in ${seconds} or use an API key.`, {
-        retryAfterSeconds,
+    const { headers, resetSeconds } = rateLimitHeaders(policy, result)
+    if (result.allowed) return { headers }
+    logger.debug('rate limited', { address, path: request.path, max, windowMs })
+    const seconds = resetSeconds === 1 ? '1 second' : `${resetSeconds} seconds`
+    return {
+      headers,
+      refusal: new PontisError('RATE_LIMITED', `Too many requests, retry in ${seconds} or use an API key.`, {
+        retryAfterSeconds: resetSeconds,
         limit: max,
         windowMs,
-      })
+      }),
     }
-    await next()
   }
 }

@@ -66,16 +66,14 @@ async function startOracle(t: Test, options: StartOptions = {}) {
     },
     logger: silentLogger,
     trustProxy: options.trustProxy ?? false,
-    middleware: [
-      createOracleRateLimit({
-        max: options.max ?? DEFAULT_UNAUTHENTICATED_RATE_LIMIT_MAX,
-        windowMs: options.windowMs ?? DEFAULT_UNAUTHENTICATED_RATE_LIMIT_WINDOW_MS,
-        apiKeys: KEYS,
-        logger: options.logger ?? silentLogger,
-        limiter: options.limiter,
-        proxyHops: options.proxyHops,
-      }),
-    ],
+    gate: createOracleRateLimit({
+      max: options.max ?? DEFAULT_UNAUTHENTICATED_RATE_LIMIT_MAX,
+      windowMs: options.windowMs ?? DEFAULT_UNAUTHENTICATED_RATE_LIMIT_WINDOW_MS,
+      apiKeys: KEYS,
+      logger: options.logger ?? silentLogger,
+      limiter: options.limiter,
+      proxyHops: options.proxyHops,
+    }),
   })
   const server = await listen(koa, { port: 0 })
   t.teardown(() => server.close())

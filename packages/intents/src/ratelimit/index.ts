@@ -4,7 +4,6 @@
 export {
   addressBucket,
   clientAddressFrom,
-  clientAddressOf,
   MemoryRateLimiter,
   type MemoryRateLimiterOptions,
   type RateLimiter,
