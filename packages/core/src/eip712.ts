@@ -388,3 +388,79 @@ export function createStructHasher<const T extends Eip712Types>(
     return hex as Hex
   }
 }
+
+/** An EIP-712 domain as viem's `hashTypedData` takes it; absent fields are left out of its type. */
+export interface TypedDataDomainFields {
+  readonly name?: string
+  readonly version?: string
+  readonly chainId?: number | bigint
+  readonly verifyingContract?: string
+  readonly salt?: string
+}
+
+/** Computes EIP-712 digests of one primary type under any domain. */
+export type TypedDataHasher = (domain: TypedDataDomainFields, message: object) => Hex
+
+// Domain separators by domain, and the domain struct's hashers by which fields a domain has.
+const domainSeparators = new HashMemo(MEMO_ENTRIES)
+const domainHashers = new Map<string, StructHasher>()
+
+/** `EIP712Domain`'s fields for `domain`: those present (not undefined or null), as viem chooses them. */
+function domainFieldsOf(domain: TypedDataDomainFields): Eip712Field[] {
+  const fields: Eip712Field[] = []
+  if (domain.name != null) fields.push({ name: 'name', type: 'string' })
+  if (domain.version != null) fields.push({ name: 'version', type: 'string' })
+  if (domain.chainId != null) fields.push({ name: 'chainId', type: 'uint256' })
+  if (domain.verifyingContract != null) fields.push({ name: 'verifyingContract', type: 'address' })
+  if (domain.salt != null) fields.push({ name: 'salt', type: 'bytes32' })
+  return fields
+}
+
+function domainSeparatorOf(domain: TypedDataDomainFields): Uint8Array {
+  const key = `${domain.name}\n${domain.version}\n${domain.chainId}\n${domain.verifyingContract}\n${domain.salt}`
+  const known = domainSeparators.get(key)
+  if (known !== undefined) return known
+  const fields = domainFieldsOf(domain)
+  const shape = fields.map((field) => field.name).join(',')
+  let hasher = domainHashers.get(shape)
+  if (hasher === undefined) {
+    hasher = createStructHasher({ EIP712Domain: fields }, 'EIP712Domain')
+    domainHashers.set(shape, hasher)
+  }
+  const separator = hexToBytes(hasher(domain))
+  return domainSeparators.set(key, separator)
+}
+
+function hexToBytes(hex: Hex): Uint8Array {
+  const bytes = new Uint8Array((hex.length - 2) / 2)
+  writeHex(hex, bytes, 0)
+  return bytes
+}
+
+/**
+ * Builds a hasher of EIP-712 digests, `keccak256(0x1901 ‖ domainSeparator ‖ hashStruct(message))`,
+ * equal to viem's `hashTypedData({ domain, types, primaryType, message })`: the domain's type is
+ * `types.EIP712Domain` when given, else derived from the domain's fields as viem derives it. Type
+ * hashes are computed here once and derived domains' separators are remembered, so a digest costs
+ * the message's struct hash and one more keccak. Values as {@link createStructHasher} takes them.
+ */
+export function createTypedDataHasher<const T extends Eip712Types>(
+  types: T,
+  primaryType: keyof T & string,
+): TypedDataHasher {
+  const { EIP712Domain: domainType, ...structs } = types as Eip712Types
+  const hashMessage = createStructHasher<Eip712Types>(structs, primaryType)
+  const hashDomain =
+    domainType === undefined ? undefined : createStructHasher({ EIP712Domain: domainType }, 'EIP712Domain')
+  return (domain, message) => {
+    const input = new Uint8Array(66)
+    input[0] = 0x19
+    input[1] = 0x01
+    input.set(hashDomain ? hexToBytes(hashDomain(domain)) : domainSeparatorOf(domain), 2)
+    input.set(hexToBytes(hashMessage(message)), 34)
+    const digest = keccak(input)
+    let hex = '0x'
+    for (let i = 0; i < 32; i++) hex += HEX_BYTE[digest[i]!]
+    return hex as Hex
+  }
+}

@@ -1,6 +1,12 @@
 import t from 'tap'
-import { getAddress, type Hex, hashStruct } from 'viem'
-import { createStructHasher, type Eip712Types, hashOrderStruct, ORDER_TYPES } from '../src/index.js'
+import { getAddress, type Hex, hashStruct, hashTypedData } from 'viem'
+import {
+  createStructHasher,
+  createTypedDataHasher,
+  type Eip712Types,
+  hashOrderStruct,
+  ORDER_TYPES,
+} from '../src/index.js'
 
 /** mulberry32: a seeded PRNG, so a failing case reproduces from its seed. */
 function prng(seed: number): () => number {
@@ -396,4 +402,77 @@ t.test('rejects types EIP-712 does not define when the hasher is created', async
   t.throws(() => createStructHasher({ A: [{ name: 'x', type: 'uint7' }] }, 'A'), { message: /"uint7"/ })
   t.throws(() => createStructHasher({ A: [{ name: 'x', type: 'bytes33' }] }, 'A'), { message: /"bytes33"/ })
   t.throws(() => createStructHasher({ A: [] }, 'B' as 'A'), { message: /B is not defined/ })
+})
+
+t.test('typed-data digests equal viem hashTypedData, with derived and given domain types', async (t) => {
+  const random = prng(SEED + 4)
+  const g = generators(random)
+  // viem's hashTypedData refuses MIXED_TYPES' shorthand `uint`: the EIP-712 example's types instead.
+  const mailTypes = {
+    Person: [
+      { name: 'name', type: 'string' },
+      { name: 'wallet', type: 'address' },
+    ],
+    Mail: [
+      { name: 'from', type: 'Person' },
+      { name: 'to', type: 'Person[]' },
+      { name: 'contents', type: 'string' },
+    ],
+  } as const
+  const mailDigest = createTypedDataHasher(mailTypes, 'Mail')
+  const orderDigest = createTypedDataHasher(ORDER_TYPES, 'Order')
+  const domains = [
+    { name: 'Pontis Oracle', version: '1', chainId: 1, verifyingContract: g.address() },
+    { name: 'Pontis Oracle', version: '1', chainId: 8453n, verifyingContract: g.address() },
+    { name: '', chainId: 31337 },
+    { version: '2', salt: g.hexBytes(32) },
+    { name: 'x', version: '', verifyingContract: g.address() },
+    {},
+  ]
+  let mismatches = 0
+  for (let run = 0; run < 120; run++) {
+    const domain = domains[run % domains.length]!
+    const person = () => ({ name: g.text(), wallet: g.address() })
+    const mail = { from: person(), to: Array.from({ length: g.int(3) }, person), contents: g.text() }
+    const order = randomOrder(random)
+    const expectedMail = hashTypedData({
+      domain,
+      types: mailTypes,
+      primaryType: 'Mail',
+      message: mail,
+    } as never)
+    const expectedOrder = hashTypedData({
+      domain,
+      types: ORDER_TYPES,
+      primaryType: 'Order',
+      message: order,
+    } as never)
+    if (mailDigest(domain, mail) !== expectedMail || orderDigest(domain, order) !== expectedOrder) {
+      mismatches++
+      t.fail(
+        `run ${run} (seed ${SEED + 4}), domain ${JSON.stringify(domain, (_, v) => (typeof v === 'bigint' ? `${v}` : v))}`,
+      )
+    }
+  }
+  t.equal(mismatches, 0, 'every digest as viem computes it, on every kind of domain')
+
+  // A domain type given in `types` wins over the derived one, in viem and here.
+  const given = {
+    EIP712Domain: [
+      { name: 'chainId', type: 'uint256' },
+      { name: 'name', type: 'string' },
+    ],
+    ...ORDER_TYPES,
+  } as const
+  const domain = { name: 'Pontis', chainId: 10 }
+  const order = randomOrder(random)
+  t.equal(
+    createTypedDataHasher(given, 'Order')(domain, order),
+    hashTypedData({ domain, types: given, primaryType: 'Order', message: order } as never),
+  )
+  t.not(
+    createTypedDataHasher(given, 'Order')(domain, order),
+    orderDigest(domain, order),
+    'and changes the digest',
+  )
 })

@@ -7,6 +7,7 @@ import {
   type ChainAdapter,
   type CurrencyRole,
   chainByProtocolId,
+  createTypedDataHasher,
   type Eip712Domain,
   encodeOrder as encodeOrderBytes,
   type FinalityMode,
@@ -21,15 +22,7 @@ import {
   type Registry,
   type TransactionFacts,
 } from '@pontis/core'
-import {
-  encodeAbiParameters,
-  type Hex,
-  hashTypedData,
-  isAddressEqual,
-  keccak256,
-  recoverMessageAddress,
-  type TypedDataDomain,
-} from 'viem'
+import { encodeAbiParameters, type Hex, isAddressEqual, keccak256, recoverMessageAddress } from 'viem'
 import {
   encodeHubAction,
   HUB_ACTION,
@@ -106,6 +99,8 @@ const FAILED = 0
 const SUCCESSFUL = 1
 /** `totalWeightedInputPaymentBpsDiff` is a fraction scaled by 10^18. */
 const DIFF_SCALE = 10n ** 18n
+
+const hashWithdrawalRequest = createTypedDataHasher(WITHDRAWAL_REQUEST_TYPES, 'WithdrawalRequest')
 
 // A chain whose plugin cannot read a kind of fact cannot have it attested: that is a property of the
 // request (400 UNSUPPORTED_CHAIN), not a fault of the server.
@@ -349,12 +344,7 @@ export function createAttestationEngine(options: AttestationEngineOptions): Atte
       recipient: encode(chain, request.recipient, 'recipient'),
       nonce: request.nonce.toLowerCase() as Hex,
     }
-    const hash = hashTypedData({
-      domain: domain as TypedDataDomain,
-      types: WITHDRAWAL_REQUEST_TYPES,
-      primaryType: 'WithdrawalRequest',
-      message: { ...data, amount: BigInt(data.amount) },
-    })
+    const hash = hashWithdrawalRequest(domain, { ...data, amount: BigInt(data.amount) })
     const withdrawalAddress = withdrawalAddressOf(hash)
     return {
       chain,

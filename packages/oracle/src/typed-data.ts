@@ -2,8 +2,8 @@
  * The EIP-712 messages the oracle signs, in the JSON form `messages[].data` carries (uint256 and
  * int256 as decimal strings, smaller integers as numbers, bytes as 0x-hex), and their digests.
  */
-import { type Eip712Domain, ORDER_TYPES, type OracleApi } from '@pontis/core'
-import { type Hex, hashTypedData, type TypedDataDomain } from 'viem'
+import { createTypedDataHasher, type Eip712Domain, ORDER_TYPES, type OracleApi } from '@pontis/core'
+import type { Hex } from 'viem'
 
 /** One struct definition: its fields in order. */
 export type TypeFields = readonly { readonly name: string; readonly type: string }[]
@@ -174,22 +174,28 @@ export function toSignableValue(types: TypeDefinitions, type: string, value: unk
   return value
 }
 
+// One digest hasher per message type (type hashes computed once), used when a message carries
+// exactly the types of MESSAGE_TYPES, which every message this oracle or a peer of it signs does.
+const MESSAGE_HASHERS = new Map(
+  (Object.entries(MESSAGE_TYPES) as [PrimaryType, TypeDefinitions][]).map(([primaryType, types]) => [
+    primaryType,
+    { types, json: JSON.stringify(types), digest: createTypedDataHasher(types, primaryType) },
+  ]),
+)
+
+const hashExecution = createTypedDataHasher(EXECUTION_TYPES, 'Execution')
+
 /** The EIP-712 digest of a message in its JSON form. */
 export function typedDataDigest(data: JsonTypedData): Hex {
-  return hashTypedData({
-    domain: data.domain as TypedDataDomain,
-    types: data.types as Record<string, { name: string; type: string }[]>,
-    primaryType: data.primaryType,
-    message: toSignableValue(data.types, data.primaryType, data.message) as Record<string, unknown>,
-  })
+  const known = MESSAGE_HASHERS.get(data.primaryType)
+  const digest =
+    known !== undefined && (data.types === known.types || JSON.stringify(data.types) === known.json)
+      ? known.digest
+      : createTypedDataHasher(data.types, data.primaryType)
+  return digest(data.domain, toSignableValue(data.types, data.primaryType, data.message) as object)
 }
 
 /** The EIP-712 digest of an execution under the oracle domain. */
 export function executionDigest(domain: Eip712Domain, idempotencyKey: Hex, actions: readonly Hex[]): Hex {
-  return hashTypedData({
-    domain: domain as TypedDataDomain,
-    types: EXECUTION_TYPES,
-    primaryType: 'Execution',
-    message: { idempotencyKey, actions: [...actions] },
-  })
+  return hashExecution(domain, { idempotencyKey, actions })
 }
