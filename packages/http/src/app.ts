@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http'
+import {
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type RequestListener,
+  type ServerResponse,
+  validateHeaderName,
+  validateHeaderValue,
+} from 'node:http'
 import Router from '@koa/router'
 import { isPontisError, type Logger, PontisError } from '@pontis/core'
 import Koa from 'koa'
@@ -315,7 +322,12 @@ export async function createApiApp(options: ApiAppOptions): Promise<ApiApp> {
       : (req, res) => {
           const route = req.method === 'GET' ? direct.get(pathOf(req.url ?? '')) : undefined
           if (route === undefined) return viaKoa(req, res)
-          void answerDirectly(route, req, res, { gate, trustProxy, logger })
+          answerDirectly(route, req, res, { gate, trustProxy, logger }).catch((error: unknown) => {
+            // Only writing the answer can fail here (everything before is caught and answered);
+            // never an unhandled rejection, which would stop the process.
+            logger.error('could not write a direct answer', { path: route.path, error: String(error) })
+            res.destroy()
+          })
         }
   return { koa, api, operationIds, handle, validatorOf }
 }
@@ -403,7 +415,12 @@ async function answerDirectly(
       clientIp: clientAddressFrom(req.socket.remoteAddress ?? '', req.headers, context.trustProxy),
       rawBody: undefined,
     })
-    Object.assign(headers, response.headers)
+    // Checked one by one as Koa's ctx.set checks them, so a bad header fails the same way here.
+    for (const [name, value] of Object.entries(response.headers ?? {})) {
+      validateHeaderName(name)
+      validateHeaderValue(name, value)
+      headers[name.toLowerCase()] = value
+    }
     status = response.status
     headers['content-type'] = response.type ?? 'application/json; charset=utf-8'
     body = response.type ? String(response.body) : JSON.stringify(response.body)

@@ -16,6 +16,12 @@ const handlers: HandlerMap = {
     const query = request.query as { name: string; limit?: number; tag?: string[] }
     if (query.name === 'missing') throw new PontisError('REQUEST_NOT_FOUND', 'No widget named missing.')
     if (query.name === 'boom') throw new Error('secret=hunter2 in a stack')
+    if (query.name === 'badheader')
+      return {
+        status: 200,
+        body: query,
+        headers: { 'x-fine': 'yes', 'x-bad': 'line\nbreak' } as Record<string, string>,
+      }
     return {
       status: 200,
       body: query,
@@ -93,6 +99,7 @@ t.test('a direct operation answers exactly what the Koa path answers', async (t)
     ['out of range', '/search?name=gear&limit=51'],
     ['handler refuses', '/search?name=missing'],
     ['handler fails', '/search?name=boom'],
+    ['handler sets a header Node refuses', '/search?name=badheader'],
     ['gate refuses', '/search?name=gear', { 'x-refuse': '1' }],
     ['trailing slash (Koa on both)', '/search/?name=gear'],
     ['other case (Koa on both)', '/SEARCH?name=gear'],
@@ -115,6 +122,9 @@ t.test('a direct operation answers exactly what the Koa path answers', async (t)
   t.equal(refused.status, 429)
   t.equal(refused.headers['retry-after'], '7')
   t.equal((refused.body as { errorCode: string }).errorCode, 'RATE_LIMITED')
+  const badHeader = await direct.get('/search?name=badheader')
+  t.equal(badHeader.status, 500, 'a header Node refuses fails the answer as on the Koa path')
+  t.equal((badHeader.body as { errorCode: string }).errorCode, 'UNKNOWN_ERROR')
   const invalidId = await direct.get('/search?name=gear', {
     headers: { 'x-request-id': 'no spaces allowed' },
   })
