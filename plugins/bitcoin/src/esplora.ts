@@ -6,7 +6,14 @@
  * Several base URLs may be given: a transport failure (network error, timeout, 429, 5xx) moves on
  * to the next one; when all fail the call throws the transient RPC_HTTP_ERROR naming the chain.
  */
-import { type ChainLabel, PontisError } from '@pontis/core'
+import {
+  type ChainLabel,
+  type FailoverRequest,
+  type FailoverTarget,
+  fetchWithFailover,
+  PontisError,
+  unexpectedAnswer,
+} from '@pontis/core'
 
 /** Where a transaction stands (`/tx/:txid/status`). */
 export interface EsploraTxStatus {
@@ -89,62 +96,32 @@ export interface EsploraOptions {
   readonly label: ChainLabel
 }
 
-class TransportFailure extends Error {}
-
 /** The Esplora calls this plugin makes. */
 export class EsploraClient {
   readonly #urls: readonly string[]
-  readonly #timeoutMs: number
-  readonly #headers: Readonly<Record<string, string>>
+  readonly #target: FailoverTarget
   readonly #label: ChainLabel
 
   constructor(options: EsploraOptions) {
     if (options.urls.length === 0) throw new TypeError('EsploraClient needs at least one base URL')
     this.#urls = options.urls.map((url) => url.replace(/\/+$/, ''))
-    this.#timeoutMs = options.timeoutMs
-    this.#headers = options.headers ?? {}
     this.#label = options.label
+    this.#target = {
+      apiName: 'Esplora API',
+      label: options.label,
+      timeoutMs: options.timeoutMs,
+      ...(options.headers ? { headers: options.headers } : {}),
+    }
   }
 
   /** Runs one request against each base URL in turn until one answers (any status but 429/5xx). */
-  async #request(path: string, init: { method?: string; body?: string } = {}): Promise<Response> {
-    let lastError: unknown
-    for (const base of this.#urls) {
-      try {
-        const response = await fetch(`${base}${path}`, {
-          method: init.method ?? 'GET',
-          headers: {
-            ...this.#headers,
-            ...(init.body === undefined ? {} : { 'content-type': 'text/plain' }),
-          },
-          ...(init.body === undefined ? {} : { body: init.body }),
-          signal: AbortSignal.timeout(this.#timeoutMs),
-        })
-        if (response.status === 429 || response.status >= 500) {
-          // Drain so the connection can be reused, then try the next source.
-          await response.text().catch(() => '')
-          throw new TransportFailure(`${response.status} ${response.statusText}`)
-        }
-        return response
-      } catch (error) {
-        lastError = error
-      }
-    }
-    throw new PontisError(
-      'RPC_HTTP_ERROR',
-      `The Esplora API of ${this.#label.displayName} (${this.#label.id}) is unreachable or failing; retry shortly.`,
-      { chainId: this.#label.id },
-      { cause: lastError },
-    )
+  #request(path: string, init: FailoverRequest = {}): Promise<Response> {
+    return fetchWithFailover(this.#urls, path, { ...init, contentType: 'text/plain' }, this.#target)
   }
 
   async #unexpected(path: string, response: Response): Promise<never> {
     const body = await response.text().catch(() => '')
-    throw new PontisError(
-      'RPC_HTTP_ERROR',
-      `The Esplora API of ${this.#label.displayName} (${this.#label.id}) answered ${response.status} to ${path.split('/').slice(0, 3).join('/')}: ${body.slice(0, 200)}`,
-      { chainId: this.#label.id, status: response.status },
-    )
+    throw unexpectedAnswer(this.#target, path.split('/').slice(0, 3).join('/'), response.status, body)
   }
 
   /** GET `path` as JSON; undefined on 404 (and on 400 when `missingOn400`: Esplora's answer to an unknown id). */

@@ -4,7 +4,7 @@
  * (network error, timeout, 429, 5xx) moves on to the next; when all fail the call throws the
  * transient RPC_HTTP_ERROR naming the chain.
  */
-import { type ChainLabel, PontisError } from '@pontis/core'
+import { type ChainLabel, type FailoverTarget, fetchWithFailover, unexpectedAnswer } from '@pontis/core'
 import type { HyperliquidSend, HyperliquidSignedAction } from './actions.js'
 
 /** A transaction as the explorer's `txDetails` shows it. */
@@ -48,60 +48,32 @@ export interface HyperliquidApiOptions {
   readonly label: ChainLabel
 }
 
-class TransportFailure extends Error {}
-
 /** The API calls this plugin makes. */
 export class HyperliquidApi {
   readonly #urls: readonly string[]
   readonly #explorerUrls: readonly string[]
-  readonly #timeoutMs: number
-  readonly #headers: Readonly<Record<string, string>>
-  readonly #label: ChainLabel
+  readonly #target: FailoverTarget
 
   constructor(options: HyperliquidApiOptions) {
     if (options.urls.length === 0) throw new TypeError('HyperliquidApi needs at least one base URL')
     const trim = (url: string) => url.replace(/\/+$/, '')
     this.#urls = options.urls.map(trim)
     this.#explorerUrls = (options.explorerUrls ?? options.urls).map(trim)
-    this.#timeoutMs = options.timeoutMs
-    this.#headers = options.headers ?? {}
-    this.#label = options.label
+    this.#target = {
+      apiName: 'Hyperliquid API',
+      label: options.label,
+      timeoutMs: options.timeoutMs,
+      ...(options.headers ? { headers: options.headers } : {}),
+    }
   }
 
-  async #post(bases: readonly string[], path: string, body: unknown): Promise<Response> {
-    let lastError: unknown
-    for (const base of bases) {
-      try {
-        const response = await fetch(`${base}${path}`, {
-          method: 'POST',
-          headers: { ...this.#headers, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(this.#timeoutMs),
-        })
-        if (response.status === 429 || response.status >= 500) {
-          await response.text().catch(() => '')
-          throw new TransportFailure(`${response.status} ${response.statusText}`)
-        }
-        return response
-      } catch (error) {
-        lastError = error
-      }
-    }
-    throw new PontisError(
-      'RPC_HTTP_ERROR',
-      `The Hyperliquid API of ${this.#label.displayName} (${this.#label.id}) is unreachable or failing; retry shortly.`,
-      { chainId: this.#label.id },
-      { cause: lastError },
-    )
+  #post(bases: readonly string[], path: string, body: unknown): Promise<Response> {
+    return fetchWithFailover(bases, path, { method: 'POST', body: JSON.stringify(body) }, this.#target)
   }
 
   async #unexpected(path: string, response: Response): Promise<never> {
     const body = await response.text().catch(() => '')
-    throw new PontisError(
-      'RPC_HTTP_ERROR',
-      `The Hyperliquid API of ${this.#label.displayName} (${this.#label.id}) answered ${response.status} to ${path}: ${body.slice(0, 200)}`,
-      { chainId: this.#label.id, status: response.status },
-    )
+    throw unexpectedAnswer(this.#target, path, response.status, body)
   }
 
   /** `POST /info` with `body`; the answer as JSON. */

@@ -5,7 +5,13 @@
  * Transport failures (network error, timeout, 429, 5xx) move on to the next base URL; when all fail
  * the call throws the transient RPC_HTTP_ERROR naming the chain.
  */
-import { type ChainLabel, PontisError } from '@pontis/core'
+import {
+  type ChainLabel,
+  type FailoverTarget,
+  fetchWithFailover,
+  PontisError,
+  unexpectedAnswer,
+} from '@pontis/core'
 
 /** What the venue answered to a refused request (HTTP 400). */
 export interface LighterRefusal {
@@ -51,8 +57,6 @@ export interface LighterApiOptions {
   readonly label: ChainLabel
 }
 
-class TransportFailure extends Error {}
-
 /** True when `value` has the members of a transaction this plugin reads. */
 function isTransaction(value: unknown): value is LighterApiTransaction {
   if (typeof value !== 'object' || value === null) return false
@@ -75,71 +79,48 @@ export function isRefusal(value: unknown): value is LighterRefusal {
 /** The venue API calls this plugin makes. */
 export class LighterApiClient {
   readonly #urls: readonly string[]
-  readonly #timeoutMs: number
-  readonly #headers: Readonly<Record<string, string>>
+  readonly #target: FailoverTarget
   readonly #label: ChainLabel
 
   constructor(options: LighterApiOptions) {
     if (options.urls.length === 0) throw new TypeError('LighterApiClient needs at least one base URL')
     this.#urls = options.urls.map((url) => url.replace(/\/+$/, '').replace(/\/api\/v1$/, ''))
-    this.#timeoutMs = options.timeoutMs
-    this.#headers = options.headers ?? {}
     this.#label = options.label
+    this.#target = {
+      apiName: 'venue API',
+      label: options.label,
+      timeoutMs: options.timeoutMs,
+      ...(options.headers ? { headers: options.headers } : {}),
+    }
   }
 
   async #request<T>(path: string, body?: string): Promise<T | LighterRefusal> {
-    let lastError: unknown
-    for (const base of this.#urls) {
-      try {
-        const response = await fetch(`${base}/api/v1${path}`, {
-          method: body === undefined ? 'GET' : 'POST',
-          headers: {
-            ...this.#headers,
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          ...(body === undefined ? {} : { body }),
-          signal: AbortSignal.timeout(this.#timeoutMs),
-        })
-        if (response.status === 429 || response.status >= 500) {
-          await response.text().catch(() => '')
-          throw new TransportFailure(`${response.status} ${response.statusText}`)
-        }
-        const text = await response.text()
-        let json: Record<string, unknown> | undefined
-        try {
-          const parsed: unknown = JSON.parse(text)
-          if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-            json = parsed as Record<string, unknown>
-          }
-        } catch {
-          // reported below
-        }
-        if (response.status === 400 && json) {
-          return {
-            refused: true,
-            code: typeof json.code === 'number' ? json.code : 400,
-            message: typeof json.message === 'string' ? json.message : text.slice(0, 200),
-          }
-        }
-        if (!response.ok || !json || (json.code !== undefined && json.code !== 200)) {
-          throw new PontisError(
-            'RPC_HTTP_ERROR',
-            `The venue API of ${this.#label.displayName} (${this.#label.id}) answered ${response.status} to ${path.split('?')[0]}: ${text.slice(0, 200)}`,
-            { chainId: this.#label.id, status: response.status },
-          )
-        }
-        return json as T
-      } catch (error) {
-        if (error instanceof PontisError) throw error
-        lastError = error
+    const response = await fetchWithFailover(
+      this.#urls,
+      `/api/v1${path}`,
+      body === undefined ? {} : { method: 'POST', body },
+      this.#target,
+    )
+    const text = await response.text()
+    let json: Record<string, unknown> | undefined
+    try {
+      const parsed: unknown = JSON.parse(text)
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+        json = parsed as Record<string, unknown>
+      }
+    } catch {
+      // reported below
+    }
+    if (response.status === 400 && json) {
+      return {
+        refused: true,
+        code: typeof json.code === 'number' ? json.code : 400,
+        message: typeof json.message === 'string' ? json.message : text.slice(0, 200),
       }
     }
-    throw new PontisError(
-      'RPC_HTTP_ERROR',
-      `The venue API of ${this.#label.displayName} (${this.#label.id}) is unreachable or failing; retry shortly.`,
-      { chainId: this.#label.id },
-      { cause: lastError },
-    )
+    if (!response.ok || !json || (json.code !== undefined && json.code !== 200))
+      throw unexpectedAnswer(this.#target, path.split('?')[0]!, response.status, text)
+    return json as T
   }
 
   /** The account `index`, or a refusal (unknown account). */
