@@ -27,7 +27,7 @@
  * before sending.
  */
 import { ed25519 } from '@noble/curves/ed25519'
-import { sha256 } from '@noble/hashes/sha2'
+import { hexBytes, signTransfer, toHex, transferHash, transferMessage } from '@pontis/plugin-lighter/protocol'
 
 /** The chain id the service assigns the venue. */
 export const LIGHTER_DEVNET_CHAIN_ID = 3586256
@@ -52,8 +52,6 @@ export const LIGHTER_MAX_ACCOUNT_INDEX = 2 ** 48 - 1
 /** Largest API key index. */
 export const LIGHTER_MAX_API_KEY_INDEX = 254
 
-const DOMAIN_TAG = new TextEncoder().encode('pontis-lighter-sim/transfer/v1')
-
 /** A transfer's signed fields, with JSON-safe integers (amounts stay below 2^53). */
 export interface LighterTransferFields {
   readonly FromAccountIndex: number
@@ -77,70 +75,23 @@ export interface LighterTransferInfo extends LighterTransferFields {
   readonly Sig: string
 }
 
-function hexToBytes(hex: string): Uint8Array {
-  const digits = hex.startsWith('0x') ? hex.slice(2) : hex
-  if (!/^([0-9a-fA-F]{2})*$/.test(digits)) throw new Error(`not hex: ${hex}`)
-  return Uint8Array.from(Buffer.from(digits, 'hex'))
-}
-
-function bytesToHex(bytes: Uint8Array): `0x${string}` {
-  return `0x${Buffer.from(bytes).toString('hex')}`
-}
-
-function writeUint(view: DataView, offset: number, size: 1 | 2 | 4 | 8, value: number): void {
-  if (!Number.isSafeInteger(value) || value < 0 || (size < 8 && value >= 2 ** (8 * size))) {
-    throw new RangeError(`value ${value} does not fit ${size} unsigned bytes`)
-  }
-  if (size === 1) view.setUint8(offset, value)
-  else if (size === 2) view.setUint16(offset, value)
-  else if (size === 4) view.setUint32(offset, value)
-  else view.setBigUint64(offset, BigInt(value))
-}
-
 /**
- * The canonical bytes an API key signs for a transfer.
- * @throws RangeError when a field does not fit its width; Error when the memo is not 32 bytes.
+ * The canonical bytes an API key signs for a transfer: the plugin's own encoding, which the
+ * simulator checks signatures against.
+ * @throws RangeError when a field does not fit its width; TypeError when the memo is not 32 bytes.
  */
 export function lighterTransferMessage(fields: LighterTransferFields): Uint8Array {
-  const memo = hexToBytes(fields.Memo)
-  if (memo.length !== 32) throw new Error(`memo must be 32 bytes, got ${memo.length}`)
-  const message = new Uint8Array(DOMAIN_TAG.length + 4 + 8 + 1 + 8 + 2 + 1 + 1 + 8 + 8 + 32 + 8 + 8)
-  message.set(DOMAIN_TAG, 0)
-  const view = new DataView(message.buffer)
-  let offset = DOMAIN_TAG.length
-  const put = (size: 1 | 2 | 4 | 8, value: number) => {
-    writeUint(view, offset, size, value)
-    offset += size
-  }
-  put(4, LIGHTER_DEVNET_CHAIN_ID)
-  put(8, fields.FromAccountIndex)
-  put(1, fields.ApiKeyIndex)
-  put(8, fields.ToAccountIndex)
-  put(2, fields.AssetIndex)
-  put(1, fields.FromRouteType)
-  put(1, fields.ToRouteType)
-  put(8, fields.Amount)
-  put(8, fields.USDCFee)
-  message.set(memo, offset)
-  offset += 32
-  put(8, fields.ExpiredAt)
-  put(8, fields.Nonce)
-  return message
+  return transferMessage(fields)
 }
 
 /** The transaction hash of a signed transfer: `0x` + hex(sha256(message ‖ signature)). */
 export function lighterTransferHash(info: LighterTransferInfo): `0x${string}` {
-  const message = lighterTransferMessage(info)
-  const signature = hexToBytes(info.Sig)
-  const joined = new Uint8Array(message.length + signature.length)
-  joined.set(message, 0)
-  joined.set(signature, message.length)
-  return bytesToHex(sha256(joined))
+  return transferHash(info)
 }
 
 /** The ed25519 public key (0x-hex) of an API key seed (0x-hex, 32 bytes). */
 export function lighterApiPublicKey(seed: string): `0x${string}` {
-  return bytesToHex(ed25519.getPublicKey(hexToBytes(seed)))
+  return toHex(ed25519.getPublicKey(hexBytes(seed)))
 }
 
 /** Signs a transfer with an API key seed (0x-hex, 32 bytes), as a wallet or the solver does. */
@@ -148,15 +99,14 @@ export function lighterSignTransfer(
   fields: LighterTransferFields,
   seed: string,
 ): { info: LighterTransferInfo; hash: `0x${string}`; txInfo: string } {
-  const Sig = bytesToHex(ed25519.sign(lighterTransferMessage(fields), hexToBytes(seed)))
-  const info: LighterTransferInfo = { ...fields, Memo: fields.Memo.toLowerCase(), Sig }
-  return { info, hash: lighterTransferHash(info), txInfo: JSON.stringify(info) }
+  const info = signTransfer(fields, seed)
+  return { info, hash: transferHash(info), txInfo: JSON.stringify(info) }
 }
 
 /** True when `signature` (0x-hex) is the API key `publicKey`'s signature of the transfer. */
 export function lighterVerifyTransfer(info: LighterTransferInfo, publicKey: string): boolean {
   try {
-    return ed25519.verify(hexToBytes(info.Sig), lighterTransferMessage(info), hexToBytes(publicKey))
+    return ed25519.verify(hexBytes(info.Sig), transferMessage(info), hexBytes(publicKey))
   } catch {
     return false
   }
