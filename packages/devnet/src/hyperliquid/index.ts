@@ -35,8 +35,6 @@ export {
   hyperliquidParseAmount,
 } from './ledger.js'
 export {
-  HYPERLIQUID_ACTION_TYPES,
-  HYPERLIQUID_SIGN_DOMAIN_NAME,
   type HyperliquidSendAction,
   type HyperliquidSignature,
   type HyperliquidSpotSendAction,
