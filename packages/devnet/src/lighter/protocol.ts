@@ -27,7 +27,15 @@
  * before sending.
  */
 import { ed25519 } from '@noble/curves/ed25519'
-import { hexBytes, signTransfer, toHex, transferHash, transferMessage } from '@pontis/plugin-lighter/protocol'
+import {
+  hexBytes,
+  type LighterTransfer,
+  type SignedLighterTransfer,
+  signTransfer,
+  toHex,
+  transferHash,
+  transferMessage,
+} from '@pontis/plugin-lighter/protocol'
 
 /** The chain id the service assigns the venue. */
 export const LIGHTER_DEVNET_CHAIN_ID = 3586256
@@ -53,27 +61,9 @@ export const LIGHTER_MAX_ACCOUNT_INDEX = 2 ** 48 - 1
 export const LIGHTER_MAX_API_KEY_INDEX = 254
 
 /** A transfer's signed fields, with JSON-safe integers (amounts stay below 2^53). */
-export interface LighterTransferFields {
-  readonly FromAccountIndex: number
-  readonly ApiKeyIndex: number
-  readonly ToAccountIndex: number
-  readonly AssetIndex: number
-  readonly FromRouteType: number
-  readonly ToRouteType: number
-  readonly Amount: number
-  readonly USDCFee: number
-  /** 32 bytes, 0x-hex. */
-  readonly Memo: string
-  /** Unix milliseconds after which the venue refuses the transfer. */
-  readonly ExpiredAt: number
-  readonly Nonce: number
-}
-
-/** The `tx_info` of a transfer: its fields and the signature. */
-export interface LighterTransferInfo extends LighterTransferFields {
-  /** ed25519 signature of {@link lighterTransferMessage}, 0x-hex (64 bytes). */
-  readonly Sig: string
-}
+export type LighterTransferFields = LighterTransfer
+/** The `tx_info` of a transfer: its fields and the ed25519 signature of {@link lighterTransferMessage}. */
+export type LighterTransferInfo = SignedLighterTransfer
 
 /**
  * The canonical bytes an API key signs for a transfer: the plugin's own encoding, which the
