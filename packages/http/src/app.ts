@@ -223,9 +223,7 @@ export async function createApiApp(options: ApiAppOptions): Promise<ApiApp> {
   const unknown = Object.keys(options.handlers).filter((id) => !operationIds.includes(id))
   if (unknown.length > 0)
     throw new Error(`handlers for operations not in ${loaded.path}: ${unknown.join(', ')}`)
-  // Compile every validator now so the first request does not pay for it.
-  for (const id of operationIds) api.validator.getRequestValidatorsForOperation(id)
-
+  // Every validator is compiled here, so the first request does not pay for it.
   const validators = new Map(
     operations.map((operation) => [operation.operationId ?? '', createOperationValidator(api, operation)]),
   )
