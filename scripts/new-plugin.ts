@@ -213,6 +213,9 @@ export function create${toPascal(name)}Identity(chain?: ChainLabel): IdentityCap
   }
 }
 
+/** The \`kind\` a client posts back with the signed authorization. */
+export const PERMIT_KIND = 'eip3009-receive'
+
 /** The EIP-712 types of the transfer authorization a ${title} deposit is made with. */
 export const DEPOSIT_AUTHORIZATION_TYPES = {
   ReceiveWithAuthorization: [
@@ -252,12 +255,14 @@ export function create${toPascal(name)}Quoting(
     },
     async buildDepositSteps(request: DepositStepsRequest): Promise<readonly PreparedStep[]> {
       const currency = identity.encodeAddress(request.currencyId, 'input')
+      const validAfter = 0n
+      const validBefore = BigInt(request.nowSeconds + request.permitExpiry)
       const value = {
         from: identity.encodeAddress(request.depositor, 'depositor'),
         to: identity.encodeAddress(depository, 'contract'),
         value: request.amount.toString(),
-        validAfter: '0',
-        validBefore: String(request.nowSeconds + request.permitExpiry),
+        validAfter: validAfter.toString(),
+        validBefore: validBefore.toString(),
         nonce: request.requestId.toLowerCase(),
       }
       return [
@@ -285,15 +290,11 @@ export function create${toPascal(name)}Quoting(
                 post: {
                   endpoint: request.executeEndpoint,
                   method: 'POST',
-                  body: {
-                    kind: 'eip3009-receive',
-                    requestId: request.requestId.toLowerCase(),
-                    chainId: chain.id,
-                    currency,
-                    ...value,
-                  },
+                  body: { kind: PERMIT_KIND, requestId: request.requestId.toLowerCase() },
                 },
               },
+              // The service keeps these terms with the request; clients post only kind and id.
+              permit: { kind: PERMIT_KIND, validAfter, validBefore },
             },
           ],
         },

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { within } from './helpers/wait.js'
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 
@@ -34,20 +35,19 @@ t.test('npm start serves both services and their documentation', async (t) => {
     if (child.exitCode === null) child.kill('SIGKILL')
   })
   let output = ''
-  const urls = await new Promise<{ intents: string; oracle: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`services did not log their URLs:\n${output}`)), 60_000)
+  const logged = new Promise<{ intents: string; oracle: string }>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const intents = /intent service\s+(http:\/\/[^\s"]+)/.exec(output)?.[1]
       const oracle = /oracle\s+(http:\/\/[^\s"]+)/.exec(output)?.[1]
-      if (intents && oracle) {
-        clearTimeout(timer)
-        resolve({ intents, oracle })
-      }
+      if (intents && oracle) resolve({ intents, oracle })
     }
     child.stdout.on('data', onData)
     child.stderr.on('data', onData)
     child.once('exit', (code) => reject(new Error(`start exited with ${code}:\n${output}`)))
+  })
+  const urls = await within('both services to log their URLs', logged, {
+    lastSeen: () => `output:\n${output}`,
   })
   for (const base of [urls.intents, urls.oracle]) {
     const page = await fetch(`${base}/documentation`)
@@ -55,6 +55,9 @@ t.test('npm start serves both services and their documentation', async (t) => {
     t.match(await page.text(), 'swagger-ui-bundle.js')
     const document = await fetch(`${base}/documentation/openapi.json`)
     t.equal(((await document.json()) as { openapi: string }).openapi, '3.1.0')
+    const typeSync = await fetch(`${base}/documentation/json`)
+    t.equal(typeSync.status, 200, `${base}/documentation/json, where type-sync scripts fetch it`)
+    t.equal(((await typeSync.json()) as { openapi: string }).openapi, '3.1.0')
   }
   const chains = await fetch(`${urls.intents}/chains`)
   t.equal(chains.status, 200)
@@ -124,7 +127,9 @@ t.test('npm start serves both services and their documentation', async (t) => {
   contract.stderr.on('data', (chunk: Buffer) => {
     report += chunk.toString()
   })
-  const [contractCode] = await once(contract, 'exit')
+  const [contractCode] = await within('npx pontis contract-test to exit', once(contract, 'exit'), {
+    lastSeen: () => `its output:\n${report.slice(-4000)}`,
+  })
   t.equal(
     contractCode,
     0,
@@ -134,7 +139,10 @@ t.test('npm start serves both services and their documentation', async (t) => {
       .slice(0, 10)
       .join('\n')}`,
   )
+  const exited = once(child, 'exit')
   child.kill('SIGTERM')
-  const [code] = await once(child, 'exit')
+  const [code] = await within('npm start to exit after SIGTERM', exited, {
+    lastSeen: () => `output:\n${output.slice(-4000)}`,
+  })
   t.equal(code, 0, 'SIGTERM stops both services cleanly')
 })

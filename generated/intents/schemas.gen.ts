@@ -42,7 +42,8 @@ export const AmountSchema = {
     type: 'string',
     pattern: '^[0-9]+$',
     maxLength: 78,
-    description: 'Amount in the smallest unit of its currency, as a decimal string (78 digits hold any uint256).',
+    format: 'uint256',
+    description: 'Amount in the smallest unit of its currency, as a decimal string, from 0 to 2^256 - 1\n(115792089237316195423570985008687907853269984665640564039457584007913129639935, the largest\namount any chain carries). Format `uint256`: the server refuses a larger value with 400\n`INVALID_REQUEST` naming the member and the limit.\n',
     examples: [
         '100000000'
     ]
@@ -176,6 +177,16 @@ export const TxHashSchema = {
     ]
 } as const;
 
+export const UnprefixedHexBytesSchema = {
+    type: 'string',
+    pattern: '^([0-9a-fA-F]{2})*$',
+    description: 'Hex encoding of a byte string without a `0x` prefix (an even number of digits), the form\nRelay\'s SVM instruction data and Bitcoin PSBTs take.\n',
+    examples: [
+        '',
+        '70736274ff'
+    ]
+} as const;
+
 export const Base64Schema = {
     type: 'string',
     pattern: '^[A-Za-z0-9+/]*={0,2}$',
@@ -223,16 +234,29 @@ export const FeeComponentSchema = {
     enum: [
         'execution',
         'swap',
+        'relay',
+        'app',
+        'rent'
+    ],
+    description: 'A fee bucket a sponsor can cover: `execution` (gas on origin and destination), `swap` (swap\ncosts), `relay` (the service\'s own fee, the solver\'s `relayerService`), `app` (app fees),\n`rent` (SVM account rent). The specs call the service\'s bucket `service` and say it "stands\nfor the value that carries the service\'s own name": existing clients send and read `relay`,\nso answers use `relay`.\n'
+} as const;
+
+export const SponsoredFeeComponentSchema = {
+    type: 'string',
+    enum: [
+        'execution',
+        'swap',
+        'relay',
         'service',
         'app',
         'rent'
     ],
-    description: 'A fee bucket a sponsor can cover: `execution` (gas on origin and destination), `swap` (swap\ncosts), `service` (the service\'s own fee, the solver\'s `relayerService`), `app` (app fees),\n`rent` (SVM account rent).\n'
+    description: 'A fee bucket to sponsor (`FeeComponent`). `service` is accepted as another name for `relay`\n(the specs\' placeholder for it); answers name the bucket `relay`.\n'
 } as const;
 
 export const ErrorCodeSchema = {
     type: 'string',
-    description: 'Machine-readable error code. Clients should branch on it and show `message`. The HTTP\nstatus of each code is fixed; **transient** codes (503) may succeed when retried with\nbackoff, **expected** codes need a changed request, **unexpected** codes are server faults.\nCodes marked *Pontis* are additions to the public list for request-shape and lookup failures\nthe public interface leaves unnamed.\n\n| Code | HTTP | Kind | Retry | Meaning |\n|---|---|---|---|---|\n| AMOUNT_TOO_LOW | 400 | expected | no | The amount does not cover fees or is below the route minimum. |\n| CHAIN_DISABLED | 400 | expected | no | The origin or destination chain is disabled. |\n| EXTRA_TXS_NOT_SUPPORTED | 400 | expected | no | `txs` are not supported on this route. |\n| FORBIDDEN | 403 | expected | no | The API key may not do this (admin API: disabled, no `ADMIN_TOKEN` set). |\n| INSUFFICIENT_FUNDS | 400 | expected | no | The user\'s balance is too low (Bitcoin deposit-address quotes: balance does not exceed the quoted amount). |\n| INSUFFICIENT_LIQUIDITY | 400 | expected | no | The solver cannot fill this amount. |\n| INVALID_ADDRESS | 400 | expected | no | An address is not valid for its chain. |\n| INVALID_EXTRA_TXS | 400 | expected | no | `txs` are malformed or cannot be simulated. |\n| INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS | 400 | expected | no | `gasLimitForDepositSpecifiedTxs` is missing or wrong. |\n| INVALID_INPUT_CURRENCY | 400 | expected | no | The origin currency is not valid on the origin chain. |\n| INVALID_OUTPUT_CURRENCY | 400 | expected | no | The destination currency is not valid on the destination chain. |\n| INVALID_RECIPIENT | 400 | expected | no | The recipient is not valid for the destination chain. |\n| INVALID_SLIPPAGE_TOLERANCE | 400 | expected | no | Slippage tolerance is not usable for this route. |\n| NO_INTERNAL_SWAP_ROUTES_FOUND | 400 | expected | no | No internal swap route exists. |\n| NO_QUOTES | 400 | expected | no | No quote could be produced. |\n| NO_SWAP_ROUTES_FOUND | 400 | expected | no | No swap route exists. |\n| ROUTE_TEMPORARILY_RESTRICTED | 400 | expected | no | The route is restricted for now. |\n| SANCTIONED_CURRENCY | 400 | expected | no | The currency is sanctioned. |\n| SANCTIONED_WALLET_ADDRESS | 400 | expected | no | An address is sanctioned. |\n| SOLANA_TX_TOO_LARGE | 400 | expected | no | The SVM origin transaction exceeds 1232 bytes; `message` reads "transaction is N bytes, M over the 1232 byte limit". |\n| SWAP_IMPACT_TOO_HIGH | 400 | expected | no | Price impact too high (see `overridePriceImpact`). |\n| UNAUTHORIZED | 401 | expected | no | The API key is unknown or revoked (admin API: the bearer token is missing or wrong). |\n| UNSUPPORTED_CHAIN | 400 | expected | no | The chain is not supported. |\n| UNSUPPORTED_CURRENCY | 400 | expected | no | The currency is not supported. |\n| UNSUPPORTED_EXECUTION_TYPE | 400 | expected | no | The requested execution type is not supported. |\n| UNSUPPORTED_ROUTE | 400 | expected | no | The route is not supported. |\n| USER_RECIPIENT_MISMATCH | 400 | expected | no | User and recipient must match on this route. |\n| INVALID_REQUEST | 400 | expected | no | *Pontis.* The request does not match this document; `message` names the member. |\n| MALFORMED_JSON | 400 | expected | no | *Pontis.* The body is not valid JSON. |\n| UNSUPPORTED_MEDIA_TYPE | 415 | expected | no | *Pontis.* The body is not `application/json`. |\n| PAYLOAD_TOO_LARGE | 413 | expected | no | *Pontis.* The body exceeds the size limit. |\n| ROUTE_NOT_FOUND | 404 | expected | no | *Pontis.* No such path (admin API: no API key with this id). |\n| METHOD_NOT_ALLOWED | 405 | expected | no | *Pontis.* The path does not take this method. |\n| REQUEST_NOT_FOUND | 404 | expected | no | *Pontis.* No request with this id. |\n| TRANSACTION_NOT_FOUND | 404 | expected | no | *Pontis.* The transaction cannot be found (Bitcoin: not in a block yet). |\n| NOT_A_DEPOSIT | 400 | expected | no | *Pontis.* The transaction is not a deposit to this service. |\n| INVALID_SIGNATURE | 400 | expected | no | *Pontis.* The signature does not recover to the expected signer. |\n| SIGNATURE_EXPIRED | 400 | expected | no | *Pontis.* The signed permit is past its deadline. |\n| RATE_LIMITED | 429 | expected | no | *Pontis.* Rate limited. Not retryable as is: wait `Retry-After` seconds first. |\n| SERVICE_UNAVAILABLE | 503 | transient | yes | A dependency is unavailable. |\n| PRICE_FETCH_FAILED | 503 | transient | yes | A price feed failed. |\n| REQUEST_TIMED_OUT | 503 | transient | yes | The request timed out. |\n| RPC_HTTP_ERROR | 503 | transient | yes | A chain RPC failed. |\n| DESTINATION_TX_FAILED | 500 | unexpected | no | A destination transaction failed unexpectedly. |\n| ERC20_ROUTER_ADDRESS_NOT_FOUND | 500 | unexpected | no | The chain has no router configured. |\n| UNKNOWN_ERROR | 500 | unexpected | no | Anything else. |\n| SWAP_QUOTE_FAILED | 500 | unexpected | no | A swap provider failed. |\n| PERMIT_FAILED | 500 | unexpected | no | Submitting a permit failed. |\n| NOT_IMPLEMENTED | 501 | unexpected | no | *Pontis.* The operation is not implemented by this deployment. |\n',
+    description: 'Machine-readable error code. Clients should branch on it and show `message`. The HTTP\nstatus of each code is fixed; **transient** codes (503) may succeed when retried with\nbackoff, **expected** codes need a changed request, **unexpected** codes are server faults.\nCodes marked *Pontis* are additions to the public list for request-shape and lookup failures\nthe public interface leaves unnamed.\n\n| Code | HTTP | Kind | Retry | Meaning |\n|---|---|---|---|---|\n| AMOUNT_TOO_LOW | 400 | expected | no | The amount does not cover fees or is below the route minimum. |\n| CHAIN_DISABLED | 400 | expected | no | The origin or destination chain is disabled. |\n| EXTRA_TXS_NOT_SUPPORTED | 400 | expected | no | `txs` are not supported on this route. |\n| FORBIDDEN | 403 | expected | no | The API key may not do this (admin API: disabled, no `ADMIN_TOKEN` set). |\n| INSUFFICIENT_FUNDS | 400 | expected | no | The user\'s balance is too low (Bitcoin deposit-address quotes: balance does not exceed the quoted amount). |\n| INSUFFICIENT_LIQUIDITY | 400 | expected | no | The solver cannot fill this amount. |\n| INVALID_ADDRESS | 400 | expected | no | An address is not valid for its chain. |\n| INVALID_EXTRA_TXS | 400 | expected | no | `txs` are malformed or cannot be simulated. |\n| INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS | 400 | expected | no | `gasLimitForDepositSpecifiedTxs` is missing or wrong. |\n| INVALID_INPUT_CURRENCY | 400 | expected | no | The origin currency is not valid on the origin chain. |\n| INVALID_OUTPUT_CURRENCY | 400 | expected | no | The destination currency is not valid on the destination chain. |\n| INVALID_RECIPIENT | 400 | expected | no | The recipient is not valid for the destination chain. |\n| INVALID_SLIPPAGE_TOLERANCE | 400 | expected | no | Slippage tolerance is not usable for this route. |\n| NO_INTERNAL_SWAP_ROUTES_FOUND | 400 | expected | no | No internal swap route exists. |\n| NO_QUOTES | 400 | expected | no | No quote could be produced. |\n| NO_SWAP_ROUTES_FOUND | 400 | expected | no | No swap route exists. |\n| ROUTE_TEMPORARILY_RESTRICTED | 400 | expected | no | The route is restricted for now. |\n| SANCTIONED_CURRENCY | 400 | expected | no | The currency is sanctioned. |\n| SANCTIONED_WALLET_ADDRESS | 400 | expected | no | An address is sanctioned. |\n| SOLANA_TX_TOO_LARGE | 400 | expected | no | The SVM origin transaction exceeds 1232 bytes; `message` reads "transaction is N bytes, M over the 1232 byte limit". |\n| SWAP_IMPACT_TOO_HIGH | 400 | expected | no | Price impact too high (see `overridePriceImpact`). |\n| UNAUTHORIZED | 401 | expected | no | The API key is unknown or revoked (admin API: the bearer token is missing or wrong). |\n| UNSUPPORTED_CHAIN | 400 | expected | no | The chain is not supported. |\n| UNSUPPORTED_CURRENCY | 400 | expected | no | The currency is not supported. |\n| UNSUPPORTED_EXECUTION_TYPE | 400 | expected | no | The requested execution type is not supported. |\n| UNSUPPORTED_ROUTE | 400 | expected | no | The route is not supported. |\n| USER_RECIPIENT_MISMATCH | 400 | expected | no | User and recipient must match on this route. |\n| INVALID_REQUEST | 400 | expected | no | *Pontis.* The request does not match this document; `message` names the member. |\n| MALFORMED_JSON | 400 | expected | no | *Pontis.* The body is not valid JSON. |\n| UNSUPPORTED_MEDIA_TYPE | 415 | expected | no | *Pontis.* The body is not `application/json`. |\n| PAYLOAD_TOO_LARGE | 413 | expected | no | *Pontis.* The body exceeds the size limit. |\n| ROUTE_NOT_FOUND | 404 | expected | no | *Pontis.* No such path (admin API: no API key with this id). |\n| METHOD_NOT_ALLOWED | 405 | expected | no | *Pontis.* The path does not take this method. |\n| REQUEST_NOT_FOUND | 404 | expected | no | *Pontis.* No request with this id. |\n| TRANSACTION_NOT_FOUND | 404 | expected | no | *Pontis.* The transaction cannot be found (Bitcoin: not in a block yet). |\n| NOT_A_DEPOSIT | 400 | expected | no | *Pontis.* The transaction is not a deposit to this service. |\n| INVALID_SIGNATURE | 400 | expected | no | *Pontis.* The signature does not recover to the expected signer. |\n| SIGNATURE_EXPIRED | 400 | expected | no | *Pontis.* The signed permit is past its deadline. |\n| RATE_LIMITED | 429 | expected | no | *Pontis.* Rate limited. Not retryable as is: wait `Retry-After` seconds first. |\n| INVALID_WEBHOOK_URL | 400 | expected | no | *Pontis.* Admin API: webhooks could never be delivered to this URL; `errorData.reason` says why (`scheme`, `credentials`, `invalid-url`, `unresolvable`, `address-denied` with `errorData.category`). |\n| SERVICE_UNAVAILABLE | 503 | transient | yes | A dependency is unavailable. |\n| PRICE_FETCH_FAILED | 503 | transient | yes | A price feed failed. |\n| REQUEST_TIMED_OUT | 503 | transient | yes | The request timed out. |\n| RPC_HTTP_ERROR | 503 | transient | yes | A chain RPC failed. |\n| DESTINATION_TX_FAILED | 500 | unexpected | no | A destination transaction failed unexpectedly. |\n| ERC20_ROUTER_ADDRESS_NOT_FOUND | 500 | unexpected | no | The chain has no router configured. |\n| UNKNOWN_ERROR | 500 | unexpected | no | Anything else. |\n| SWAP_QUOTE_FAILED | 500 | unexpected | no | A swap provider failed. |\n| PERMIT_FAILED | 500 | unexpected | no | Submitting a permit failed. |\n| NOT_IMPLEMENTED | 501 | unexpected | no | *Pontis.* The operation is not implemented by this deployment. |\n',
     enum: [
         'AMOUNT_TOO_LOW',
         'CHAIN_DISABLED',
@@ -273,6 +297,7 @@ export const ErrorCodeSchema = {
         'INVALID_SIGNATURE',
         'SIGNATURE_EXPIRED',
         'RATE_LIMITED',
+        'INVALID_WEBHOOK_URL',
         'SERVICE_UNAVAILABLE',
         'PRICE_FETCH_FAILED',
         'REQUEST_TIMED_OUT',
@@ -301,9 +326,16 @@ export const ErrorBodySchema = {
             $ref: '#/components/schemas/ErrorCode'
         },
         errorData: {
-            type: 'object',
-            additionalProperties: true,
-            description: 'Code-specific details, for example `{size, limit, overBy}` for `SOLANA_TX_TOO_LARGE` or the validation `errors` for `INVALID_REQUEST`.'
+            type: 'string',
+            contentMediaType: 'application/json',
+            contentSchema: {
+                type: 'object',
+                additionalProperties: true
+            },
+            description: 'Code-specific details as JSON text: parse it for an object, for example\n`{"size":1416,"limit":1232,"overBy":184}` for `SOLANA_TX_TOO_LARGE`, or `{"errors":[...]}`\n(each failing field\'s `location`, `field` and `message`) for `INVALID_REQUEST`. A string\nbecause existing clients type it as one (Relay\'s published API types).',
+            examples: [
+                '{"size":1416,"limit":1232,"overBy":184}'
+            ]
         },
         requestId: {
             type: 'string',
@@ -366,7 +398,7 @@ export const RefundFailReasonSchema = {
 export const QuoteRequestSchema = {
     type: 'object',
     title: 'Quote request',
-    description: 'An intent to bridge, swap or execute calls across chains. Body of `POST /quote`,\n`POST /quote/v2` and `POST /price`.\n\nMembers not listed here are rejected (400 `INVALID_REQUEST` naming the member), so a typo\nnever silently changes a quote. Cross-field rules are part of this schema:\n\n| Member | Requires |\n|---|---|\n| `recoveryAddress` | `useDepositAddress: true` |\n| `strict` | `refundTo` (and `strict: true` always requires `refundTo`) |\n| `topupGasAmount` | `topupGas: true` |\n| `sponsoredFeeComponents` | `subsidizeFees: true` |\n| `maxSubsidizationAmount` | `subsidizeFees: true` |\n| `useDepositAddress: true` with `tradeType: EXACT_OUTPUT` | `strict: true` |\n\nRules that need chain knowledge are enforced by the chain plugins and answered with the\ncatalogued error codes: address and currency forms per family (SVM chain 792703809 and\nBitcoin chain 8253038 are case sensitive and take only their own address forms; on the\nperpetuals-exchange chain 3586256 `user`/`recipient` are account indexes), the 1232-byte\nSVM transaction limit (`SOLANA_TX_TOO_LARGE`), Bitcoin deposit-address balances\n(`INSUFFICIENT_FUNDS`), `gasLimitForDepositSpecifiedTxs`\n(`INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS`), `topupGas` on non-EVM destinations.\n\nLimits the public interface leaves open, chosen by Pontis: at most 32 `txs`, 16\n`authorizationList` entries, 10 `appFees`, 32 entries per swap-source list, 128 characters per\naddress, currency id, label or swap source, `permitExpiry` and `ttl` at most 86400 seconds,\n`maxRouteLength` from 1 to 10.\n\n`default` values describe what the service assumes for an absent member; they are applied\nafter validation, never inserted before it (a validator must not run with Ajv\'s\n`useDefaults`): `topupGasAmount` has a default yet requires `topupGas: true` when it is sent.\n',
+    description: 'An intent to bridge, swap or execute calls across chains. Body of `POST /quote`,\n`POST /quote/v2` and `POST /price`.\n\nMembers not listed here are ignored and named in the `Ignored-Members` response header (see\n"Unknown members" above), so a typo never changes a quote without a trace. Cross-field rules\nare part of this schema:\n\n| Member | Requires |\n|---|---|\n| `recoveryAddress` | `useDepositAddress: true` |\n| `strict` | `refundTo` (and `strict: true` always requires `refundTo`) |\n| `topupGasAmount` other than its default `2000000` | `topupGas: true` |\n| `sponsoredFeeComponents` | `subsidizeFees: true` |\n| `maxSubsidizationAmount` | `subsidizeFees: true` |\n| `useDepositAddress: true` with `tradeType: EXACT_OUTPUT` | `strict: true` |\n\nRules that need chain knowledge are enforced by the chain plugins and answered with the\ncatalogued error codes: address and currency forms per family (SVM chain 792703809 and\nBitcoin chain 8253038 are case sensitive and take only their own address forms; on the\nperpetuals-exchange chain 3586256 `user`/`recipient` are account indexes), the 1232-byte\nSVM transaction limit (`SOLANA_TX_TOO_LARGE`), Bitcoin deposit-address balances\n(`INSUFFICIENT_FUNDS`), `gasLimitForDepositSpecifiedTxs`\n(`INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS`), `topupGas` on non-EVM destinations.\n\nLimits the public interface leaves open, chosen by Pontis: at most 32 `txs`, 16\n`authorizationList` entries, 10 `appFees`, 32 entries per swap-source list, 128 characters per\naddress, currency id, label or swap source, `permitExpiry` and `ttl` at most 86400 seconds,\n`maxRouteLength` from 1 to 10.\n\nDefaults are stated in the members\' descriptions, not as JSON Schema `default`s: generators\nsuch as openapi-typescript make every member with a `default` required, so a minimal typed\nrequest would not compile. A member sent with its stated default means the same as leaving\nit out (it triggers no cross-field rule): a generated client that fills in every default is\naccepted.\n',
     additionalProperties: false,
     required: [
         'user',
@@ -430,7 +462,7 @@ export const QuoteRequestSchema = {
         },
         tradeType: {
             $ref: '#/components/schemas/TradeType',
-            default: 'EXACT_INPUT'
+            description: 'Whether `amount` is the input or the output basis. Default `EXACT_INPUT`.'
         },
         txs: {
             type: 'array',
@@ -443,6 +475,7 @@ export const QuoteRequestSchema = {
         txsGasLimit: {
             type: 'integer',
             minimum: 1,
+            maximum: 9007199254740991,
             description: 'Total gas limit for the destination-chain call transactions in `txs`.',
             examples: [
                 500000
@@ -493,18 +526,15 @@ export const QuoteRequestSchema = {
             type: 'string',
             pattern: '^[0-9]+$',
             maxLength: 20,
-            default: '2000000',
-            description: 'USD value of the gas top-up in fixed-point micro-dollars (`2000000` = two US dollars, the default). Requires `topupGas: true`.'
+            description: 'USD value of the gas top-up in fixed-point micro-dollars (`2000000` = two US dollars). Default `2000000`. Any other value requires `topupGas: true`; the default itself counts as absent.'
         },
         enableTrueExactOutput: {
             type: 'boolean',
-            default: false,
-            description: 'On exact-output operations, send swap surplus to the solver account instead of sweeping it to the recipient.'
+            description: 'On exact-output operations, send swap surplus to the solver account instead of sweeping it to the recipient. Default `false`.'
         },
         explicitDeposit: {
             type: 'boolean',
-            default: true,
-            description: 'Deposit through an explicit depository call instead of a direct transfer to the depository (EVM, v2 protocol flow only).'
+            description: 'Deposit through an explicit depository call instead of a direct transfer to the depository (EVM, v2 protocol flow only). Default `true`.'
         },
         useExternalLiquidity: {
             type: 'boolean',
@@ -522,8 +552,7 @@ export const QuoteRequestSchema = {
             type: 'integer',
             minimum: 1,
             maximum: 86400,
-            default: 600,
-            description: 'Permit validity in seconds (default 600, ten minutes). After that the execute API answers `SIGNATURE_EXPIRED`.'
+            description: 'Permit validity in seconds. Default `600` (ten minutes). After that the execute API answers `SIGNATURE_EXPIRED`.'
         },
         includeProtocolData: {
             type: 'boolean',
@@ -562,6 +591,7 @@ export const QuoteRequestSchema = {
         gasLimitForDepositSpecifiedTxs: {
             type: 'integer',
             minimum: 1,
+            maximum: 9007199254740991,
             description: 'Gas limit for transactions specified to run during the deposit transaction. Must be set explicitly when such transactions are given.'
         },
         forceSolverExecution: {
@@ -575,12 +605,12 @@ export const QuoteRequestSchema = {
         sponsoredFeeComponents: {
             type: 'array',
             minItems: 1,
-            maxItems: 5,
+            maxItems: 6,
             uniqueItems: true,
             items: {
-                $ref: '#/components/schemas/FeeComponent'
+                $ref: '#/components/schemas/SponsoredFeeComponent'
             },
-            description: 'Fee buckets the sponsor covers. Requires `subsidizeFees: true`. When omitted, `execution`, `swap`, `service` and `app`; `rent` stays user-paid unless selected.',
+            description: 'Fee buckets the sponsor covers. Requires `subsidizeFees: true`. When omitted, `execution`, `swap`, `relay` and `app`; `rent` stays user-paid unless selected. `service` is another name for `relay`.',
             examples: [
                 [
                     'execution',
@@ -619,6 +649,7 @@ export const QuoteRequestSchema = {
         originGasOverhead: {
             type: 'integer',
             minimum: 0,
+            maximum: 9007199254740991,
             description: 'Origin gas overhead used to price gas when the solver executes a gasless origin transaction.'
         },
         depositFeePayer: {
@@ -669,9 +700,6 @@ export const QuoteRequestSchema = {
         strict: [
             'refundTo'
         ],
-        topupGasAmount: [
-            'topupGas'
-        ],
         sponsoredFeeComponents: [
             'subsidizeFees'
         ],
@@ -717,11 +745,18 @@ export const QuoteRequestSchema = {
             }
         },
         {
-            description: '`topupGasAmount` requires `topupGas: true`.',
+            description: '`topupGasAmount` other than its default `2000000` requires `topupGas: true`.',
             if: {
                 required: [
                     'topupGasAmount'
-                ]
+                ],
+                properties: {
+                    topupGasAmount: {
+                        not: {
+                            const: '2000000'
+                        }
+                    }
+                }
             },
             then: {
                 required: [
@@ -836,6 +871,7 @@ export const AuthorizationListItemSchema = {
         chainId: {
             type: 'integer',
             minimum: 0,
+            maximum: 9007199254740991,
             description: 'Chain the authorization is valid on (`0` means any chain, as in EIP-7702).'
         },
         address: {
@@ -845,14 +881,14 @@ export const AuthorizationListItemSchema = {
         nonce: {
             type: 'integer',
             minimum: 0,
-            description: 'Authority\'s account nonce.'
+            maximum: 9007199254740991,
+            description: 'Authority\'s account nonce (a JSON number is exact up to 2^53 - 1).'
         },
         yParity: {
             type: 'integer',
-            enum: [
-                0,
-                1
-            ]
+            minimum: 0,
+            maximum: 1,
+            description: 'Parity of the signature\'s `y` coordinate, `0` or `1`.'
         },
         r: {
             type: 'string',
@@ -880,9 +916,9 @@ export const AppFeeSchema = {
         },
         fee: {
             type: 'string',
-            pattern: '^[0-9]+(\\.[0-9]+)?$',
-            maxLength: 32,
-            description: 'Non-negative decimal number of basis points (`100` = 1%).',
+            pattern: '^([0-9]{1,4}(\\.[0-9]{1,18})?|10000(\\.0{1,18})?)$',
+            maxLength: 23,
+            description: 'Basis points from 0 to 10000 (`100` = 1%, `10000` = 100%), at most 18 decimals.',
             examples: [
                 '25',
                 '12.5'
@@ -1069,7 +1105,7 @@ export const StepItemSchema = {
 
 export const StepCheckSchema = {
     type: 'object',
-    description: 'Where to poll for confirmation of the item: `endpoint` is a relative path on this service\n(normally `/intents/status?requestId=...` or `/intents/status/v3?requestId=...`), polled with\n`method` once per second. The answer is the status record; the check succeeds when\n`status` is `success` (`submitted` for a Bitcoin destination) and fails on `failure`,\n`refund` or `fallback`.\n',
+    description: 'Where to poll for confirmation of the item: `endpoint` is a relative path on this service\n(normally `/intents/status?requestId=...` or `/intents/status/v3?requestId=...`), polled with\n`method` once per second. The answer is the status record; the check succeeds when\n`status` is one of `finalStatuses` (`success`, and `submitted` where the destination\'s fills\ntake long to confirm, as on Bitcoin) and fails on `failure`, `refund` or `fallback`.\n',
     required: [
         'endpoint',
         'method'
@@ -1088,6 +1124,28 @@ export const StepCheckSchema = {
             enum: [
                 'GET',
                 'POST'
+            ]
+        },
+        finalStatuses: {
+            type: 'array',
+            minItems: 1,
+            uniqueItems: true,
+            items: {
+                type: 'string',
+                enum: [
+                    'submitted',
+                    'success'
+                ]
+            },
+            description: 'The statuses at which a client may stop polling with success: always `success`, and\n`submitted` when the destination chain\'s fills take long to confirm (Bitcoin). A Pontis\naddition (existing clients ignore it and know the Bitcoin rule themselves), so a client\nneeds no list of chain ids.\n',
+            examples: [
+                [
+                    'success'
+                ],
+                [
+                    'submitted',
+                    'success'
+                ]
             ]
         }
     }
@@ -1176,7 +1234,7 @@ export const EvmTransactionDataSchema = {
 
 export const SvmTransactionDataSchema = {
     type: 'object',
-    description: 'An SVM transaction (chain 792703809 and other SVM chains). `transaction` is the serialized\nversioned transaction, base64; sign it as the fee payer / user and send it. The service\ncompiled and measured it at quote time against the 1232-byte wire limit (a larger one is\nanswered 400 `SOLANA_TX_TOO_LARGE`): `size` is its wire size, `sizeLimit` 1232 and\n`headroom` the bytes left. Clients that prepend compute-budget instructions (about 60\nbytes) must check they fit in `headroom` and skip the injection otherwise.\n`instructions` and `addressLookupTableAddresses` are given for clients that rebuild the\ntransaction themselves.\n',
+    description: 'An SVM transaction (chain 792703809 and other SVM chains). `transaction` is the serialized\nversioned transaction, base64; sign it as the fee payer / user and send it. The service\ncompiled and measured it at quote time against the 1232-byte wire limit (a larger one is\nanswered 400 `SOLANA_TX_TOO_LARGE`): `size` is its wire size, `sizeLimit` 1232 and\n`headroom` the bytes left. Clients that prepend compute-budget instructions (about 60\nbytes) must check they fit in `headroom` and skip the injection otherwise.\n`instructions` (data in hex, as Relay serves them) and `addressLookupTableAddresses` are given\nfor clients that rebuild the transaction themselves, as Relay\'s SVM wallet adapter does: it\ncompiles them into a new v0 message with its own fee payer and recent blockhash.\n',
     required: [
         'format',
         'transaction',
@@ -1263,15 +1321,15 @@ export const SvmInstructionSchema = {
             }
         },
         data: {
-            $ref: '#/components/schemas/Base64',
-            description: 'Instruction data, base64.'
+            $ref: '#/components/schemas/UnprefixedHexBytes',
+            description: 'Instruction data, hex without a `0x` prefix (two digits per byte), as Relay serves it:\nexisting SVM wallet adapters decode it with `Buffer.from(data, \'hex\')`.\n'
         }
     }
 } as const;
 
 export const BitcoinPsbtDataSchema = {
     type: 'object',
-    description: 'A partially signed Bitcoin transaction (withdrawals from Bitcoin 8253038). The client signs\nit and broadcasts it (the signed result in base64); existing clients stop polling once it is\nbroadcast. The request moves to `pending` as soon as the deposit is seen in the mempool;\nconfirmations (1 block, 2 for high-value deposits) govern the move to `submitted` and `success`.\n',
+    description: 'A partially signed Bitcoin transaction (withdrawals from Bitcoin 8253038). `psbt` is the\nserialized PSBT in hex without a `0x` prefix, as Relay serves it (existing Bitcoin wallet\nadapters read it with bitcoinjs-lib\'s `Psbt.fromHex`). The client signs it, finalizes it and\nbroadcasts the raw transaction; existing clients stop polling once it is broadcast. The request moves to `pending` as soon as the deposit is seen in the mempool;\nconfirmations (1 block, 2 for high-value deposits) govern the move to `submitted` and `success`.\n',
     required: [
         'format',
         'psbt',
@@ -1283,7 +1341,8 @@ export const BitcoinPsbtDataSchema = {
             const: 'bitcoin-psbt'
         },
         psbt: {
-            $ref: '#/components/schemas/Base64'
+            $ref: '#/components/schemas/UnprefixedHexBytes',
+            description: 'The unsigned PSBT (BIP 174), hex without a `0x` prefix.'
         },
         chainId: {
             $ref: '#/components/schemas/ChainId'
@@ -1802,7 +1861,9 @@ export const FeeSponsorshipSchema = {
             required: [
                 'selectedComponents',
                 'capHit',
-                'components'
+                'components',
+                'sponsoredTotal',
+                'userPaysTotal'
             ],
             properties: {
                 selectedComponents: {
@@ -1822,9 +1883,13 @@ export const FeeSponsorshipSchema = {
                 },
                 components: {
                     type: 'object',
+                    description: 'Every bucket, selected or not (`relay` is the specs\' `service`).',
                     required: [
                         'execution',
-                        'swap'
+                        'swap',
+                        'relay',
+                        'app',
+                        'rent'
                     ],
                     properties: {
                         execution: {
@@ -1833,7 +1898,7 @@ export const FeeSponsorshipSchema = {
                         swap: {
                             $ref: '#/components/schemas/FeeSponsorshipBucket'
                         },
-                        service: {
+                        relay: {
                             $ref: '#/components/schemas/FeeSponsorshipBucket'
                         },
                         app: {
@@ -1843,6 +1908,14 @@ export const FeeSponsorshipSchema = {
                             $ref: '#/components/schemas/FeeSponsorshipBucket'
                         }
                     }
+                },
+                sponsoredTotal: {
+                    $ref: '#/components/schemas/Fee',
+                    description: 'What the sponsor covers across the buckets (`fees.subsidized`).'
+                },
+                userPaysTotal: {
+                    $ref: '#/components/schemas/SignedFee',
+                    description: 'What the user pays across the buckets.'
                 }
             }
         }
@@ -1915,15 +1988,26 @@ export const SlippageToleranceLegSchema = {
 
 export const RouteLegSchema = {
     type: 'object',
+    description: 'One leg of the route, with what goes in and what comes out of it.',
     properties: {
         inputCurrency: {
-            type: 'string'
+            $ref: '#/components/schemas/Fee',
+            description: 'The currency and amount the leg takes.'
         },
         outputCurrency: {
-            type: 'string'
+            $ref: '#/components/schemas/Fee',
+            description: 'The currency and amount the leg gives.'
         },
         router: {
-            type: 'string'
+            type: 'string',
+            description: 'The contract or service that executes the leg.'
+        },
+        includedSwapSources: {
+            type: 'array',
+            items: {
+                type: 'string'
+            },
+            description: 'The swap sources the leg goes through, in order (origin swaps).'
         }
     }
 } as const;
@@ -1978,8 +2062,13 @@ export const DetailsSchema = {
                 execution: {
                     $ref: '#/components/schemas/UsdValue'
                 },
+                relay: {
+                    $ref: '#/components/schemas/UsdValue',
+                    description: 'The service\'s own fee (what existing clients read).'
+                },
                 service: {
-                    $ref: '#/components/schemas/UsdValue'
+                    $ref: '#/components/schemas/UsdValue',
+                    description: 'The same value under the specs\' name.'
                 },
                 app: {
                     $ref: '#/components/schemas/UsdValue'
@@ -2274,7 +2363,8 @@ export const PaymentDetailsSchema = {
     ],
     properties: {
         chainId: {
-            $ref: '#/components/schemas/ChainId'
+            $ref: '#/components/schemas/ProtocolChainId',
+            description: 'The origin chain as the protocol names it, like `orderData`\'s chain ids.'
         },
         depository: {
             $ref: '#/components/schemas/Address'
@@ -2653,7 +2743,7 @@ export const StatusRecordSchema = {
                 'null'
             ],
             additionalProperties: true,
-            description: 'Extra context, for example decoded revert data on failures; null when none.'
+            description: 'Extra context, for example decoded revert data on failures; null when none. An object, as the specs\' status record says; Relay\'s published types say string (see "Compared with Relay\'s published API types").'
         },
         failReason: {
             $ref: '#/components/schemas/FailReason'
@@ -2732,125 +2822,34 @@ export const IndexTransactionResponseSchema = {
 } as const;
 
 export const ExecutePermitRequestSchema = {
-    description: 'The permit the user signed, exactly as issued in the signature step\'s `data.post.body`. The\nservice re-derives the EIP-712 message from it and checks it against the stored quote.\n',
-    oneOf: [
-        {
-            $ref: '#/components/schemas/Eip3009ReceivePermit'
-        },
-        {
-            $ref: '#/components/schemas/Eip2612Permit'
-        }
-    ],
-    discriminator: {
-        propertyName: 'kind',
-        mapping: {
-            'eip3009-receive': '#/components/schemas/Eip3009ReceivePermit',
-            eip2612: '#/components/schemas/Eip2612Permit'
-        }
-    }
-} as const;
-
-export const Eip3009ReceivePermitSchema = {
     type: 'object',
-    description: 'An EIP-3009 `ReceiveWithAuthorization` of the origin token, to be redeemed by the service\'s receiver `to`.',
+    description: 'The signature step\'s `data.post.body` as issued: `{kind, requestId}` (Relay\'s shape). The\nquote kept what the signature authorizes (the typed data in `data.sign`: amount, payer,\nvalidity window), so the body only names the request and the kind of authorization; the\nsignature is the `signature` query parameter. Members clients add (the Relay SDK adds\n`referrer`) are ignored and named in `Ignored-Members`, like everywhere else.\n',
     additionalProperties: false,
     required: [
         'kind',
-        'requestId',
-        'chainId',
-        'currency',
-        'from',
-        'to',
-        'value',
-        'validAfter',
-        'validBefore',
-        'nonce'
+        'requestId'
     ],
     properties: {
         kind: {
             type: 'string',
-            const: 'eip3009-receive'
+            minLength: 1,
+            maxLength: 64,
+            description: 'The kind of authorization, as issued (`eip3009-receive`: an EIP-3009\n`ReceiveWithAuthorization` the depository redeems). A kind the request did not issue is\nanswered 400 `UNSUPPORTED_EXECUTION_TYPE`.\n',
+            examples: [
+                'eip3009-receive'
+            ]
         },
         requestId: {
             $ref: '#/components/schemas/RequestId'
         },
-        chainId: {
-            $ref: '#/components/schemas/ChainId'
-        },
-        currency: {
-            $ref: '#/components/schemas/EvmAddress',
-            description: 'The token contract (the EIP-712 domain\'s verifying contract).'
-        },
-        from: {
-            $ref: '#/components/schemas/EvmAddress',
-            description: 'The user (payer).'
-        },
-        to: {
-            $ref: '#/components/schemas/EvmAddress',
-            description: 'The service\'s receiver contract that redeems the authorization and deposits.'
-        },
-        value: {
-            $ref: '#/components/schemas/Amount'
-        },
-        validAfter: {
-            $ref: '#/components/schemas/Amount',
-            description: 'Unix seconds.'
-        },
-        validBefore: {
-            $ref: '#/components/schemas/Amount',
-            description: 'Unix seconds; the quote time plus `permitExpiry`.'
-        },
-        nonce: {
-            $ref: '#/components/schemas/Bytes32'
-        }
-    }
-} as const;
-
-export const Eip2612PermitSchema = {
-    type: 'object',
-    description: 'An EIP-2612 `Permit` of the origin token for the service\'s spender.',
-    additionalProperties: false,
-    required: [
-        'kind',
-        'requestId',
-        'chainId',
-        'currency',
-        'owner',
-        'spender',
-        'value',
-        'nonce',
-        'deadline'
-    ],
-    properties: {
-        kind: {
+        api: {
             type: 'string',
-            const: 'eip2612'
-        },
-        requestId: {
-            $ref: '#/components/schemas/RequestId'
-        },
-        chainId: {
-            $ref: '#/components/schemas/ChainId'
-        },
-        currency: {
-            $ref: '#/components/schemas/EvmAddress'
-        },
-        owner: {
-            $ref: '#/components/schemas/EvmAddress'
-        },
-        spender: {
-            $ref: '#/components/schemas/EvmAddress'
-        },
-        value: {
-            $ref: '#/components/schemas/Amount'
-        },
-        nonce: {
-            $ref: '#/components/schemas/Amount',
-            description: 'The owner\'s permit nonce on the token.'
-        },
-        deadline: {
-            $ref: '#/components/schemas/Amount',
-            description: 'Unix seconds; the quote time plus `permitExpiry`.'
+            enum: [
+                'bridge',
+                'swap',
+                'user-swap'
+            ],
+            description: 'Sent by some clients with the value the quote\'s step carried; the request id already says which quote it is, so it changes nothing.'
         }
     }
 } as const;
@@ -3360,7 +3359,7 @@ export const ApiKeyWebhookSchema = {
             format: 'uri',
             maxLength: 2048,
             pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
-            description: 'Absolute `https://` URL without credentials (`http://` only to loopback in development).'
+            description: 'Absolute `https://` URL without credentials, to a public address (see `setApiKeyWebhook`; `http://` only to loopback with the operator\'s development setting).'
         },
         headers: {
             $ref: '#/components/schemas/ApiKeyWebhookHeaders'

@@ -191,13 +191,15 @@ export const indexTransaction = <ThrowOnError extends boolean = false>(options: 
  * moves from `waiting` to `depositing`; it moves to `pending` once that deposit is indexed
  * and confirmed (see `StatusRecord`).
  *
- * The service recovers the signer from the signature over the EIP-712 message it issued for
- * this request and checks it against the quote (owner, amount, spender or receiver, nonce,
- * deadline). A signature that does not recover to the owner, or a body that differs from the
- * issued one, is answered 400 `INVALID_SIGNATURE`; a permit past its deadline (`permitExpiry`
- * seconds after the quote, 600 by default) is answered 400 `SIGNATURE_EXPIRED`. Posting the
- * same accepted signature again is idempotent and answers 200 with the request's current
- * status. The answer may carry further `steps` for the client to run.
+ * The body is the issued `{kind, requestId}`: the service kept the message it issued for this
+ * request (payer, amount, receiver, nonce, validity window) and verifies the signature over
+ * exactly that message. A signature that does not recover to the payer is answered 400
+ * `INVALID_SIGNATURE`; a permit past its deadline (`permitExpiry` seconds after the quote, 600
+ * unless set) is answered 400 `SIGNATURE_EXPIRED`; a `kind` the request did not issue 400
+ * `UNSUPPORTED_EXECUTION_TYPE`. Posting the same accepted signature again is idempotent and
+ * answers 200 with the request's current status. The signature item carries a `check` on the
+ * request's status, so clients keep polling until the fill. The answer may carry further
+ * `steps` for the client to run.
  *
  */
 export const executePermit = <ThrowOnError extends boolean = false>(options: Options<ExecutePermitData, ThrowOnError>) => (options.client ?? client).post<ExecutePermitResponses, ExecutePermitErrors, ThrowOnError>({
@@ -232,7 +234,9 @@ export const listApiKeys = <ThrowOnError extends boolean = false>(options?: Opti
  * Create an API key
  *
  * Creates a partner API key with a label, a rate-limit tier (`standard` when omitted) and
- * optionally its webhook. The answer is the only place the secret ever appears: hand it to
+ * optionally its webhook (its URL is checked as `setApiKeyWebhook` describes: 400
+ * `INVALID_WEBHOOK_URL` when webhooks could never be delivered to it). The answer is the only
+ * place the secret ever appears: hand it to
  * the partner now. The partner sends it as `x-api-key`; quotes made with it are tied to the key
  * and its webhook.
  *
@@ -302,11 +306,24 @@ export const deleteApiKeyWebhook = <ThrowOnError extends boolean = false>(option
  * Set or disable an API key's webhook
  *
  * Sets the key's one webhook, replacing any earlier configuration. `url` must be an absolute
- * `https://` URL (plain `http://` is delivered to loopback addresses only, when the operator
- * runs in development mode) without credentials; put credentials in `headers`, which are
- * added to every webhook request (the signature, event-id and content headers are the
- * service's own and cannot be set). `{"enabled": false}` alone pauses the webhook and keeps
- * its URL and headers; `DELETE` removes it. A revoked key cannot be changed (400).
+ * `https://` URL without credentials; put credentials in `headers`, which are added to every
+ * webhook request (the signature, event-id and content headers are the service's own and
+ * cannot be set). `{"enabled": false}` alone pauses the webhook and keeps its URL and
+ * headers; `DELETE` removes it. A revoked key cannot be changed (400).
+ *
+ * The URL is checked here with the rules every delivery applies, so a URL that could never
+ * be delivered to is refused now (400 `INVALID_WEBHOOK_URL`, `errorData.reason`) instead of
+ * dead-lettering every event later: `scheme` (not `https://`), `credentials`, `invalid-url`,
+ * `unresolvable` (the host name does not exist, `.invalid` names never do), or
+ * `address-denied` with `errorData.category` when the host is or resolves to a loopback,
+ * private, link-local, cloud-metadata, multicast, unspecified, documentation or reserved
+ * address (IPv4, IPv6, IPv4-mapped and numeric spellings such as `2130706433` alike), or is
+ * such a name (`localhost` and every name under it, `metadata.google.internal`, `.internal`,
+ * `.local`, `.home.arpa`). Two operator settings relax this for their own deployments:
+ * `WEBHOOKS_ALLOW_HTTP_LOOPBACK=true` (development only) admits `http://` and loopback
+ * receivers, `WEBHOOKS_ALLOW_PRIVATE=true` private networks; `http://` to any other host
+ * and metadata addresses are refused whatever the settings. A resolver that cannot answer
+ * right now is 503 `SERVICE_UNAVAILABLE`: try again.
  *
  */
 export const setApiKeyWebhook = <ThrowOnError extends boolean = false>(options: Options<SetApiKeyWebhookData, ThrowOnError>) => (options.client ?? client).put<SetApiKeyWebhookResponses, SetApiKeyWebhookErrors, ThrowOnError>({

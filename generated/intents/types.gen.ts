@@ -26,7 +26,11 @@ export type ChainIdInput = number | string;
 export type ProtocolChainId = string;
 
 /**
- * Amount in the smallest unit of its currency, as a decimal string (78 digits hold any uint256).
+ * Amount in the smallest unit of its currency, as a decimal string, from 0 to 2^256 - 1
+ * (115792089237316195423570985008687907853269984665640564039457584007913129639935, the largest
+ * amount any chain carries). Format `uint256`: the server refuses a larger value with 400
+ * `INVALID_REQUEST` naming the member and the limit.
+ *
  */
 export type Amount = string;
 
@@ -104,6 +108,13 @@ export type CurrencyId = string;
 export type TxHash = string;
 
 /**
+ * Hex encoding of a byte string without a `0x` prefix (an even number of digits), the form
+ * Relay's SVM instruction data and Bitcoin PSBTs take.
+ *
+ */
+export type UnprefixedHexBytes = string;
+
+/**
  * Standard base64 (RFC 4648, with padding).
  */
 export type Base64 = string;
@@ -131,11 +142,20 @@ export type TradeType = 'EXACT_INPUT' | 'EXACT_OUTPUT' | 'EXPECTED_OUTPUT';
 
 /**
  * A fee bucket a sponsor can cover: `execution` (gas on origin and destination), `swap` (swap
- * costs), `service` (the service's own fee, the solver's `relayerService`), `app` (app fees),
- * `rent` (SVM account rent).
+ * costs), `relay` (the service's own fee, the solver's `relayerService`), `app` (app fees),
+ * `rent` (SVM account rent). The specs call the service's bucket `service` and say it "stands
+ * for the value that carries the service's own name": existing clients send and read `relay`,
+ * so answers use `relay`.
  *
  */
-export type FeeComponent = 'execution' | 'swap' | 'service' | 'app' | 'rent';
+export type FeeComponent = 'execution' | 'swap' | 'relay' | 'app' | 'rent';
+
+/**
+ * A fee bucket to sponsor (`FeeComponent`). `service` is accepted as another name for `relay`
+ * (the specs' placeholder for it); answers name the bucket `relay`.
+ *
+ */
+export type SponsoredFeeComponent = 'execution' | 'swap' | 'relay' | 'service' | 'app' | 'rent';
 
 /**
  * Machine-readable error code. Clients should branch on it and show `message`. The HTTP
@@ -185,6 +205,7 @@ export type FeeComponent = 'execution' | 'swap' | 'service' | 'app' | 'rent';
  * | INVALID_SIGNATURE | 400 | expected | no | *Pontis.* The signature does not recover to the expected signer. |
  * | SIGNATURE_EXPIRED | 400 | expected | no | *Pontis.* The signed permit is past its deadline. |
  * | RATE_LIMITED | 429 | expected | no | *Pontis.* Rate limited. Not retryable as is: wait `Retry-After` seconds first. |
+ * | INVALID_WEBHOOK_URL | 400 | expected | no | *Pontis.* Admin API: webhooks could never be delivered to this URL; `errorData.reason` says why (`scheme`, `credentials`, `invalid-url`, `unresolvable`, `address-denied` with `errorData.category`). |
  * | SERVICE_UNAVAILABLE | 503 | transient | yes | A dependency is unavailable. |
  * | PRICE_FETCH_FAILED | 503 | transient | yes | A price feed failed. |
  * | REQUEST_TIMED_OUT | 503 | transient | yes | The request timed out. |
@@ -197,7 +218,7 @@ export type FeeComponent = 'execution' | 'swap' | 'service' | 'app' | 'rent';
  * | NOT_IMPLEMENTED | 501 | unexpected | no | *Pontis.* The operation is not implemented by this deployment. |
  *
  */
-export type ErrorCode = 'AMOUNT_TOO_LOW' | 'CHAIN_DISABLED' | 'EXTRA_TXS_NOT_SUPPORTED' | 'FORBIDDEN' | 'INSUFFICIENT_FUNDS' | 'INSUFFICIENT_LIQUIDITY' | 'INVALID_ADDRESS' | 'INVALID_EXTRA_TXS' | 'INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS' | 'INVALID_INPUT_CURRENCY' | 'INVALID_OUTPUT_CURRENCY' | 'INVALID_RECIPIENT' | 'INVALID_SLIPPAGE_TOLERANCE' | 'NO_INTERNAL_SWAP_ROUTES_FOUND' | 'NO_QUOTES' | 'NO_SWAP_ROUTES_FOUND' | 'ROUTE_TEMPORARILY_RESTRICTED' | 'SANCTIONED_CURRENCY' | 'SANCTIONED_WALLET_ADDRESS' | 'SOLANA_TX_TOO_LARGE' | 'SWAP_IMPACT_TOO_HIGH' | 'UNAUTHORIZED' | 'UNSUPPORTED_CHAIN' | 'UNSUPPORTED_CURRENCY' | 'UNSUPPORTED_EXECUTION_TYPE' | 'UNSUPPORTED_ROUTE' | 'USER_RECIPIENT_MISMATCH' | 'INVALID_REQUEST' | 'MALFORMED_JSON' | 'UNSUPPORTED_MEDIA_TYPE' | 'PAYLOAD_TOO_LARGE' | 'ROUTE_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'REQUEST_NOT_FOUND' | 'TRANSACTION_NOT_FOUND' | 'NOT_A_DEPOSIT' | 'INVALID_SIGNATURE' | 'SIGNATURE_EXPIRED' | 'RATE_LIMITED' | 'SERVICE_UNAVAILABLE' | 'PRICE_FETCH_FAILED' | 'REQUEST_TIMED_OUT' | 'RPC_HTTP_ERROR' | 'DESTINATION_TX_FAILED' | 'ERC20_ROUTER_ADDRESS_NOT_FOUND' | 'UNKNOWN_ERROR' | 'SWAP_QUOTE_FAILED' | 'PERMIT_FAILED' | 'NOT_IMPLEMENTED';
+export type ErrorCode = 'AMOUNT_TOO_LOW' | 'CHAIN_DISABLED' | 'EXTRA_TXS_NOT_SUPPORTED' | 'FORBIDDEN' | 'INSUFFICIENT_FUNDS' | 'INSUFFICIENT_LIQUIDITY' | 'INVALID_ADDRESS' | 'INVALID_EXTRA_TXS' | 'INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS' | 'INVALID_INPUT_CURRENCY' | 'INVALID_OUTPUT_CURRENCY' | 'INVALID_RECIPIENT' | 'INVALID_SLIPPAGE_TOLERANCE' | 'NO_INTERNAL_SWAP_ROUTES_FOUND' | 'NO_QUOTES' | 'NO_SWAP_ROUTES_FOUND' | 'ROUTE_TEMPORARILY_RESTRICTED' | 'SANCTIONED_CURRENCY' | 'SANCTIONED_WALLET_ADDRESS' | 'SOLANA_TX_TOO_LARGE' | 'SWAP_IMPACT_TOO_HIGH' | 'UNAUTHORIZED' | 'UNSUPPORTED_CHAIN' | 'UNSUPPORTED_CURRENCY' | 'UNSUPPORTED_EXECUTION_TYPE' | 'UNSUPPORTED_ROUTE' | 'USER_RECIPIENT_MISMATCH' | 'INVALID_REQUEST' | 'MALFORMED_JSON' | 'UNSUPPORTED_MEDIA_TYPE' | 'PAYLOAD_TOO_LARGE' | 'ROUTE_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'REQUEST_NOT_FOUND' | 'TRANSACTION_NOT_FOUND' | 'NOT_A_DEPOSIT' | 'INVALID_SIGNATURE' | 'SIGNATURE_EXPIRED' | 'RATE_LIMITED' | 'INVALID_WEBHOOK_URL' | 'SERVICE_UNAVAILABLE' | 'PRICE_FETCH_FAILED' | 'REQUEST_TIMED_OUT' | 'RPC_HTTP_ERROR' | 'DESTINATION_TX_FAILED' | 'ERC20_ROUTER_ADDRESS_NOT_FOUND' | 'UNKNOWN_ERROR' | 'SWAP_QUOTE_FAILED' | 'PERMIT_FAILED' | 'NOT_IMPLEMENTED';
 
 /**
  * The body of every error answer. Only `message` is guaranteed (a 429 of the public
@@ -211,11 +232,12 @@ export type ErrorBody = {
     message: string;
     errorCode?: ErrorCode;
     /**
-     * Code-specific details, for example `{size, limit, overBy}` for `SOLANA_TX_TOO_LARGE` or the validation `errors` for `INVALID_REQUEST`.
+     * Code-specific details as JSON text: parse it for an object, for example
+     * `{"size":1416,"limit":1232,"overBy":184}` for `SOLANA_TX_TOO_LARGE`, or `{"errors":[...]}`
+     * (each failing field's `location`, `field` and `message`) for `INVALID_REQUEST`. A string
+     * because existing clients type it as one (Relay's published API types).
      */
-    errorData?: {
-        [key: string]: unknown;
-    };
+    errorData?: string;
     /**
      * Correlation id of this API call in the server's logs; quote it when reporting a problem. (Not an intent request id.)
      */
@@ -278,14 +300,15 @@ export type RefundFailReason = 'N/A' | 'AMOUNT_TOO_LOW_TO_REFUND' | 'NEGATIVE_NE
  * An intent to bridge, swap or execute calls across chains. Body of `POST /quote`,
  * `POST /quote/v2` and `POST /price`.
  *
- * Members not listed here are rejected (400 `INVALID_REQUEST` naming the member), so a typo
- * never silently changes a quote. Cross-field rules are part of this schema:
+ * Members not listed here are ignored and named in the `Ignored-Members` response header (see
+ * "Unknown members" above), so a typo never changes a quote without a trace. Cross-field rules
+ * are part of this schema:
  *
  * | Member | Requires |
  * |---|---|
  * | `recoveryAddress` | `useDepositAddress: true` |
  * | `strict` | `refundTo` (and `strict: true` always requires `refundTo`) |
- * | `topupGasAmount` | `topupGas: true` |
+ * | `topupGasAmount` other than its default `2000000` | `topupGas: true` |
  * | `sponsoredFeeComponents` | `subsidizeFees: true` |
  * | `maxSubsidizationAmount` | `subsidizeFees: true` |
  * | `useDepositAddress: true` with `tradeType: EXACT_OUTPUT` | `strict: true` |
@@ -303,9 +326,11 @@ export type RefundFailReason = 'N/A' | 'AMOUNT_TOO_LOW_TO_REFUND' | 'NEGATIVE_NE
  * address, currency id, label or swap source, `permitExpiry` and `ttl` at most 86400 seconds,
  * `maxRouteLength` from 1 to 10.
  *
- * `default` values describe what the service assumes for an absent member; they are applied
- * after validation, never inserted before it (a validator must not run with Ajv's
- * `useDefaults`): `topupGasAmount` has a default yet requires `topupGas: true` when it is sent.
+ * Defaults are stated in the members' descriptions, not as JSON Schema `default`s: generators
+ * such as openapi-typescript make every member with a `default` required, so a minimal typed
+ * request would not compile. A member sent with its stated default means the same as leaving
+ * it out (it triggers no cross-field rule): a generated client that fills in every default is
+ * accepted.
  *
  */
 export type QuoteRequest = unknown & {
@@ -353,6 +378,9 @@ export type QuoteRequest = unknown & {
      * Amount in the smallest unit; the input or the output depending on `tradeType`.
      */
     amount: Amount;
+    /**
+     * Whether `amount` is the input or the output basis. Default `EXACT_INPUT`.
+     */
     tradeType: TradeType;
     /**
      * Calls to execute on the destination chain with the bridged funds (cross-chain call).
@@ -394,15 +422,15 @@ export type QuoteRequest = unknown & {
      */
     topupGas?: boolean;
     /**
-     * USD value of the gas top-up in fixed-point micro-dollars (`2000000` = two US dollars, the default). Requires `topupGas: true`.
+     * USD value of the gas top-up in fixed-point micro-dollars (`2000000` = two US dollars). Default `2000000`. Any other value requires `topupGas: true`; the default itself counts as absent.
      */
     topupGasAmount?: string;
     /**
-     * On exact-output operations, send swap surplus to the solver account instead of sweeping it to the recipient.
+     * On exact-output operations, send swap surplus to the solver account instead of sweeping it to the recipient. Default `false`.
      */
     enableTrueExactOutput?: boolean;
     /**
-     * Deposit through an explicit depository call instead of a direct transfer to the depository (EVM, v2 protocol flow only).
+     * Deposit through an explicit depository call instead of a direct transfer to the depository (EVM, v2 protocol flow only). Default `true`.
      */
     explicitDeposit?: boolean;
     /**
@@ -418,7 +446,7 @@ export type QuoteRequest = unknown & {
      */
     usePermit?: boolean;
     /**
-     * Permit validity in seconds (default 600, ten minutes). After that the execute API answers `SIGNATURE_EXPIRED`.
+     * Permit validity in seconds. Default `600` (ten minutes). After that the execute API answers `SIGNATURE_EXPIRED`.
      */
     permitExpiry?: number;
     /**
@@ -466,9 +494,9 @@ export type QuoteRequest = unknown & {
      */
     subsidizeFees?: boolean;
     /**
-     * Fee buckets the sponsor covers. Requires `subsidizeFees: true`. When omitted, `execution`, `swap`, `service` and `app`; `rent` stays user-paid unless selected.
+     * Fee buckets the sponsor covers. Requires `subsidizeFees: true`. When omitted, `execution`, `swap`, `relay` and `app`; `rent` stays user-paid unless selected. `service` is another name for `relay`.
      */
-    sponsoredFeeComponents?: Array<FeeComponent>;
+    sponsoredFeeComponents?: Array<SponsoredFeeComponent>;
     /**
      * Cap of the sponsorship in USDC micro-units (`1000000` = one US dollar); the user pays any remainder. Requires `subsidizeFees: true`.
      */
@@ -572,10 +600,13 @@ export type AuthorizationListItem = {
      */
     address: EvmAddress;
     /**
-     * Authority's account nonce.
+     * Authority's account nonce (a JSON number is exact up to 2^53 - 1).
      */
     nonce: number;
-    yParity: 0 | 1;
+    /**
+     * Parity of the signature's `y` coordinate, `0` or `1`.
+     */
+    yParity: number;
     r: string;
     s: string;
 };
@@ -589,7 +620,7 @@ export type AppFee = {
      */
     recipient: Address;
     /**
-     * Non-negative decimal number of basis points (`100` = 1%).
+     * Basis points from 0 to 10000 (`100` = 1%, `10000` = 100%), at most 18 decimals.
      */
     fee: string;
 };
@@ -690,13 +721,21 @@ export type StepItem = {
  * Where to poll for confirmation of the item: `endpoint` is a relative path on this service
  * (normally `/intents/status?requestId=...` or `/intents/status/v3?requestId=...`), polled with
  * `method` once per second. The answer is the status record; the check succeeds when
- * `status` is `success` (`submitted` for a Bitcoin destination) and fails on `failure`,
- * `refund` or `fallback`.
+ * `status` is one of `finalStatuses` (`success`, and `submitted` where the destination's fills
+ * take long to confirm, as on Bitcoin) and fails on `failure`, `refund` or `fallback`.
  *
  */
 export type StepCheck = {
     endpoint: string;
     method: 'GET' | 'POST';
+    /**
+     * The statuses at which a client may stop polling with success: always `success`, and
+     * `submitted` when the destination chain's fills take long to confirm (Bitcoin). A Pontis
+     * addition (existing clients ignore it and know the Bitcoin rule themselves), so a client
+     * needs no list of chain ids.
+     *
+     */
+    finalStatuses?: Array<'submitted' | 'success'>;
 };
 
 /**
@@ -742,8 +781,9 @@ export type EvmTransactionData = {
  * answered 400 `SOLANA_TX_TOO_LARGE`): `size` is its wire size, `sizeLimit` 1232 and
  * `headroom` the bytes left. Clients that prepend compute-budget instructions (about 60
  * bytes) must check they fit in `headroom` and skip the injection otherwise.
- * `instructions` and `addressLookupTableAddresses` are given for clients that rebuild the
- * transaction themselves.
+ * `instructions` (data in hex, as Relay serves them) and `addressLookupTableAddresses` are given
+ * for clients that rebuild the transaction themselves, as Relay's SVM wallet adapter does: it
+ * compiles them into a new v0 message with its own fee payer and recent blockhash.
  *
  */
 export type SvmTransactionData = {
@@ -774,21 +814,27 @@ export type SvmInstruction = {
         isWritable: boolean;
     }>;
     /**
-     * Instruction data, base64.
+     * Instruction data, hex without a `0x` prefix (two digits per byte), as Relay serves it:
+     * existing SVM wallet adapters decode it with `Buffer.from(data, 'hex')`.
+     *
      */
-    data: Base64;
+    data: UnprefixedHexBytes;
 };
 
 /**
- * A partially signed Bitcoin transaction (withdrawals from Bitcoin 8253038). The client signs
- * it and broadcasts it (the signed result in base64); existing clients stop polling once it is
- * broadcast. The request moves to `pending` as soon as the deposit is seen in the mempool;
+ * A partially signed Bitcoin transaction (withdrawals from Bitcoin 8253038). `psbt` is the
+ * serialized PSBT in hex without a `0x` prefix, as Relay serves it (existing Bitcoin wallet
+ * adapters read it with bitcoinjs-lib's `Psbt.fromHex`). The client signs it, finalizes it and
+ * broadcasts the raw transaction; existing clients stop polling once it is broadcast. The request moves to `pending` as soon as the deposit is seen in the mempool;
  * confirmations (1 block, 2 for high-value deposits) govern the move to `submitted` and `success`.
  *
  */
 export type BitcoinPsbtData = {
     format: 'bitcoin-psbt';
-    psbt: Base64;
+    /**
+     * The unsigned PSBT (BIP 174), hex without a `0x` prefix.
+     */
+    psbt: UnprefixedHexBytes;
     chainId: ChainId;
 };
 
@@ -1029,13 +1075,24 @@ export type FeeSponsorship = {
          * Whether the cap limited the selected buckets.
          */
         capHit: boolean;
+        /**
+         * Every bucket, selected or not (`relay` is the specs' `service`).
+         */
         components: {
             execution: FeeSponsorshipBucket;
             swap: FeeSponsorshipBucket;
-            service?: FeeSponsorshipBucket;
-            app?: FeeSponsorshipBucket;
-            rent?: FeeSponsorshipBucket;
+            relay: FeeSponsorshipBucket;
+            app: FeeSponsorshipBucket;
+            rent: FeeSponsorshipBucket;
         };
+        /**
+         * What the sponsor covers across the buckets (`fees.subsidized`).
+         */
+        sponsoredTotal: Fee;
+        /**
+         * What the user pays across the buckets.
+         */
+        userPaysTotal: SignedFee;
     };
 };
 
@@ -1073,10 +1130,26 @@ export type SlippageToleranceLeg = {
     percent?: Decimal;
 };
 
+/**
+ * One leg of the route, with what goes in and what comes out of it.
+ */
 export type RouteLeg = {
-    inputCurrency?: string;
-    outputCurrency?: string;
+    /**
+     * The currency and amount the leg takes.
+     */
+    inputCurrency?: Fee;
+    /**
+     * The currency and amount the leg gives.
+     */
+    outputCurrency?: Fee;
+    /**
+     * The contract or service that executes the leg.
+     */
     router?: string;
+    /**
+     * The swap sources the leg goes through, in order (origin swaps).
+     */
+    includedSwapSources?: Array<string>;
 };
 
 /**
@@ -1097,6 +1170,13 @@ export type Details = {
     expandedPriceImpact?: {
         swap?: UsdValue;
         execution?: UsdValue;
+        /**
+         * The service's own fee (what existing clients read).
+         */
+        relay?: UsdValue;
+        /**
+         * The same value under the specs' name.
+         */
         service?: UsdValue;
         app?: UsdValue;
         sponsored?: UsdValue;
@@ -1208,7 +1288,10 @@ export type OrderFee = {
  * Where and what to pay for the order.
  */
 export type PaymentDetails = {
-    chainId: ChainId;
+    /**
+     * The origin chain as the protocol names it, like `orderData`'s chain ids.
+     */
+    chainId: ProtocolChainId;
     depository: Address;
     currency: CurrencyId;
     amount: Amount;
@@ -1422,7 +1505,7 @@ export type StatusRecord = {
     originChainId: ChainId;
     destinationChainId: ChainId;
     /**
-     * Extra context, for example decoded revert data on failures; null when none.
+     * Extra context, for example decoded revert data on failures; null when none. An object, as the specs' status record says; Relay's published types say string (see "Compared with Relay's published API types").
      */
     details: {
         [key: string]: unknown;
@@ -1467,66 +1550,26 @@ export type IndexTransactionResponse = {
 };
 
 /**
- * The permit the user signed, exactly as issued in the signature step's `data.post.body`. The
- * service re-derives the EIP-712 message from it and checks it against the stored quote.
+ * The signature step's `data.post.body` as issued: `{kind, requestId}` (Relay's shape). The
+ * quote kept what the signature authorizes (the typed data in `data.sign`: amount, payer,
+ * validity window), so the body only names the request and the kind of authorization; the
+ * signature is the `signature` query parameter. Members clients add (the Relay SDK adds
+ * `referrer`) are ignored and named in `Ignored-Members`, like everywhere else.
  *
  */
-export type ExecutePermitRequest = ({
-    kind: 'eip3009-receive';
-} & Eip3009ReceivePermit) | ({
-    kind: 'eip2612';
-} & Eip2612Permit);
-
-/**
- * An EIP-3009 `ReceiveWithAuthorization` of the origin token, to be redeemed by the service's receiver `to`.
- */
-export type Eip3009ReceivePermit = {
-    kind: 'eip3009-receive';
+export type ExecutePermitRequest = {
+    /**
+     * The kind of authorization, as issued (`eip3009-receive`: an EIP-3009
+     * `ReceiveWithAuthorization` the depository redeems). A kind the request did not issue is
+     * answered 400 `UNSUPPORTED_EXECUTION_TYPE`.
+     *
+     */
+    kind: string;
     requestId: RequestId;
-    chainId: ChainId;
     /**
-     * The token contract (the EIP-712 domain's verifying contract).
+     * Sent by some clients with the value the quote's step carried; the request id already says which quote it is, so it changes nothing.
      */
-    currency: EvmAddress;
-    /**
-     * The user (payer).
-     */
-    from: EvmAddress;
-    /**
-     * The service's receiver contract that redeems the authorization and deposits.
-     */
-    to: EvmAddress;
-    value: Amount;
-    /**
-     * Unix seconds.
-     */
-    validAfter: Amount;
-    /**
-     * Unix seconds; the quote time plus `permitExpiry`.
-     */
-    validBefore: Amount;
-    nonce: Bytes32;
-};
-
-/**
- * An EIP-2612 `Permit` of the origin token for the service's spender.
- */
-export type Eip2612Permit = {
-    kind: 'eip2612';
-    requestId: RequestId;
-    chainId: ChainId;
-    currency: EvmAddress;
-    owner: EvmAddress;
-    spender: EvmAddress;
-    value: Amount;
-    /**
-     * The owner's permit nonce on the token.
-     */
-    nonce: Amount;
-    /**
-     * Unix seconds; the quote time plus `permitExpiry`.
-     */
-    deadline: Amount;
+    api?: 'bridge' | 'swap' | 'user-swap';
 };
 
 export type ExecutePermitResponse = {
@@ -1738,7 +1781,7 @@ export type ApiKeyWebhook = {
      */
     enabled: boolean;
     /**
-     * Absolute `https://` URL without credentials (`http://` only to loopback in development).
+     * Absolute `https://` URL without credentials, to a public address (see `setApiKeyWebhook`; `http://` only to loopback with the operator's development setting).
      */
     url: string;
     headers?: ApiKeyWebhookHeaders;
@@ -2041,6 +2084,10 @@ export type GetChainsData = {
          * Only list chains of this chain family.
          */
         vmType?: VmType;
+        /**
+         * Referrer label. Existing clients append it to `GET` check endpoints and send it with index calls; it is accepted and recorded for analytics only.
+         */
+        referrer?: string;
     };
     url: '/chains';
 };
@@ -2437,8 +2484,9 @@ export type CreateApiKeyData = {
 export type CreateApiKeyErrors = {
     /**
      * The request does not match this document (`INVALID_REQUEST` naming the member, for example
-     * a malformed key id or webhook URL, `MALFORMED_JSON`), or the key is revoked and cannot be
-     * changed (`INVALID_REQUEST`).
+     * a malformed key id or webhook URL, `MALFORMED_JSON`), the key is revoked and cannot be
+     * changed (`INVALID_REQUEST`), or webhooks could never be delivered to the webhook URL
+     * (`INVALID_WEBHOOK_URL`, see `setApiKeyWebhook`).
      *
      */
     400: ErrorBody;
@@ -2499,8 +2547,9 @@ export type RevokeApiKeyData = {
 export type RevokeApiKeyErrors = {
     /**
      * The request does not match this document (`INVALID_REQUEST` naming the member, for example
-     * a malformed key id or webhook URL, `MALFORMED_JSON`), or the key is revoked and cannot be
-     * changed (`INVALID_REQUEST`).
+     * a malformed key id or webhook URL, `MALFORMED_JSON`), the key is revoked and cannot be
+     * changed (`INVALID_REQUEST`), or webhooks could never be delivered to the webhook URL
+     * (`INVALID_WEBHOOK_URL`, see `setApiKeyWebhook`).
      *
      */
     400: ErrorBody;
@@ -2565,8 +2614,9 @@ export type GetApiKeyData = {
 export type GetApiKeyErrors = {
     /**
      * The request does not match this document (`INVALID_REQUEST` naming the member, for example
-     * a malformed key id or webhook URL, `MALFORMED_JSON`), or the key is revoked and cannot be
-     * changed (`INVALID_REQUEST`).
+     * a malformed key id or webhook URL, `MALFORMED_JSON`), the key is revoked and cannot be
+     * changed (`INVALID_REQUEST`), or webhooks could never be delivered to the webhook URL
+     * (`INVALID_WEBHOOK_URL`, see `setApiKeyWebhook`).
      *
      */
     400: ErrorBody;
@@ -2631,8 +2681,9 @@ export type RotateApiKeyData = {
 export type RotateApiKeyErrors = {
     /**
      * The request does not match this document (`INVALID_REQUEST` naming the member, for example
-     * a malformed key id or webhook URL, `MALFORMED_JSON`), or the key is revoked and cannot be
-     * changed (`INVALID_REQUEST`).
+     * a malformed key id or webhook URL, `MALFORMED_JSON`), the key is revoked and cannot be
+     * changed (`INVALID_REQUEST`), or webhooks could never be delivered to the webhook URL
+     * (`INVALID_WEBHOOK_URL`, see `setApiKeyWebhook`).
      *
      */
     400: ErrorBody;
@@ -2697,8 +2748,9 @@ export type DeleteApiKeyWebhookData = {
 export type DeleteApiKeyWebhookErrors = {
     /**
      * The request does not match this document (`INVALID_REQUEST` naming the member, for example
-     * a malformed key id or webhook URL, `MALFORMED_JSON`), or the key is revoked and cannot be
-     * changed (`INVALID_REQUEST`).
+     * a malformed key id or webhook URL, `MALFORMED_JSON`), the key is revoked and cannot be
+     * changed (`INVALID_REQUEST`), or webhooks could never be delivered to the webhook URL
+     * (`INVALID_WEBHOOK_URL`, see `setApiKeyWebhook`).
      *
      */
     400: ErrorBody;
@@ -2763,8 +2815,9 @@ export type SetApiKeyWebhookData = {
 export type SetApiKeyWebhookErrors = {
     /**
      * The request does not match this document (`INVALID_REQUEST` naming the member, for example
-     * a malformed key id or webhook URL, `MALFORMED_JSON`), or the key is revoked and cannot be
-     * changed (`INVALID_REQUEST`).
+     * a malformed key id or webhook URL, `MALFORMED_JSON`), the key is revoked and cannot be
+     * changed (`INVALID_REQUEST`), or webhooks could never be delivered to the webhook URL
+     * (`INVALID_WEBHOOK_URL`, see `setApiKeyWebhook`).
      *
      */
     400: ErrorBody;

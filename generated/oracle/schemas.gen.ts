@@ -86,7 +86,8 @@ export const Bytes32Schema = {
 export const Uint256StringSchema = {
     type: 'string',
     pattern: '^(0|[1-9][0-9]{0,77})$',
-    description: 'An unsigned 256-bit integer as a decimal string without leading zeros.',
+    format: 'uint256',
+    description: 'An unsigned 256-bit integer as a decimal string without leading zeros, at most 2^256 - 1\n(format `uint256`: a larger value is answered 400 `INVALID_REQUEST` naming the member).',
     examples: [
         '1000000000000000'
     ]
@@ -95,7 +96,8 @@ export const Uint256StringSchema = {
 export const PositiveUint256StringSchema = {
     type: 'string',
     pattern: '^[1-9][0-9]{0,77}$',
-    description: 'A nonzero unsigned 256-bit integer as a decimal string without leading zeros.',
+    format: 'uint256',
+    description: 'A nonzero unsigned 256-bit integer as a decimal string without leading zeros, at most\n2^256 - 1 (format `uint256`).',
     examples: [
         '2500000000000000'
     ]
@@ -129,20 +131,17 @@ export const AttestationModeSchema = {
         'fast',
         'slow'
     ],
-    default: 'slow',
-    description: 'How final the transaction must be. `slow` (default) waits for the chain\'s slow rule\n(`finality.slowConfirmations` and, when `finality.slowRequiresFinalized`, the chain\'s finalized\ncheckpoint); `fast` only for `finality.fastConfirmations`. Until the rule holds the answer is 404\n`TRANSACTION_NOT_FOUND`.'
+    description: 'How final the transaction must be. Default `slow`. `slow` waits for the chain\'s slow rule\n(`finality.slowConfirmations` and, when `finality.slowRequiresFinalized`, the chain\'s finalized\ncheckpoint); `fast` only for `finality.fastConfirmations`. Until the rule holds the answer is 404\n`TRANSACTION_NOT_FOUND`.'
 } as const;
 
 export const ForceSchema = {
     type: 'boolean',
-    default: false,
-    description: 'Solver fills and refunds only. Attest `SUCCESSFUL` without verifying the fill or refund payments\n(the listed deposits must still be bound to the order). An operator override: requires a valid\n`x-api-key`, otherwise 401 `UNAUTHORIZED`.'
+    description: 'Default `false`. Solver fills and refunds only. Attest `SUCCESSFUL` without verifying the fill or refund payments\n(the listed deposits must still be bound to the order). An operator override: requires a valid\n`x-api-key`, otherwise 401 `UNAUTHORIZED`.'
 } as const;
 
 export const RequestPeerSignaturesSchema = {
     type: 'boolean',
-    default: false,
-    description: 'Ask the peer oracles of `PEERS` for the same attestation and merge their signatures into the\nanswer. Ignored (only the local signature is returned) when `PEERS` is empty. Peers receive the\nsame body with `requestPeerSignatures` set to `false`, so they never fan out further, and the\n`x-api-key` configured for them (`pass-through` forwards the caller\'s key).\n\nRules of the service:\n\n1. When a request sets `requestPeerSignatures=true` and `PEERS` is configured, the local\n   attestation and every peer request start concurrently.\n2. With `ORACLE_SIGNERS` configured, the service returns early once a response group reaches\n   `ORACLE_SIGNERS_THRESHOLD` unique allowlisted signatures. The local oracle is not privileged;\n   remote peers alone can satisfy it. The local signature counts toward the threshold; a 2-of-3\n   setup uses 2.\n3. Responses are combined only when their attestation payloads (everything but the signatures),\n   signing domains and non-signature array order match. Responses failing the endpoint\'s\n   response schema are skipped.\n4. Aggregation excludes duplicate signatures, signatures from non-allowlisted signers, and\n   signers missing from any signature array of a multi-message response (a signer is kept only\n   if it signed every message and, when present, the execution).\n5. The threshold controls early return but does not enforce quorum: when no group reaches it,\n   the strongest valid partial group (most unique allowlisted signers; on a tie the group\n   holding the local attestation) is returned with a success response, and the matched and\n   required counts are logged. Callers must verify the unique allowlisted signature count\n   themselves.\n6. Each instance applies its own allowlist and never sends it to peers.\n7. Without `ORACLE_SIGNERS`, the threshold is ignored; the service waits for the local operation\n   and every peer, each bounded by `PEER_REQUEST_TIMEOUT_MS`; only peer responses matching the\n   local unsigned payload are aggregated; the request fails if the local attestation fails.\n8. With `ORACLE_SIGNERS`, a failed local attestation is logged and does not by itself fail the\n   request; it fails only when no valid allowlisted group is available (with the local error,\n   or 503 `SERVICE_UNAVAILABLE` when there is none).\n9. A peer that times out, errors, fails validation or returns a non-matching payload is skipped\n   with a warning.\n\nStricter checks of Pontis (a peer failing one counts as failing validation, rule 9):\n\n- Every peer signature is recovered against this instance\'s own EIP-712 digest of the matched\n  payload and domain, and the recovered address must equal the signer the peer claims\n  (`signer` / `oracleSigner`); claimed signers are never counted unchecked, so one bad peer\n  cannot fake a quorum.\n- High-s signatures (s above n/2), `v` other than 27 or 28 and lengths other than 65 bytes are\n  refused.\n- The local signature is deduplicated against the peers\': a signer appears once however many\n  answers carry it.\n- Every returned signature array is sorted ascending by signer address, with unique signers.'
+    description: 'Default `false`. Ask the peer oracles of `PEERS` for the same attestation and merge their signatures into the\nanswer. Ignored (only the local signature is returned) when `PEERS` is empty. Peers receive the\nsame body with `requestPeerSignatures` set to `false`, so they never fan out further, and the\n`x-api-key` configured for them (`pass-through` forwards the caller\'s key).\n\nRules of the service:\n\n1. When a request sets `requestPeerSignatures=true` and `PEERS` is configured, the local\n   attestation and every peer request start concurrently.\n2. With `ORACLE_SIGNERS` configured, the service returns early once a response group reaches\n   `ORACLE_SIGNERS_THRESHOLD` unique allowlisted signatures. The local oracle is not privileged;\n   remote peers alone can satisfy it. The local signature counts toward the threshold; a 2-of-3\n   setup uses 2.\n3. Responses are combined only when their attestation payloads (everything but the signatures),\n   signing domains and non-signature array order match. Responses failing the endpoint\'s\n   response schema are skipped.\n4. Aggregation excludes duplicate signatures, signatures from non-allowlisted signers, and\n   signers missing from any signature array of a multi-message response (a signer is kept only\n   if it signed every message and, when present, the execution).\n5. The threshold controls early return but does not enforce quorum: when no group reaches it,\n   the strongest valid partial group (most unique allowlisted signers; on a tie the group\n   holding the local attestation) is returned with a success response, and the matched and\n   required counts are logged. Callers must verify the unique allowlisted signature count\n   themselves.\n6. Each instance applies its own allowlist and never sends it to peers.\n7. Without `ORACLE_SIGNERS`, the threshold is ignored; the service waits for the local operation\n   and every peer, each bounded by `PEER_REQUEST_TIMEOUT_MS`; only peer responses matching the\n   local unsigned payload are aggregated; the request fails if the local attestation fails.\n8. With `ORACLE_SIGNERS`, a failed local attestation is logged and does not by itself fail the\n   request; it fails only when no valid allowlisted group is available (with the local error,\n   or 503 `SERVICE_UNAVAILABLE` when there is none).\n9. A peer that times out, errors, fails validation or returns a non-matching payload is skipped\n   with a warning.\n\nStricter checks of Pontis (a peer failing one counts as failing validation, rule 9):\n\n- Every peer signature is recovered against this instance\'s own EIP-712 digest of the matched\n  payload and domain, and the recovered address must equal the signer the peer claims\n  (`signer` / `oracleSigner`); claimed signers are never counted unchecked, so one bad peer\n  cannot fake a quorum.\n- High-s signatures (s above n/2), `v` other than 27 or 28 and lengths other than 65 bytes are\n  refused.\n- The local signature is deduplicated against the peers\': a signer appears once however many\n  answers carry it.\n- Every returned signature array is sorted ascending by signer address, with unique signers.'
 } as const;
 
 export const DepositoryDepositsRequestSchema = {
@@ -1566,16 +1565,20 @@ export const ErrorBodySchema = {
             $ref: '#/components/schemas/OracleErrorCode'
         },
         errorData: {
-            type: 'object',
-            description: 'Details; for `INVALID_REQUEST`, `errors` lists each failing field.',
-            properties: {
-                errors: {
-                    type: 'array',
-                    items: {
-                        $ref: '#/components/schemas/FieldProblem'
+            type: 'string',
+            contentMediaType: 'application/json',
+            contentSchema: {
+                type: 'object',
+                properties: {
+                    errors: {
+                        type: 'array',
+                        items: {
+                            $ref: '#/components/schemas/FieldProblem'
+                        }
                     }
                 }
-            }
+            },
+            description: 'Details, as JSON text (the error body of the intent service and of existing clients types\n`errorData` as a string): parse it for an object whose members depend on `errorCode`. For\n`INVALID_REQUEST`, `errors` lists each failing field.'
         },
         requestId: {
             type: 'string',
@@ -1630,14 +1633,19 @@ export const RateLimitedBodySchema = {
             const: 'RATE_LIMITED'
         },
         errorData: {
-            type: 'object',
-            properties: {
-                retryAfterSeconds: {
-                    type: 'integer',
-                    minimum: 0,
-                    description: 'Same value as the `Retry-After` header.'
+            type: 'string',
+            contentMediaType: 'application/json',
+            contentSchema: {
+                type: 'object',
+                properties: {
+                    retryAfterSeconds: {
+                        type: 'integer',
+                        minimum: 0,
+                        description: 'Same value as the `Retry-After` header.'
+                    }
                 }
-            }
+            },
+            description: 'JSON text of `{retryAfterSeconds}`, the same value as the `Retry-After` header.'
         },
         requestId: {
             type: 'string',

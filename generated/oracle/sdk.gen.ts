@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AttestDepositoryDepositsData, AttestDepositoryDepositsErrors, AttestDepositoryDepositsResponses, AttestDepositoryWithdrawalsData, AttestDepositoryWithdrawalsErrors, AttestDepositoryWithdrawalsResponses, AttestSolverFillsData, AttestSolverFillsErrors, AttestSolverFillsResponses, AttestSolverRefundsData, AttestSolverRefundsErrors, AttestSolverRefundsResponses, AttestWithdrawalInitiatedData, AttestWithdrawalInitiatedErrors, AttestWithdrawalInitiatedResponses, AttestWithdrawalInitiationData, AttestWithdrawalInitiationErrors, AttestWithdrawalInitiationResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetLivesData, GetLivesErrors, GetLivesResponses, GetOracleChainsData, GetOracleChainsErrors, GetOracleChainsResponses } from './types.gen.js';
+import type { AttestDepositoryDepositsData, AttestDepositoryDepositsErrors, AttestDepositoryDepositsResponses, AttestDepositoryWithdrawalsData, AttestDepositoryWithdrawalsErrors, AttestDepositoryWithdrawalsResponses, AttestSolverFillsData, AttestSolverFillsErrors, AttestSolverFillsResponses, AttestSolverRefundsData, AttestSolverRefundsErrors, AttestSolverRefundsResponses, AttestWithdrawalInitiatedData, AttestWithdrawalInitiatedErrors, AttestWithdrawalInitiatedResponses, AttestWithdrawalInitiationData, AttestWithdrawalInitiationErrors, AttestWithdrawalInitiationResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetLivesData, GetLivesErrors, GetLivesResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOracleChainsData, GetOracleChainsErrors, GetOracleChainsResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -47,6 +47,39 @@ export const getOracleChains = <ThrowOnError extends boolean = false>(options?: 
  * and need no key.
  */
 export const getDocumentation = <ThrowOnError extends boolean = false>(options?: Options<GetDocumentationData, ThrowOnError>) => (options?.client ?? client).get<GetDocumentationResponses, GetDocumentationErrors, ThrowOnError>({ url: '/documentation', ...options });
+
+/**
+ * Prometheus metrics
+ *
+ * The oracle's counters in the Prometheus text exposition format (version 0.0.4), for a scraper:
+ *
+ * - `pontis_oracle_peer_responses_total{peer, outcome}`: answers of each peer (`PEERS` base URL)
+ * to aggregated requests; `outcome` is `ok`, `mismatch` (a valid answer attesting another
+ * payload than the one returned), `invalid` (failed the route's schema or the signature
+ * checks, or attests another request), `timeout` (no whole answer within
+ * `PEER_REQUEST_TIMEOUT_MS`), `error` (unreachable, non-2xx, not JSON) or `cancelled` (still
+ * running when the answer was decided early; the call was aborted).
+ * - `pontis_oracle_payload_disagreements_total{path, resolution}`: aggregated requests whose
+ * valid answers attested different payloads. `local_outvoted`: the peers' payload was returned
+ * and this oracle's own reading dropped (also when the local reading arrived after an early
+ * return); each is logged at error level with both payload digests. Alert on any increase:
+ * either allowlisted peers agree on something this oracle's chain node does not see
+ * (colluding or misreading peers), or this node misreads. `peers_outvoted`: the local payload
+ * was returned and a peer's dropped (logged as a warning per peer).
+ * - The process's default metrics (CPU, memory, event loop lag, garbage collection).
+ *
+ * Access: with `METRICS_TOKEN` set, only `Authorization: Bearer <METRICS_TOKEN>` is answered
+ * (compared in constant time; 401 `UNAUTHORIZED` otherwise), from anywhere. Without it, the
+ * route answers only connections from this host's loopback (`127.0.0.0/8`, `::1`) that carry no
+ * forwarding header (`Forwarded`, `X-Forwarded-For`, `X-Real-IP`): a scraper on the same host.
+ * Every other request gets the 404 `ROUTE_NOT_FOUND` of a path that does not exist, so a proxy
+ * in front of a loopback-bound instance never exposes it. Exempt from the rate limit.
+ */
+export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>) => (options?.client ?? client).get<GetMetricsResponses, GetMetricsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/metrics',
+    ...options
+});
 
 /**
  * Attest the deposits of a transaction

@@ -52,12 +52,14 @@ export type HexBytes = string;
 export type Bytes32 = string;
 
 /**
- * An unsigned 256-bit integer as a decimal string without leading zeros.
+ * An unsigned 256-bit integer as a decimal string without leading zeros, at most 2^256 - 1
+ * (format `uint256`: a larger value is answered 400 `INVALID_REQUEST` naming the member).
  */
 export type Uint256String = string;
 
 /**
- * A nonzero unsigned 256-bit integer as a decimal string without leading zeros.
+ * A nonzero unsigned 256-bit integer as a decimal string without leading zeros, at most
+ * 2^256 - 1 (format `uint256`).
  */
 export type PositiveUint256String = string;
 
@@ -78,7 +80,7 @@ export type Uint32 = number;
 export type Signature = string;
 
 /**
- * How final the transaction must be. `slow` (default) waits for the chain's slow rule
+ * How final the transaction must be. Default `slow`. `slow` waits for the chain's slow rule
  * (`finality.slowConfirmations` and, when `finality.slowRequiresFinalized`, the chain's finalized
  * checkpoint); `fast` only for `finality.fastConfirmations`. Until the rule holds the answer is 404
  * `TRANSACTION_NOT_FOUND`.
@@ -86,14 +88,14 @@ export type Signature = string;
 export type AttestationMode = 'fast' | 'slow';
 
 /**
- * Solver fills and refunds only. Attest `SUCCESSFUL` without verifying the fill or refund payments
+ * Default `false`. Solver fills and refunds only. Attest `SUCCESSFUL` without verifying the fill or refund payments
  * (the listed deposits must still be bound to the order). An operator override: requires a valid
  * `x-api-key`, otherwise 401 `UNAUTHORIZED`.
  */
 export type Force = boolean;
 
 /**
- * Ask the peer oracles of `PEERS` for the same attestation and merge their signatures into the
+ * Default `false`. Ask the peer oracles of `PEERS` for the same attestation and merge their signatures into the
  * answer. Ignored (only the local signature is returned) when `PEERS` is empty. Peers receive the
  * same body with `requestPeerSignatures` set to `false`, so they never fan out further, and the
  * `x-api-key` configured for them (`pass-through` forwards the caller's key).
@@ -875,11 +877,11 @@ export type ErrorBody = {
     message: string;
     errorCode?: OracleErrorCode;
     /**
-     * Details; for `INVALID_REQUEST`, `errors` lists each failing field.
+     * Details, as JSON text (the error body of the intent service and of existing clients types
+     * `errorData` as a string): parse it for an object whose members depend on `errorCode`. For
+     * `INVALID_REQUEST`, `errors` lists each failing field.
      */
-    errorData?: {
-        errors?: Array<FieldProblem>;
-    };
+    errorData?: string;
     /**
      * The request's id in the oracle's logs (also sent as the `x-request-id` response header);
      * quote it when reporting a problem.
@@ -902,12 +904,10 @@ export type FieldProblem = {
 export type RateLimitedBody = {
     message: string;
     errorCode?: 'RATE_LIMITED';
-    errorData?: {
-        /**
-         * Same value as the `Retry-After` header.
-         */
-        retryAfterSeconds?: number;
-    };
+    /**
+     * JSON text of `{retryAfterSeconds}`, the same value as the `Retry-After` header.
+     */
+    errorData?: string;
     requestId?: string;
 };
 
@@ -999,6 +999,40 @@ export type GetDocumentationResponses = {
 };
 
 export type GetDocumentationResponse = GetDocumentationResponses[keyof GetDocumentationResponses];
+
+export type GetMetricsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/metrics';
+};
+
+export type GetMetricsErrors = {
+    /**
+     * `METRICS_TOKEN` is set and the request has no bearer token, or the wrong one.
+     */
+    401: ErrorBody;
+    /**
+     * `METRICS_TOKEN` is unset and the request did not come straight from this host's loopback.
+     */
+    404: ErrorBody;
+    /**
+     * Any other error, always as `ErrorBody`, for example 404 `ROUTE_NOT_FOUND`, 405
+     * `METHOD_NOT_ALLOWED` or 501 `NOT_IMPLEMENTED`.
+     */
+    default: ErrorBody;
+};
+
+export type GetMetricsError = GetMetricsErrors[keyof GetMetricsErrors];
+
+export type GetMetricsResponses = {
+    /**
+     * The metrics.
+     */
+    200: string;
+};
+
+export type GetMetricsResponse = GetMetricsResponses[keyof GetMetricsResponses];
 
 export type AttestDepositoryDepositsData = {
     body: DepositoryDepositsRequest;

@@ -319,7 +319,10 @@ async function main(): Promise<number> {
     usePglite ? { schema } : { databaseUrl: settings.database, schema, logger: silentLogger },
   )
   try {
-    const keys = new ApiKeyStore(store.client)
+    // Plain http to a loopback receiver: the development setting the service has for this, both
+    // when the URL is set and when it is delivered to.
+    const policy = { allowHttpLoopback: true }
+    const keys = new ApiKeyStore(store.client, { webhookPolicy: policy })
     // The receiver needs the key's secret and the key needs the receiver's URL: a placeholder URL first.
     const { key, secret } = await keys.create({
       label: 'pontis-bench-webhooks',
@@ -340,8 +343,7 @@ async function main(): Promise<number> {
       client: store.client,
       keys,
       logger: silentLogger,
-      // Plain http to a loopback receiver: the development flag the service has for this.
-      policy: { allowHttpLoopback: true },
+      policy,
     })
 
     const runs: DeliveryRun[] = []

@@ -12,6 +12,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import ajvFormats from 'ajv-formats'
 import t from 'tap'
 import { parse } from 'yaml'
+import { addPontisFormats } from '../../packages/core/src/validation.js'
 
 const DOCUMENTS = ['intents', 'oracle'] as const
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
@@ -215,6 +216,8 @@ function makeAjv(doc: Json, id: string): { schemaAt: (ptr: string) => ValidateFu
     validateFormats: true,
   })
   ajvFormats.default(ajv)
+  // The documents' own formats (`uint256`), as the servers register them.
+  addPontisFormats(ajv)
   const extensions = new Set<string>()
   collectExtensionKeys(doc, extensions)
   for (const keyword of [...OPENAPI_KEYWORDS, ...ROOT_FIELDS, ...extensions]) ajv.addKeyword({ keyword })

@@ -12,6 +12,7 @@ import ajvFormats from 'ajv-formats'
 import t from 'tap'
 import { parse } from 'yaml'
 import { ERROR_CATALOG } from '../../packages/core/src/errors.js'
+import { addPontisFormats } from '../../packages/core/src/validation.js'
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 type JsonObject = { [key: string]: Json }
@@ -246,6 +247,7 @@ const FEE_FIELDS = ['currency', 'amount', 'amountFormatted', 'amountUsd', 'minim
 
 const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true })
 ajvFormats.default(ajv)
+addPontisFormats(ajv)
 ajv.addSchema(doc, DOC_ID)
 const validatorFor = (name: string): ValidateFunction =>
   ajv.compile({ $ref: `${DOC_ID}#/components/schemas/${name}` })
@@ -390,7 +392,11 @@ t.test('QuoteRequest has every field of the spec table, and no other', async (t)
     'no field beyond the spec',
   )
   t.same([...required(schema('QuoteRequest'))].sort(), [...QUOTE_REQUEST_REQUIRED].sort(), 'required list')
-  t.equal(schema('QuoteRequest').additionalProperties, false, 'unknown members are rejected')
+  t.equal(
+    schema('QuoteRequest').additionalProperties,
+    false,
+    'the members are closed in the document (the server ignores and names others)',
+  )
 
   const deprecated = present.filter((f) => get(at('QuoteRequest', f), 'deprecated') === true)
   t.same(
@@ -406,13 +412,22 @@ t.test('QuoteRequest has every field of the spec table, and no other', async (t)
     ['explicitDeposit', true],
     ['enableTrueExactOutput', false],
   ]
-  for (const [field, value] of defaults)
-    t.same(get(at('QuoteRequest', field), 'default'), value, `${field} default`)
+  // openapi-typescript makes every member with a `default` required: the default is in the text.
+  for (const [field, value] of defaults) {
+    t.equal(get(at('QuoteRequest', field), 'default'), undefined, `${field} carries no schema default`)
+    t.match(
+      String(get(at('QuoteRequest', field), 'description')),
+      `Default \`${String(value)}\``,
+      `${field}'s description states the default ${String(value)}`,
+    )
+  }
 
   t.same(enumOf(at('QuoteRequest', 'tradeType')), ['EXACT_INPUT', 'EXACT_OUTPUT', 'EXPECTED_OUTPUT'])
+  // The specs' `service` "stands for the value that carries the service's own name": `relay`.
   t.same(enumOf(at('QuoteRequest', 'sponsoredFeeComponents', '[]')), [
     'execution',
     'swap',
+    'relay',
     'service',
     'app',
     'rent',
@@ -581,10 +596,11 @@ t.test('response shapes carry every member the spec lists', async (t) => {
     'capHit',
     'components',
   ])
+  // `relay` is the specs' `service` bucket (the value carrying the service's own name).
   missingMembers(t, 'feeSponsorship buckets', at('FeeSponsorship', 'quoted', 'components'), [
     'execution',
     'swap',
-    'service',
+    'relay',
     'app',
     'rent',
   ])
@@ -1045,11 +1061,17 @@ t.test('QuoteRequest: cross-field rules', async (t) => {
   )
   accepts(t, quoteRequest, { ...MINIMAL_QUOTE, strict: true, refundTo }, 'strict true with refundTo')
 
-  rejects(t, quoteRequest, { ...MINIMAL_QUOTE, topupGasAmount: '2000000' }, 'topupGasAmount without topupGas')
+  accepts(
+    t,
+    quoteRequest,
+    { ...MINIMAL_QUOTE, topupGasAmount: '2000000' },
+    'topupGasAmount at its default without topupGas (the default counts as absent)',
+  )
+  rejects(t, quoteRequest, { ...MINIMAL_QUOTE, topupGasAmount: '5000000' }, 'topupGasAmount without topupGas')
   rejects(
     t,
     quoteRequest,
-    { ...MINIMAL_QUOTE, topupGasAmount: '2000000', topupGas: false },
+    { ...MINIMAL_QUOTE, topupGasAmount: '5000000', topupGas: false },
     'topupGasAmount with topupGas false',
   )
   accepts(
@@ -1164,20 +1186,13 @@ t.test('other request bodies', async (t) => {
   rejects(t, index, { chainId: 8453 }, 'an index call without txHash', 'required')
 
   const permit = validatorFor('ExecutePermitRequest')
-  const eip3009 = {
+  const issued = {
     kind: 'eip3009-receive',
     requestId: '0x56891e830fd134611e1995331aff5af49675c6e26f99b01826eceecaae5bbe1b',
-    chainId: 8453,
-    currency: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
-    from: '0x1acffa0e66fbc4405270b0c1eca2dcd3e2bf4b2e',
-    to: '0xb642cfd2c3ec9f59257167b30fc4889ed5f69d1e',
-    value: '100000000',
-    validAfter: '0',
-    validBefore: '1767225600',
-    nonce: '0x09b0c66eb7c83bea5f676c16b2dc7e8c4699ff159a822e4cb0e24ea6f162f2f8',
   }
-  accepts(t, permit, eip3009, 'an EIP-3009 permit')
-  rejects(t, permit, { ...eip3009, kind: 'eip2612' }, 'EIP-3009 members under kind eip2612')
-  rejects(t, permit, { ...eip3009, kind: 'permit2' }, 'an unknown permit kind')
-  rejects(t, permit, { ...eip3009, requestId: undefined }, 'a permit without requestId')
+  accepts(t, permit, issued, "the signature step's body as issued ({kind, requestId}, Relay's shape)")
+  accepts(t, permit, { ...issued, api: 'bridge' }, "with Relay's optional api")
+  rejects(t, permit, { ...issued, kind: '' }, 'an empty kind')
+  rejects(t, permit, { kind: 'eip3009-receive' }, 'a permit without requestId')
+  rejects(t, permit, { ...issued, api: 'teleport' }, 'an api value Relay does not define')
 })

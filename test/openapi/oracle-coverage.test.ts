@@ -11,6 +11,7 @@ import t from 'tap'
 import { type Hex, hashStruct, hashTypedData, recoverMessageAddress, recoverTypedDataAddress } from 'viem'
 import { parse } from 'yaml'
 import { ERROR_CATALOG } from '../../packages/core/src/errors.js'
+import { addPontisFormats } from '../../packages/core/src/validation.js'
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 type JsonObject = { [key: string]: Json }
@@ -122,6 +123,7 @@ const CONFIGURATION_VARIABLES = [
 function createAjv(): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false })
   addFormats.default(ajv)
+  addPontisFormats(ajv)
   // Strict mode catches misspelt schema keywords; OpenAPI's own fields and annotations are declared.
   const openApiFields = ['openapi', 'info', 'jsonSchemaDialect', 'servers', 'paths', 'webhooks', 'components']
   const annotations = [

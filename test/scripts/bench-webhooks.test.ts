@@ -12,6 +12,7 @@ import { spawnServer, stopAllServers } from '../../scripts/bench/children.js'
 import { baselineOf, TARGETS } from '../../scripts/bench/targets.js'
 import type { ReceiverStats } from '../../scripts/bench/webhook-receiver.js'
 import { type DeliveryRun, runProblem } from '../../scripts/bench/webhooks.js'
+import { WAIT_BOUND_MS } from '../helpers/wait.js'
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -24,7 +25,7 @@ t.test('the receiver verifies signatures and counts distinct events', async (t) 
     cwd: repoRoot,
     env: { ...process.env, RECEIVER_PORT: '0', WEBHOOK_SECRET: secret },
     urls: { receiver: /webhook receiver\s+(http:\/\/[^\s"]+)/ },
-    startTimeoutMs: 30_000,
+    startTimeoutMs: WAIT_BOUND_MS,
   })
   t.teardown(stopAllServers)
   const url = receiver.urls.receiver!
@@ -34,7 +35,8 @@ t.test('the receiver verifies signatures and counts distinct events', async (t) 
       body: JSON.stringify({ event: 'request.status.updated', data: { eventId } }),
       apiKey,
       eventId,
-      timeoutMs: 5000,
+      // Every delivery here must succeed: the receiver is another process on a possibly busy machine.
+      timeoutMs: WAIT_BOUND_MS,
       policy: { allowHttpLoopback: true },
     })
   const digest = createHash('sha256').update(secret).digest()

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url'
+import { timedFetch } from '@pontis/core'
 import { loadOpenApiDocument, type OpenApiDocument } from '@pontis/http'
 import { ConformanceChecker } from '@pontis/http/testing'
 import fc from 'fast-check'
@@ -164,14 +165,13 @@ export async function discoverHints(
   baseUrl: string,
 ): Promise<Record<string, unknown[]>> {
   try {
-    const response = await fetch(
+    const response = await timedFetch(
       `${baseUrl.replace(/\/$/, '')}${service === 'intents' ? '/chains' : '/chains/v1'}`,
-      {
-        signal: AbortSignal.timeout(10_000),
-      },
+      {},
+      { timeoutMs: 10_000 },
     )
     if (!response.ok) return {}
-    const body = (await response.json()) as { chains?: unknown }
+    const body = JSON.parse(response.text) as { chains?: unknown }
     const all = Array.isArray(body.chains) ? body.chains.filter(isJsonObject) : []
     // One family keeps generated requests coherent (an EVM user on an EVM chain with its currency).
     const evm = all.filter((chain) => chain.vmType === 'evm')

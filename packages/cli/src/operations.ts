@@ -47,6 +47,12 @@ export interface RequestCase {
   readonly rawBody?: string
   /** False when the document says the request is invalid, so the answer must be a 4xx. */
   readonly valid: boolean
+  /**
+   * For an invalid request that breaks the document only by members it does not list: their paths
+   * (`body.fuzzExtraMember`). The service may instead ignore them, answering as if they were absent
+   * and naming them in its `Ignored-Members` header.
+   */
+  readonly unknownMembers?: readonly string[]
 }
 
 function segment(key: string): string {
@@ -348,9 +354,14 @@ function mutate(
       const { [name]: _removed, ...rest } = body
       return withBody(rest, `/${name}`)
     }
-    case 'extra-member':
-      if (!isJsonObject(body)) break
-      return withBody({ ...body, fuzzExtraMember: pick }, '/fuzzExtraMember')
+    case 'extra-member': {
+      if (!isJsonObject(body) || operation.bodySchemaPointer === undefined) break
+      const json = { ...body, fuzzExtraMember: pick }
+      const extra = withBody(json, '/fuzzExtraMember')
+      return arbitraries.validButForUnknownMembers(operation.bodySchemaPointer, json)
+        ? { ...extra, unknownMembers: ['body.fuzzExtraMember'] }
+        : extra
+    }
     case 'out-of-range': {
       if (!isJsonObject(body)) break
       for (const name of members) {

@@ -1,4 +1,4 @@
-import { createOpenApiAjv, type OpenApiDocument } from '@pontis/http'
+import { createOpenApiAjv, type OpenApiDocument, openSchema } from '@pontis/http'
 import type { ValidateFunction } from 'ajv'
 import fc from 'fast-check'
 
@@ -45,11 +45,14 @@ export class SchemaArbitraries {
   readonly #hints: Readonly<Record<string, readonly unknown[]>>
   readonly #ajv = createOpenApiAjv()
   readonly #validators = new Map<string, ValidateFunction>()
+  readonly #openAjv = createOpenApiAjv()
+  readonly #openValidators = new Map<string, ValidateFunction>()
 
   constructor(document: OpenApiDocument, options: SchemaArbitraryOptions = {}) {
     this.#document = document
     this.#hints = options.hints ?? {}
     this.#ajv.addSchema(document as JsonObject, DOCUMENT_ID, undefined, false)
+    this.#openAjv.addSchema(openSchema(document) as JsonObject, DOCUMENT_ID, undefined, false)
   }
 
   /** The node a JSON pointer (`/components/schemas/Foo`) names in the document. */
@@ -88,6 +91,20 @@ export class SchemaArbitraries {
     return (validate.errors ?? []).map(
       (error) => `${error.instancePath || '/'} ${error.message ?? error.keyword}`,
     )
+  }
+
+  /**
+   * True when `value` breaks the schema at `pointer` only by members the document does not list:
+   * valid once no object refuses unknown members. Pontis documents ignore such members in requests
+   * and name them in the `Ignored-Members` header.
+   */
+  validButForUnknownMembers(pointer: string, value: unknown): boolean {
+    let validate = this.#openValidators.get(pointer)
+    if (!validate) {
+      validate = this.#openAjv.compile({ $ref: `${DOCUMENT_ID}#${pointer}` })
+      this.#openValidators.set(pointer, validate)
+    }
+    return validate(value) && this.problems(pointer, value).length > 0
   }
 
   /** Values valid against the schema at `pointer` (checked by Ajv). */

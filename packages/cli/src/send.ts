@@ -1,3 +1,4 @@
+import { timedFetch } from '@pontis/core'
 import type { RequestCase } from './operations.js'
 
 /** An answer as the conformance checker wants it, plus the raw text. */
@@ -33,13 +34,12 @@ export async function sendCase(
     body = JSON.stringify(request.body)
     headers['content-type'] ??= 'application/json'
   }
-  const response = await fetch(caseUrl(baseUrl, request), {
-    method: request.method,
-    headers,
-    body,
-    signal: AbortSignal.timeout(timeoutMs),
-  })
-  const text = await response.text()
+  const response = await timedFetch(
+    caseUrl(baseUrl, request),
+    { method: request.method, headers, body },
+    { timeoutMs },
+  )
+  const { text } = response
   const responseHeaders: Record<string, string> = {}
   response.headers.forEach((value, name) => {
     responseHeaders[name] = value

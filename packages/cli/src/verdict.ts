@@ -61,7 +61,14 @@ export function answerProblems(
   const errorCode = isJsonObject(answer.body) ? answer.body.errorCode : undefined
   const isClientError = answer.status >= 400 && answer.status < 500
   if (!request.valid && !isClientError && answer.status < 500) {
-    problems.push(`the request breaks the document but was answered ${answer.status}, not a 4xx`)
+    const ignored = (answer.headers['ignored-members'] ?? '').split(',').map((path) => path.trim())
+    const unknown = request.unknownMembers ?? []
+    if (unknown.length === 0)
+      problems.push(`the request breaks the document but was answered ${answer.status}, not a 4xx`)
+    else if (!unknown.every((path) => ignored.includes(path)))
+      problems.push(
+        `the request has members the document does not list (${unknown.join(', ')}) and was answered ${answer.status}, not a 4xx, without naming them in Ignored-Members`,
+      )
   }
   if (isClientError && (rules.requireErrorCode || !request.valid)) {
     if (typeof errorCode !== 'string')

@@ -78,7 +78,16 @@ t.test('mutations are judged by the document', async (t) => {
   const index = operations.find((operation) => operation.operationId === 'indexTransaction')!
   const mutated = fc.sample(invalidCases(quote, arbitraries), { seed: 3, numRuns: 200 })
   const extra = mutated.filter((request) => request.label.startsWith('mutation extra-member'))
-  t.ok(extra.length > 0 && extra.every((request) => !request.valid), 'QuoteRequest forbids unknown members')
+  t.ok(
+    extra.length > 0 &&
+      extra.every(
+        (request) =>
+          !request.valid &&
+          request.unknownMembers?.length === 1 &&
+          request.unknownMembers[0] === 'body.fuzzExtraMember',
+      ),
+    'QuoteRequest does not list the member: the request is invalid, but a service may ignore and name it',
+  )
   const extraIndex = fc
     .sample(invalidCases(index, arbitraries), { seed: 3, numRuns: 200 })
     .filter((request) => request.label.startsWith('mutation extra-member'))
@@ -164,6 +173,27 @@ t.test('an answer is checked against the document and mismatches name the field'
   t.match(
     answerProblems(checker, catalog, invalid, { status: 200, headers: json, body: { chains: [] }, text: '' }),
     [/breaks the document but was answered 200/],
+  )
+  const unknownOnly = { ...invalid, unknownMembers: ['body.fuzzExtraMember'] }
+  t.match(
+    answerProblems(checker, catalog, unknownOnly, {
+      status: 200,
+      headers: json,
+      body: { chains: [] },
+      text: '',
+    }),
+    [/does not list \(body.fuzzExtraMember\) and was answered 200, not a 4xx, without naming them/],
+    'an unknown member silently accepted is a problem',
+  )
+  t.same(
+    answerProblems(checker, catalog, unknownOnly, {
+      status: 200,
+      headers: { ...json, 'ignored-members': 'body.other, body.fuzzExtraMember' },
+      body: { chains: [] },
+      text: '',
+    }),
+    [],
+    'an unknown member ignored and named in Ignored-Members is what the document allows',
   )
   t.match(
     answerProblems(checker, catalog, invalid, {

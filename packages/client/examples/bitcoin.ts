@@ -19,11 +19,11 @@ import {
 } from '@pontis/devnet'
 import * as btc from '@scure/btc-signer'
 import {
-  base64ToBytes,
   createPontisClient,
   type ExecuteQuoteOptions,
   type ExecutionResult,
   esploraBitcoinWallet,
+  hexToBytes,
   type QuoteResponse,
 } from '../src/index.js'
 
@@ -67,25 +67,21 @@ export async function runBitcoinExample(
   const wallet = esploraBitcoinWallet({
     esploraUrl: options.esploraUrl,
     async signPsbt(psbt) {
-      const transaction = btc.Transaction.fromPSBT(base64ToBytes(psbt), { allowUnknownOutputs: true })
+      const transaction = btc.Transaction.fromPSBT(hexToBytes(psbt), { allowUnknownOutputs: true })
       transaction.sign(privateKey)
       transaction.finalize()
       return transaction.hex
     },
   })
-  const result = await pontis.executeQuote(
-    quote,
-    { bitcoin: wallet },
-    {
-      ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
-      timeoutMs: 180_000,
-      onProgress(event) {
-        if (event.type === 'transaction') log(`  broadcast ${event.txHash}`)
-        if (event.type === 'status') log(`  status ${event.status.status}`)
-        options.onProgress?.(event)
-      },
+  const result = await pontis.executeQuote(quote, [wallet], {
+    ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
+    timeoutMs: 180_000,
+    onProgress(event) {
+      if (event.type === 'transaction') log(`  broadcast ${event.txHash}`)
+      if (event.type === 'status') log(`  status ${event.status.status}`)
+      options.onProgress?.(event)
     },
-  )
+  })
   log(`done: ${result.status.status}, fill ${result.status.txHashes.join(', ')}`)
   return { quote, result }
 }

@@ -66,19 +66,15 @@ export async function runEvmExample(
   })
   log(`quote: ${quote.steps.map((step) => step.id).join(' -> ')}, out ${quote.details.currencyOut.amount}`)
 
-  const result = await pontis.executeQuote(
-    quote,
-    { evm: viemWalletAdapter(walletClient) },
-    {
-      ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
-      timeoutMs: 120_000,
-      onProgress(event) {
-        if (event.type === 'step') log(`step ${event.step.id}: ${event.step.description}`)
-        if (event.type === 'transaction') log(`  sent ${event.txHash} on ${event.chainId}`)
-        if (event.type === 'status') log(`  status ${event.status.status}`)
-      },
+  const result = await pontis.executeQuote(quote, [viemWalletAdapter(walletClient)], {
+    ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
+    timeoutMs: 120_000,
+    onProgress(event) {
+      if (event.type === 'step') log(`step ${event.step.id}: ${event.step.description}`)
+      if (event.type === 'transaction') log(`  sent ${event.txHash} on ${event.chainId}`)
+      if (event.type === 'status') log(`  status ${event.status.status}`)
     },
-  )
+  })
   log(`done: ${result.status.status}, fill ${result.status.txHashes.join(', ')}`)
   return { quote, result }
 }

@@ -60,12 +60,12 @@ export async function runHyperliquidExample(
   const result = await pontis.executeQuote(
     quote,
     // Any EIP-712 signer works: a viem local account here, a browser wallet's walletClient elsewhere.
-    {
-      venue: hyperliquidWallet({
+    [
+      hyperliquidWallet({
         apiUrl: options.apiUrl,
         signTypedData: (typedData) => account.signTypedData(typedData as never),
       }),
-    },
+    ],
     {
       ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
       timeoutMs: 120_000,

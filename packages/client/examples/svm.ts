@@ -54,7 +54,7 @@ export async function runSvmExample(
   const result = await pontis.executeQuote(
     quote,
     // A web3.js Keypair is keypair-like (it has `secretKey`); signing uses WebCrypto Ed25519.
-    { svm: svmKeypairWallet(user.keypair, options.rpcUrl) },
+    [svmKeypairWallet(user.keypair, options.rpcUrl)],
     {
       ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
       timeoutMs: 120_000,

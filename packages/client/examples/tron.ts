@@ -54,14 +54,14 @@ export async function runTronExample(
   log(`quote: ${quote.steps.map((step) => step.id).join(' -> ')}, out ${quote.details.currencyOut.amount}`)
   const result = await pontis.executeQuote(
     quote,
-    {
-      tron: tronNodeWallet({
+    [
+      tronNodeWallet({
         apiUrl: options.apiUrl,
         // r‖s‖v over the txID, v = 27 + recovery, as TronWeb signs.
         signTransactionId: (txID) =>
           sign({ hash: `0x${txID}`, privateKey: user.privateKey as `0x${string}`, to: 'hex' }),
       }),
-    },
+    ],
     {
       ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
       timeoutMs: 180_000,

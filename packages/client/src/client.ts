@@ -22,7 +22,8 @@ import {
 } from '../../../generated/intents/index.js'
 import { PontisApiError } from './errors.js'
 import { type ExecuteQuoteOptions, type ExecutionResult, executeSteps, type HttpCaller } from './execute.js'
-import type { Wallets } from './wallets.js'
+import type { WalletAdapter } from './wallets/adapter.js'
+import { adaptersOfWallets, type Wallets } from './wallets/legacy.js'
 
 /** Options of {@link createPontisClient}. */
 export interface PontisClientOptions {
@@ -49,9 +50,17 @@ export interface PontisClient {
   /** `POST /transactions/index`: tells the service about a freshly broadcast origin transaction. */
   indexTransaction(request: IndexTransactionRequest): Promise<IndexTransactionResponse>
   /**
-   * Runs a quote's steps with the given wallets and follows the request until it is final.
-   * Resolves on `success`; throws {@link PontisExecutionError} on `failure`, `refund` or timeout.
+   * Runs a quote's steps and follows the request until it is final: each item goes to the first
+   * adapter of `adapters` that claims it (a TypeError names an item none claims, before anything is
+   * sent). Resolves on `success` (or another of the check's `finalStatuses`); throws
+   * {@link PontisExecutionError} on `failure`, `refund` or timeout.
    */
+  executeQuote(
+    quote: QuoteResponse,
+    adapters: readonly WalletAdapter[],
+    options?: ExecuteQuoteOptions,
+  ): Promise<ExecutionResult>
+  /** @deprecated Pass a list of wallet adapters: `[viemWalletAdapter(walletClient), ...]`. */
   executeQuote(
     quote: QuoteResponse,
     wallets: Wallets,
@@ -83,13 +92,17 @@ function unwrap<T>(result: SdkResult<T>): T {
   throw new PontisApiError(status, isErrorBody(result.error) ? result.error : undefined)
 }
 
+function isAdapterList(wallets: readonly WalletAdapter[] | Wallets): wallets is readonly WalletAdapter[] {
+  return Array.isArray(wallets)
+}
+
 /**
  * Creates a partner client for one intent service.
  *
  * @example
  * const pontis = createPontisClient({ baseUrl: 'http://127.0.0.1:4000' })
  * const quote = await pontis.getQuote({ user, recipient, originChainId: 31337, ... })
- * const { status } = await pontis.executeQuote(quote, { evm: viemWalletAdapter(walletClient) })
+ * const { status } = await pontis.executeQuote(quote, [viemWalletAdapter(walletClient)])
  */
 export function createPontisClient(options: PontisClientOptions): PontisClient {
   const sdk = createClient(
@@ -101,11 +114,12 @@ export function createPontisClient(options: PontisClientOptions): PontisClient {
   )
 
   // Check endpoints and signature posts are relative paths chosen by the service at quote time.
-  const call: HttpCaller = async (method, path, body) => {
+  const call: HttpCaller = async (method, path, body, signal) => {
     const result = await sdk.request<Record<number, unknown>, Record<number, unknown>, false>({
       method,
       url: path,
       security: API_KEY_SECURITY,
+      ...(signal ? { signal } : {}),
       ...(body === undefined ? {} : { body, headers: { 'Content-Type': 'application/json' } }),
     })
     return unwrap(result as SdkResult<unknown>)
@@ -128,11 +142,16 @@ export function createPontisClient(options: PontisClientOptions): PontisClient {
     async indexTransaction(request) {
       return unwrap(await indexTransaction({ client: sdk, body: request }))
     },
-    executeQuote(quote, wallets, executeOptions = {}) {
-      return executeSteps(quote, wallets, executeOptions, {
-        call,
-        indexTransaction: (request) => client.indexTransaction(request),
-      })
+    executeQuote(quote: QuoteResponse, wallets: readonly WalletAdapter[] | Wallets, executeOptions = {}) {
+      return executeSteps(
+        quote,
+        isAdapterList(wallets) ? wallets : adaptersOfWallets(wallets),
+        executeOptions,
+        {
+          call,
+          indexTransaction: (request) => client.indexTransaction(request),
+        },
+      )
     },
   }
   return client

@@ -8,16 +8,21 @@ import type {
   IndexTransactionRequest,
   IndexTransactionResponse,
   QuoteResponse,
+  SignaturePost,
   StatusRecord,
   Step,
+  StepCheck,
   StepItem,
 } from '../../../generated/intents/index.js'
 import { PontisExecutionError } from './errors.js'
-import type { Wallets } from './wallets.js'
+import type { ItemData, WalletAdapter } from './wallets/adapter.js'
 
-/** Chain ids of Bitcoin (mainnet and testnet): for a Bitcoin destination `submitted` ends the check. */
-const BITCOIN_CHAIN_IDS: ReadonlySet<number> = new Set([8253038, 9092725])
 const DEFAULT_TIMEOUT_MS = 10 * 60_000
+/** Where to stop polling when the service does not say (`check.finalStatuses` is absent on older services). */
+const DEFAULT_FINAL_STATUSES: readonly string[] = ['success']
+
+/** A `check` of a step item, or the status endpoint followed when no item had one. */
+type FollowedCheck = Omit<StepCheck, 'finalStatuses'> & { finalStatuses?: readonly string[] | undefined }
 
 /** One thing that happened during {@link ExecuteQuoteOptions.onProgress}. Indexes point into `steps`. */
 export type ExecutionProgress =
@@ -45,7 +50,7 @@ export interface ExecuteQuoteOptions {
 /** What `executeQuote` resolves with. */
 export interface ExecutionResult {
   requestId: string | undefined
-  /** The final status record (`success`, or `submitted` for a Bitcoin destination). */
+  /** The final status record: `success`, or another status the check's `finalStatuses` allows (`submitted`). */
   status: StatusRecord
   /** Hashes of the transactions sent, in order (origin transactions, including approvals). */
   txHashes: string[]
@@ -54,7 +59,12 @@ export interface ExecutionResult {
 }
 
 /** Sends one JSON request to a path of the service; answers the 2xx body or throws. */
-export type HttpCaller = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<unknown>
+export type HttpCaller = (
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  signal?: AbortSignal,
+) => Promise<unknown>
 
 /** The parts of the client the step loop uses. */
 export interface ExecutionTransport {
@@ -91,16 +101,28 @@ class Deadline {
       this.signal?.addEventListener('abort', onAbort, { once: true })
     })
   }
-  /** Races `work` against the deadline and the signal; `onTimeout` makes the rejection. */
-  race<T>(work: Promise<T>, onTimeout: () => Error): Promise<T> {
+  /**
+   * Runs `work` until the deadline or the signal, whichever comes first; `onTimeout` makes the
+   * rejection. `work` gets a signal aborted at that moment, so an HTTP call it makes is closed
+   * rather than left running (adapters get it as `context.signal`; one that cannot stop ignores it).
+   */
+  race<T>(work: (signal: AbortSignal) => Promise<T>, onTimeout: () => Error): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(onTimeout()), Math.max(0, this.at - Date.now()))
-      const onAbort = (): void => reject(this.signal?.reason)
-      this.signal?.addEventListener('abort', onAbort, { once: true })
-      work.then(resolve, reject).finally(() => {
-        clearTimeout(timer)
-        this.signal?.removeEventListener('abort', onAbort)
-      })
+      const controller = new AbortController()
+      const stop = (reason: unknown): void => {
+        controller.abort(reason)
+        reject(reason)
+      }
+      const timer = setTimeout(() => stop(onTimeout()), Math.max(0, this.at - Date.now()))
+      const onAbort = (): void => stop(this.signal?.reason)
+      if (this.signal?.aborted) onAbort()
+      else this.signal?.addEventListener('abort', onAbort, { once: true })
+      work(controller.signal)
+        .then(resolve, reject)
+        .finally(() => {
+          clearTimeout(timer)
+          this.signal?.removeEventListener('abort', onAbort)
+        })
     })
   }
 }
@@ -113,17 +135,37 @@ function withQueryParameter(path: string, name: string, value: string): string {
   return `${path}${path.includes('?') ? '&' : '?'}${name}=${encodeURIComponent(value)}`
 }
 
-function missingWallet(family: string, format: string): TypeError {
-  return new TypeError(`the quote has a ${format} item but no ${family} wallet was given`)
+/** `<format> item on chain <chainId>`: the item's format, and its chain when it names one. */
+function describeItem(data: ItemData): string {
+  const chainId = 'chainId' in data ? data.chainId : undefined
+  return `${data.format} item${chainId === undefined ? '' : ` on chain ${chainId}`}`
+}
+
+/** The first adapter that claims `data`; a TypeError naming the item and the adapters when none does. */
+function adapterFor(adapters: readonly WalletAdapter[], data: ItemData, step: Step): WalletAdapter {
+  const adapter = adapters.find((candidate) => candidate.claims(data))
+  if (adapter) return adapter
+  const given = adapters.length ? adapters.map((candidate) => candidate.name).join(', ') : 'none'
+  throw new TypeError(
+    `no wallet adapter claims the ${describeItem(data)} of step ${step.id} (adapters given: ${given})`,
+  )
+}
+
+/** Where a signature answered for `data` goes: the `post` of a `signature` item. */
+function signaturePost(data: ItemData, adapter: WalletAdapter): SignaturePost {
+  const { post } = data as { post?: SignaturePost }
+  if (!post)
+    throw new TypeError(`${adapter.name} answered a signature for a ${describeItem(data)}, which has no post`)
+  return post
 }
 
 /**
- * Runs the steps of `quote` with `wallets` and follows the request to its end. Implementation of
+ * Runs the steps of `quote` with `adapters` and follows the request to its end. Implementation of
  * `PontisClient.executeQuote`; the quote is not modified (its steps are copied).
  */
 export async function executeSteps(
   quote: QuoteResponse,
-  wallets: Wallets,
+  adapters: readonly WalletAdapter[],
   options: ExecuteQuoteOptions,
   transport: ExecutionTransport,
 ): Promise<ExecutionResult> {
@@ -144,18 +186,24 @@ export async function executeSteps(
   }
   const timeout = (): PontisExecutionError => new PontisExecutionError('timeout', requestId, lastStatus)
 
-  /** Polls `endpoint` until the status is final; answers the `success` (or Bitcoin `submitted`) record. */
-  async function follow(method: 'GET' | 'POST', endpoint: string): Promise<StatusRecord> {
+  /** Polls the check's endpoint until the status is final; answers the record of a status in `finalStatuses`. */
+  async function follow({
+    method,
+    endpoint,
+    finalStatuses = DEFAULT_FINAL_STATUSES,
+  }: FollowedCheck): Promise<StatusRecord> {
     for (;;) {
       if (deadline.expired) throw timeout()
       try {
-        const answer = await deadline.race(transport.call(method, endpoint), timeout)
+        const answer = await deadline.race(
+          (signal) => transport.call(method, endpoint, undefined, signal),
+          timeout,
+        )
         if (isStatusRecord(answer)) {
           lastStatus = answer
           report({ type: 'status', status: answer })
           const { status } = answer
-          if (status === 'success') return answer
-          if (status === 'submitted' && BITCOIN_CHAIN_IDS.has(answer.destinationChainId)) return answer
+          if (status === 'success' || finalStatuses.includes(status)) return answer
           if (status === 'refund') throw new PontisExecutionError('refund', requestId, answer)
           if (status === 'failure' || status === 'fallback')
             throw new PontisExecutionError('failure', requestId, answer)
@@ -177,81 +225,38 @@ export async function executeSteps(
     )
   }
 
-  /** Submits a transaction item; answers its chain id and hash. */
-  async function submitTransaction(item: StepItem): Promise<{ chainId: number; txHash: string }> {
-    const data = item.data
-    switch (data.format) {
-      case 'evm-transaction': {
-        if (!wallets.evm) throw missingWallet('evm', data.format)
-        const txHash = await wallets.evm.sendTransaction({
-          to: data.to as `0x${string}`,
-          data: data.data as `0x${string}`,
-          value: BigInt(data.value),
-          chainId: data.chainId,
-          ...(data.from ? { from: data.from as `0x${string}` } : {}),
-          ...(data.gas ? { gas: BigInt(data.gas) } : {}),
-          ...(data.maxFeePerGas ? { maxFeePerGas: BigInt(data.maxFeePerGas) } : {}),
-          ...(data.maxPriorityFeePerGas ? { maxPriorityFeePerGas: BigInt(data.maxPriorityFeePerGas) } : {}),
-        })
-        await wallets.evm.waitForTransaction?.(txHash, data.chainId)
-        return { chainId: data.chainId, txHash }
-      }
-      case 'svm-transaction': {
-        if (!wallets.svm) throw missingWallet('svm', data.format)
-        const signed = await wallets.svm.signTransaction(data.transaction, data)
-        return { chainId: data.chainId, txHash: await wallets.svm.sendTransaction(signed, data) }
-      }
-      case 'bitcoin-psbt': {
-        if (!wallets.bitcoin) throw missingWallet('bitcoin', data.format)
-        const signed = await wallets.bitcoin.signPsbt(data.psbt, data)
-        return { chainId: data.chainId, txHash: await wallets.bitcoin.broadcast(signed, data) }
-      }
-      case 'lighter-transfer':
-      case 'hyperliquid-action': {
-        if (!wallets.venue) throw missingWallet('venue', data.format)
-        return { chainId: data.chainId, txHash: (await wallets.venue.submit(data)) ?? '' }
-      }
-      case 'tron-transaction': {
-        if (!wallets.tron) throw missingWallet('tron', data.format)
-        return { chainId: data.chainId, txHash: await wallets.tron.signAndSendTransaction(data) }
-      }
-      case 'signature':
-        throw new TypeError('a signature item in a transaction step')
-    }
-  }
-
-  async function runItem(stepIndex: number, itemIndex: number): Promise<void> {
+  async function runItem(stepIndex: number, itemIndex: number, signal: AbortSignal): Promise<void> {
     const step = steps[stepIndex] as Step
     const item = step.items[itemIndex] as StepItem
+    const data: ItemData = item.data
+    const adapter = adapterFor(adapters, data, step)
     report({ type: 'item', stepIndex, itemIndex, item, state: 'started' })
-    if (item.data.format === 'signature') {
-      const { sign, post } = item.data
-      if (!wallets.evm) throw missingWallet('evm', 'signature')
-      const sign712 = sign.signatureKind === 'eip712' ? wallets.evm.signTypedData : undefined
-      const sign191 = sign.signatureKind === 'eip191' ? wallets.evm.signMessage : undefined
-      if (!sign712 && !sign191)
-        throw new TypeError(`the evm wallet cannot sign ${sign.signatureKind} payloads`)
-      const signature =
-        sign.signatureKind === 'eip712'
-          ? await sign712?.call(wallets.evm, sign)
-          : await sign191?.call(wallets.evm, sign as Extract<typeof sign, { signatureKind: 'eip191' }>)
+    const result = await adapter.execute(data, { step, requestId, signal })
+    if ('signature' in result) {
+      const post = signaturePost(data, adapter)
       const answer = (await transport.call(
         post.method,
-        withQueryParameter(post.endpoint, 'signature', signature as string),
+        withQueryParameter(post.endpoint, 'signature', result.signature),
         post.body,
+        signal,
       )) as ExecutePermitResponse
       report({ type: 'signature', stepIndex, itemIndex, answer })
       // Steps the answer adds run right after this one, before the steps the quote already had.
       if (answer.steps?.length) steps.splice(stepIndex + 1, 0, ...answer.steps)
     } else {
-      const { chainId, txHash } = await submitTransaction(item)
+      const { chainId, txHash = '' } = result
       if (txHash) txHashes.push(txHash)
       report({ type: 'transaction', stepIndex, itemIndex, chainId, txHash })
       if (step.id === 'deposit' && txHash) indexDeposit(chainId, txHash)
     }
-    if (item.check) finalStatus = await follow(item.check.method, item.check.endpoint)
+    if (item.check) finalStatus = await follow(item.check)
     item.status = 'complete'
     report({ type: 'item', stepIndex, itemIndex, item, state: 'complete' })
+  }
+
+  // Every item the quote has is claimed before anything is sent, so a missing adapter moves no funds.
+  for (const step of steps) {
+    for (const item of step.items) if (item.status === 'incomplete') adapterFor(adapters, item.data, step)
   }
 
   // `steps` may grow while walking (signature answers), so its length is read on every turn.
@@ -260,12 +265,21 @@ export async function executeSteps(
     const pending = step.items.flatMap((item, itemIndex) => (item.status === 'incomplete' ? [itemIndex] : []))
     if (pending.length === 0) continue
     report({ type: 'step', stepIndex, step })
-    await deadline.race(Promise.all(pending.map((itemIndex) => runItem(stepIndex, itemIndex))), timeout)
+    await deadline.race(
+      (signal) => Promise.all(pending.map((itemIndex) => runItem(stepIndex, itemIndex, signal))),
+      timeout,
+    )
   }
 
-  // A request whose items carry no check (a permit the service deposits for) is still followed to its end.
+  // A request whose items carry no check (a permit the service deposits for) is still followed to its
+  // end, to the final statuses a check of the quote names (one of an item already complete), if any.
   if (!finalStatus && requestId) {
-    finalStatus = await follow('GET', withQueryParameter('/intents/status/v3', 'requestId', requestId))
+    const quoted = steps.flatMap((step) => step.items).find((item) => item.check?.finalStatuses)?.check
+    finalStatus = await follow({
+      method: 'GET',
+      endpoint: withQueryParameter('/intents/status/v3', 'requestId', requestId),
+      finalStatuses: quoted?.finalStatuses,
+    })
   }
   if (!finalStatus) throw new TypeError('the quote has no request to follow (no requestId and no check)')
   return { requestId, status: finalStatus, txHashes, steps }

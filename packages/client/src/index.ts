@@ -1,16 +1,18 @@
 /**
  * `@pontis/client`: the partner client of a Pontis intent service. Typed calls over the SDK
- * generated from openapi/intents.yaml, `executeQuote` (the document's step loop) with per-family
- * wallet adapters, and webhook verification. Browser-safe: nothing here imports a Node built-in
- * (checked by test/browser-bundle.test.ts).
+ * generated from openapi/intents.yaml, `executeQuote` (the document's step loop) handing each item
+ * to the first wallet adapter that claims it, and webhook verification. Browser-safe: nothing here
+ * imports a Node built-in (checked by test/browser-bundle.test.ts).
  */
 export type {
   BitcoinPsbtData,
   ChainsResponse,
   ErrorBody,
   EvmTransactionData,
+  HyperliquidActionData,
   IndexTransactionRequest,
   IndexTransactionResponse,
+  LighterTransferData,
   PriceResponse,
   QuoteRequest,
   QuoteResponse,
@@ -19,24 +21,48 @@ export type {
   StatusRecord,
   StatusRecordV3,
   Step,
+  StepCheck,
   StepItem,
+  StepItemData,
   SvmTransactionData,
+  TronTransactionData,
 } from '../../../generated/intents/index.js'
 export { createPontisClient, type PontisClient, type PontisClientOptions } from './client.js'
 export { PontisApiError, PontisExecutionError, type PontisExecutionErrorKind } from './errors.js'
 export type { ExecuteQuoteOptions, ExecutionProgress, ExecutionResult } from './execute.js'
 export {
+  type ChainIdsOption,
+  claimsFormat,
+  type ItemContext,
+  type ItemData,
+  type ItemResult,
+  type WalletAdapter,
+  type WalletAdapterOptions,
+} from './wallets/adapter.js'
+export {
   type BitcoinWallet,
-  base64ToBytes,
-  bytesToBase64,
+  bitcoinWalletAdapter,
   type EsploraBitcoinWalletOptions,
+  esploraBitcoinWallet,
+} from './wallets/bitcoin.js'
+export {
+  type EvmItemData,
   type EvmTransactionRequest,
   type EvmWallet,
-  esploraBitcoinWallet,
+  evmWalletAdapter,
+  type ViemWalletAdapterOptions,
+  type ViemWalletClient,
+  viemWalletAdapter,
+} from './wallets/evm.js'
+export {
   type HyperliquidTypedData,
   type HyperliquidWalletOptions,
   hyperliquidTypedData,
   hyperliquidWallet,
+} from './wallets/hyperliquid.js'
+export type { VenueSigner, Wallets } from './wallets/legacy.js'
+export { base64ToBytes, bytesToBase64, hexToBytes } from './wallets/shared.js'
+export {
   type SvmKeypairLike,
   type SvmKeypairWalletOptions,
   type SvmSigner,
@@ -44,15 +70,14 @@ export {
   signSvmTransaction,
   svmKeypairSigner,
   svmKeypairWallet,
+  svmWalletAdapter,
+} from './wallets/svm.js'
+export {
   type TronNodeWalletOptions,
   type TronWallet,
   tronNodeWallet,
-  type VenueSigner,
-  type ViemWalletAdapterOptions,
-  type ViemWalletClient,
-  viemWalletAdapter,
-  type Wallets,
-} from './wallets.js'
+  tronWalletAdapter,
+} from './wallets/tron.js'
 export {
   constantTimeEqual,
   type VerifyWebhookOptions,

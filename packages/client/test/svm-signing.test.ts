@@ -12,7 +12,13 @@ import {
   VersionedTransaction,
 } from '@solana/web3.js'
 import t from 'tap'
-import { base64ToBytes, bytesToBase64, signSvmTransaction, svmKeypairSigner } from '../src/index.js'
+import {
+  base64ToBytes,
+  bytesToBase64,
+  hexToBytes,
+  signSvmTransaction,
+  svmKeypairSigner,
+} from '../src/index.js'
 
 const payer = Keypair.fromSeed(new Uint8Array(32).fill(7))
 const cosigner = Keypair.fromSeed(new Uint8Array(32).fill(9))
@@ -47,7 +53,7 @@ t.test('a legacy transaction matches web3.js too', async (t) => {
   t.equal(await signSvmTransaction(unsigned, svmKeypairSigner(payer)), bytesToBase64(legacy.serialize()))
 })
 
-t.test('a key that is not a required signer is refused; base64 helpers round-trip', async (t) => {
+t.test('a key that is not a required signer is refused; base64 and hex helpers round-trip', async (t) => {
   const message = new TransactionMessage({
     payerKey: payer.publicKey,
     recentBlockhash: blockhash,
@@ -57,5 +63,9 @@ t.test('a key that is not a required signer is refused; base64 helpers round-tri
   await t.rejects(signSvmTransaction(unsigned, svmKeypairSigner(Keypair.generate())), /not a required signer/)
   const bytes = Uint8Array.from({ length: 256 }, (_, i) => i)
   t.same(base64ToBytes(bytesToBase64(bytes)), bytes)
+  t.same(hexToBytes(Buffer.from(bytes).toString('hex')), bytes, 'hex as served (PSBTs) decodes')
+  t.same(hexToBytes(''), new Uint8Array(0))
+  t.same(hexToBytes('0x00ff'), new Uint8Array([0, 255]), 'a 0x prefix is accepted')
+  t.throws(() => hexToBytes('abc'), TypeError, 'an odd digit count is refused')
   t.throws(() => svmKeypairSigner({ secretKey: new Uint8Array(32) }), TypeError)
 })

@@ -13,6 +13,7 @@ import { loadOpenApiDocument } from '@pontis/http'
 import { INTENTS_DOCUMENT_PATH, startIntentsService } from '@pontis/intents'
 import t from 'tap'
 import { type Address, createPublicClient, erc20Abi, http } from 'viem'
+import { waitFor } from '../../../test/helpers/wait.js'
 import { runHyperliquidExample } from '../examples/hyperliquid.js'
 import { runTronExample } from '../examples/tron.js'
 import { hyperliquidTypedData, hyperliquidWallet, tronNodeWallet } from '../src/index.js'
@@ -35,16 +36,17 @@ t.teardown(() => service.close())
 // A deposit scan starts at the chain's head when the service first watches it (no history replay),
 // so a user sends only to a service that is watching: wait until it has a cursor on each chain it scans.
 const scanned = [1337, 728126428].filter((id) => service.registry.chain(id).adapter.reading?.scanDeposits)
-const deadline = Date.now() + 30_000
-for (;;) {
-  const { rows } = await service.store.client.query<{ chain_id: number }>(
-    'SELECT chain_id FROM chain_cursors WHERE chain_id = ANY($1::bigint[])',
-    [scanned],
-  )
-  if (rows.length === scanned.length) break
-  if (Date.now() > deadline) throw new Error(`the indexer did not start watching ${scanned.join(', ')}`)
-  await new Promise((resolve) => setTimeout(resolve, 100))
-}
+await waitFor(
+  `the indexer to have a cursor on chains ${scanned.join(', ')}`,
+  async () =>
+    (
+      await service.store.client.query<{ chain_id: number }>(
+        'SELECT chain_id FROM chain_cursors WHERE chain_id = ANY($1::bigint[])',
+        [scanned],
+      )
+    ).rows.map((row) => Number(row.chain_id)),
+  { until: (watched) => watched.length === scanned.length },
+)
 const chain = devnet.chains[0] as (typeof devnet.chains)[0]
 const usdc = (owner: Address) =>
   createPublicClient({ chain: chain.chain, transport: http(chain.rpcUrl) }).readContract({
@@ -103,25 +105,37 @@ t.test('the adapters refuse what they cannot vouch for', async (t) => {
     apiUrl: devnet.hyperliquid?.url ?? '',
     signTypedData: async () => '0x00',
   })
-  await t.rejects(
-    venue.submit({
-      format: 'lighter-transfer',
-      chainId: 3586256,
-      action: {
-        type: 'transfer',
-        parameters: {
-          toAccountIndex: 1,
-          assetIndex: 3,
-          fromRouteType: 0,
-          toRouteType: 0,
-          amount: 1,
-          usdcFee: 0,
-          memo: '0x01',
-        },
+  const lighterTransfer = {
+    format: 'lighter-transfer' as const,
+    chainId: 3586256,
+    action: {
+      type: 'transfer' as const,
+      parameters: {
+        toAccountIndex: 1,
+        assetIndex: 3,
+        fromRouteType: 0,
+        toRouteType: 0,
+        amount: 1,
+        usdcFee: 0,
+        memo: '0x01',
       },
-    }),
-    /hyperliquid-action items/,
-  )
+    },
+  }
+  t.notOk(venue.claims(lighterTransfer), 'hyperliquidWallet does not claim lighter-transfer items')
+  await t.rejects(venue.submit(lighterTransfer), /hyperliquid-action items/, 'nor submits them when asked')
+  t.ok(venue.claims({ format: 'hyperliquid-action', chainId: 1337, action: { type: 'usdSend' }, nonce: 1 }))
+  const tronOnMainnet = tronNodeWallet({
+    apiUrl: 'http://127.0.0.1:9',
+    signTransactionId: async () => 'unreachable',
+    chainIds: [728126428],
+  })
+  const tronItem = {
+    format: 'tron-transaction' as const,
+    chainId: 2494104990,
+    transaction: { txID: '', raw_data_hex: '' },
+  }
+  t.notOk(tronOnMainnet.claims(tronItem), 'an adapter limited to chainIds does not claim another chain')
+  t.ok(tronOnMainnet.claims({ ...tronItem, chainId: 728126428 }))
   t.throws(
     () =>
       hyperliquidTypedData({

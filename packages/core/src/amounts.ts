@@ -21,6 +21,18 @@ export const BPS_DENOMINATOR = 10_000n
 /** The most decimals a currency may declare (ERC-20 `decimals()` is a uint8). */
 export const MAX_DECIMALS = 255
 
+/** The largest amount any chain can carry: 2^256 - 1, the EVM's uint256 (other families hold less). */
+export const MAX_UINT256 = 2n ** 256n - 1n
+
+/**
+ * The JSON Schema `format` the documents give amounts (`Amount`, the oracle's `Uint256String`):
+ * decimal digits of an integer from 0 to {@link MAX_UINT256}. `createAjv` registers it.
+ */
+export const UINT256_FORMAT = 'uint256'
+
+/** What an out-of-range amount is told, naming the limit. */
+export const UINT256_RANGE = `an integer from 0 to 2^256 - 1 (${MAX_UINT256})`
+
 const UNSIGNED_INTEGER = /^[0-9]+$/
 const SIGNED_INTEGER = /^-?[0-9]+$/
 const DECIMAL = /^(-?)([0-9]+)(?:\.([0-9]+))?$/
@@ -56,6 +68,14 @@ export function parseAmount(value: string, field = 'amount'): bigint {
     throw invalidAmount(field, value, 'a non-negative integer amount in the smallest unit (digits only)')
   }
   return BigInt(value)
+}
+
+/** True when `value` is decimal digits of an integer from 0 to 2^256 - 1 (leading zeros allowed). */
+export function isUint256(value: string): boolean {
+  if (!UNSIGNED_INTEGER.test(value)) return false
+  // Digits beyond 78 (after leading zeros) cannot fit; checking first keeps BigInt off huge text.
+  const significant = value.replace(/^0+(?=.)/, '')
+  return significant.length <= 78 && BigInt(significant) <= MAX_UINT256
 }
 
 /**

@@ -48,6 +48,8 @@ export interface ChainsConfig {
   /** Chains in file order, with defaults applied. */
   readonly chains: readonly ChainEntry[]
   readonly hub: HubConfig
+  /** Which variables each value of the chains file came from (see {@link resolvePlaceholders}). */
+  readonly sources?: PlaceholderSources
 }
 
 /** The file names of one environment. */
@@ -147,11 +149,15 @@ interface PlaceholderProblem {
 
 const VARIABLE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/
 
+/** Where resolved values came from: JSON path of a string → the set variables written into it. */
+export type PlaceholderSources = Readonly<Record<string, readonly string[]>>
+
 function resolveString(
   text: string,
   path: string,
   env: EnvironmentVariables,
   problems: PlaceholderProblem[],
+  used: string[],
 ): string {
   let result = ''
   let index = 0
@@ -186,8 +192,10 @@ function resolveString(
       const [, variable = '', fallback] = match
       const value = env[variable]
       // As in a shell's `${VAR:-default}`, an empty value counts as unset.
-      if (value !== undefined && value !== '') result += value
-      else if (fallback !== undefined) result += fallback
+      if (value !== undefined && value !== '') {
+        result += value
+        used.push(variable)
+      } else if (fallback !== undefined) result += fallback
       else problems.push({ variable, path, message: `${variable} is not set` })
     }
     index = end + 1
@@ -198,16 +206,24 @@ function resolveString(
 /**
  * Replaces `${VAR}` and `${VAR:-default}` in every string value (not in keys) of a parsed JSON
  * value. `$${` writes a literal `${`. An empty variable counts as unset.
- * @returns the resolved copy and every placeholder that could not be resolved, with its path.
+ * @returns the resolved copy, every placeholder that could not be resolved (with its path), and
+ *   `sources`: the path of each string that took a set variable's value, with those variables, so
+ *   a problem found later in that value can name the variable to change.
  */
 export function resolvePlaceholders(
   value: unknown,
   env: EnvironmentVariables,
   path = '',
-): { value: unknown; problems: PlaceholderProblem[] } {
+): { value: unknown; problems: PlaceholderProblem[]; sources: PlaceholderSources } {
   const problems: PlaceholderProblem[] = []
+  const sources: Record<string, readonly string[]> = {}
   const walk = (node: unknown, at: string): unknown => {
-    if (typeof node === 'string') return resolveString(node, at, env, problems)
+    if (typeof node === 'string') {
+      const used: string[] = []
+      const resolved = resolveString(node, at, env, problems, used)
+      if (used.length > 0) sources[at] = [...new Set(used)]
+      return resolved
+    }
     if (Array.isArray(node)) return node.map((item, index) => walk(item, joinPath(at, index)))
     if (node !== null && typeof node === 'object') {
       return Object.fromEntries(
@@ -216,7 +232,27 @@ export function resolvePlaceholders(
     }
     return node
   }
-  return { value: walk(value, path), problems }
+  return { value: walk(value, path), problems, sources }
+}
+
+/**
+ * The variables a value at `path` was built from: those of `path` itself, or of anything under
+ * it (a problem with an object may come from any of its strings). Undefined when none.
+ */
+export function variablesAt(sources: PlaceholderSources | undefined, path: string): string[] | undefined {
+  if (sources === undefined) return undefined
+  const found = new Set<string>()
+  for (const [at, variables] of Object.entries(sources)) {
+    if (at === path || at.startsWith(`${path}.`) || at.startsWith(`${path}[`))
+      for (const variable of variables) found.add(variable)
+  }
+  return found.size === 0 ? undefined : [...found]
+}
+
+/** The issue, told which variables its value came from. */
+function withVariables(issue: ConfigIssue, sources: PlaceholderSources | undefined): ConfigIssue {
+  const variables = issue.path === undefined ? undefined : variablesAt(sources, issue.path)
+  return variables === undefined ? issue : { ...issue, variables }
 }
 
 /** `chains[2].rpc.url` → ` (chain 10 optimism)` using the raw file, so messages name the chain. */
@@ -310,16 +346,19 @@ export async function loadChainsConfig(options: LoadChainsConfigOptions = {}): P
   }
 
   const issues: ConfigIssue[] = [
-    ...validateWith(validateChainsFile, chains.value, '').map((issue) => ({
-      file: chainsFile,
-      path: issue.path,
-      message: `${issue.message}${chainLabel(issue.path, chains.value)}`,
-    })),
-    ...validateWith(validateHubFile, hub.value, '').map((issue) => ({
-      file: hubFile,
-      path: issue.path,
-      message: issue.message,
-    })),
+    ...validateWith(validateChainsFile, chains.value, '').map((issue) =>
+      withVariables(
+        {
+          file: chainsFile,
+          path: issue.path,
+          message: `${issue.message}${chainLabel(issue.path, chains.value)}`,
+        },
+        chains.sources,
+      ),
+    ),
+    ...validateWith(validateHubFile, hub.value, '').map((issue) =>
+      withVariables({ file: hubFile, path: issue.path, message: issue.message }, hub.sources),
+    ),
   ]
   if (issues.length > 0) {
     throw new ConfigError(`environment '${environment}': the chain config is invalid`, issues)
@@ -335,6 +374,7 @@ export async function loadChainsConfig(options: LoadChainsConfigOptions = {}): P
     plugins: chainsDocument.plugins,
     chains: chainsDocument.chains,
     hub: hubDocument.hub,
+    sources: chains.sources,
   })
 }
 
@@ -347,6 +387,11 @@ export interface LoadEnvironmentFileOptions {
   readonly configDir?: string
   readonly env?: EnvironmentVariables
   readonly cwd?: string
+  /**
+   * Checks beyond the schema (a key that must be usable, ...), on the resolved file. Each problem
+   * names the JSON path of the field, so its message can name the variable it came from.
+   */
+  readonly check?: (value: unknown) => ReadonlyArray<{ readonly path: string; readonly message: string }>
 }
 
 /**
@@ -373,11 +418,11 @@ export async function loadEnvironmentFile<T>(options: LoadEnvironmentFileOptions
       { missingVariables },
     )
   }
-  const issues = validateWith(ajv.compile(options.schema), resolved.value, '').map((issue) => ({
-    file,
-    path: issue.path,
-    message: issue.message,
-  }))
+  const schemaIssues = validateWith(ajv.compile(options.schema), resolved.value, '')
+  const issues = [
+    ...schemaIssues,
+    ...(schemaIssues.length === 0 ? (options.check?.(resolved.value) ?? []) : []),
+  ].map((issue) => withVariables({ file, path: issue.path, message: issue.message }, resolved.sources))
   if (issues.length > 0) throw new ConfigError(`${displayPath(file)} is invalid`, issues)
   return deepFreeze(resolved.value) as T
 }

@@ -438,6 +438,18 @@ function hexToBytes(hex: Hex): Uint8Array {
 }
 
 /**
+ * keccak-256 of bytes, or of the bytes 0x-hex spells, as 0x-hex: viem's `keccak256(data)` at the
+ * speed of js-sha3 (the tests hold them equal). For hashes on hot paths (hub keys, addresses).
+ * @throws TypeError when `data` is a string that is not 0x-hex of whole bytes.
+ */
+export function keccak256Hex(data: Hex | Uint8Array): Hex {
+  if (typeof data !== 'string') return `0x${jsSha3.keccak256(data)}`
+  if (!/^0x(?:[0-9a-fA-F]{2})*$/.test(data))
+    throw new TypeError('keccak256Hex takes bytes or 0x-hex of whole bytes')
+  return `0x${jsSha3.keccak256(hexToBytes(data))}`
+}
+
+/**
  * Builds a hasher of EIP-712 digests, `keccak256(0x1901 ‖ domainSeparator ‖ hashStruct(message))`,
  * equal to viem's `hashTypedData({ domain, types, primaryType, message })`: the domain's type is
  * `types.EIP712Domain` when given, else derived from the domain's fields as viem derives it. Type

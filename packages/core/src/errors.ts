@@ -61,6 +61,7 @@ export const ERROR_CATALOG = {
   INVALID_SIGNATURE: expected(),
   SIGNATURE_EXPIRED: expected(),
   RATE_LIMITED: expected(429),
+  INVALID_WEBHOOK_URL: expected(),
   // Transient: retry later.
   SERVICE_UNAVAILABLE: transient(),
   PRICE_FETCH_FAILED: transient(),

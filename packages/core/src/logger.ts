@@ -3,6 +3,8 @@
  * implementation that writes one JSON object per line and never prints secrets.
  */
 
+import { ConfigError } from './config-error.js'
+
 /** Structured fields attached to one log line. */
 export type LogFields = Readonly<Record<string, unknown>>
 
@@ -35,6 +37,22 @@ const LEVEL_ORDER: Record<LogLevel | 'silent', number> = {
   warn: 30,
   error: 40,
   silent: 100,
+}
+
+/** The values `LOG_LEVEL` takes (any case): a level, or `silent`. */
+export const LOG_LEVELS = Object.freeze(Object.keys(LEVEL_ORDER)) as readonly (LogLevel | 'silent')[]
+
+/**
+ * Start-up check of `LOG_LEVEL`: the logger reads it in any case and falls back to `info`, so a
+ * typo would otherwise go unnoticed.
+ * @throws ConfigError naming the variable and its values.
+ */
+export function checkLogLevel(env: Readonly<Record<string, string | undefined>>): void {
+  const level = env.LOG_LEVEL?.trim()
+  if (level === undefined || level === '' || Object.hasOwn(LEVEL_ORDER, level.toLowerCase())) return
+  throw new ConfigError(
+    `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(level.slice(0, 80))}`,
+  )
 }
 
 /** Replaces the value of a secret-looking field. */

@@ -247,10 +247,25 @@ export interface DepositNonceTag {
   /** What reads report as the deposit's `depositId` (32-byte hex): a hash of sender and nonce. */
   readonly tag: `0x${string}`
 }
+/**
+ * What a signature item authorizes, kept with the request so the execute API needs nothing but
+ * `{kind, requestId}` and the signature: existing clients post the item's `data.post.body` as
+ * issued (Relay's shape), and the issued terms, not the client's copy, are what is submitted.
+ */
+export interface PermitTerms {
+  /** The item's `data.post.body.kind` (e.g. `eip3009-receive`). */
+  readonly kind: string
+  /** Validity window of the authorization, Unix seconds. */
+  readonly validAfter: bigint
+  readonly validBefore: bigint
+}
+
 /** One item the user acts on: a transaction to send or a payload to sign. */
 export interface PreparedStepItem {
   /** The item's `data` as served in a quote step: one variant of the document's StepItemData. */
   readonly data: Readonly<Record<string, unknown>>
+  /** For a signature the service redeems (`usePermit`): what it authorizes. */
+  readonly permit?: PermitTerms
 }
 
 /** A quote step built by the family, e.g. `approve` then `deposit`. */
@@ -571,6 +586,12 @@ export interface FinalityPolicy {
   readonly showsUnconfirmedDeposits?: boolean
   /** Seconds between blocks, for time estimates; families with fast blocks may omit it. */
   readonly blockTimeSeconds?: number
+  /**
+   * A fill sent on this chain as a destination takes long to confirm (Bitcoin: blocks of ten
+   * minutes), so clients may stop following the request once it is `submitted`: the quote's
+   * `check.finalStatuses` says so.
+   */
+  readonly clientsStopAtSubmitted?: boolean
 }
 
 /** Everything one chain can do, grouped by capability. `identity` and `finality` are required. */

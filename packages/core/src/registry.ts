@@ -15,7 +15,13 @@ import {
   type PublicChainRecord,
   toPublicChainRecord,
 } from './chains.js'
-import { type ChainsConfig, type EnvironmentVariables, loadChainsConfig } from './config.js'
+import {
+  type ChainsConfig,
+  type EnvironmentVariables,
+  loadChainsConfig,
+  type PlaceholderSources,
+  variablesAt,
+} from './config.js'
 import { ConfigError, type ConfigIssue, displayPath } from './config-error.js'
 import { chainEntrySchema } from './config-schema.js'
 import { deepFreeze } from './deep-freeze.js'
@@ -98,9 +104,14 @@ export interface Registry {
    * unknown families and duplicate ids or names, then creates their adapters, in order. All or
    * nothing: when anything is wrong no chain is added.
    * @param source names where the entries came from in messages (e.g. the config file).
+   * @param sources which `${VAR}` variables the entries' values came from, so messages name them.
    * @throws ConfigError listing every problem found.
    */
-  addChains(entries: readonly ChainEntry[], source?: string): Promise<readonly RegisteredChain[]>
+  addChains(
+    entries: readonly ChainEntry[],
+    source?: string,
+    sources?: PlaceholderSources,
+  ): Promise<readonly RegisteredChain[]>
   /**
    * The chain with this id (a number, or its decimal string as some routes send it).
    * @throws PontisError UNSUPPORTED_CHAIN naming the id and the chains served.
@@ -229,14 +240,19 @@ export function createRegistry(options: CreateRegistryOptions = {}): Registry {
   }
 
   /** Checks addresses in the entry with the family's own rules, so a typo fails at start-up. */
-  const addressIssues = (entry: ChainEntry, adapter: ChainAdapter, where: string): string[] => {
-    const issues: string[] = []
+  const addressIssues = (
+    entry: ChainEntry,
+    adapter: ChainAdapter,
+    where: string,
+    entryPath: string,
+  ): Array<{ message: string; path: string }> => {
+    const issues: Array<{ message: string; path: string }> = []
     const check = (path: string, value: string | undefined, normalise: (value: string) => unknown): void => {
       if (value === undefined) return
       try {
         normalise(value)
       } catch (error) {
-        issues.push(`${where}: ${path}: ${errorMessage(error)}`)
+        issues.push({ message: `${where}: ${path}: ${errorMessage(error)}`, path: `${entryPath}.${path}` })
       }
     }
     const currency = (value: string) => adapter.identity.normalizeCurrency(value, 'currency')
@@ -266,17 +282,26 @@ export function createRegistry(options: CreateRegistryOptions = {}): Registry {
   const addChains = async (
     entries: readonly ChainEntry[],
     source?: string,
+    sources?: PlaceholderSources,
   ): Promise<readonly RegisteredChain[]> => {
     const file = source
     const issues: ConfigIssue[] = []
     const issue = (message: string, path?: string): void => {
+      // A value from a `${VAR}` placeholder: the operator changes the variable, not the file.
+      const variables = path === undefined ? undefined : variablesAt(sources, path)
       issues.push({
         ...(file === undefined ? {} : { file }),
         ...(path === undefined ? {} : { path }),
         message,
+        ...(variables === undefined ? {} : { variables }),
       })
     }
-    const prepared: Array<{ entry: ChainConfig; registered: RegisteredPlugin; where: string }> = []
+    const prepared: Array<{
+      entry: ChainConfig
+      registered: RegisteredPlugin
+      where: string
+      entryPath: string
+    }> = []
     const seenIds = new Map<number, string>()
     const seenNames = new Map<string, string>()
     for (const existing of chainsById.values()) {
@@ -322,12 +347,12 @@ export function createRegistry(options: CreateRegistryOptions = {}): Registry {
         }
         return
       }
-      prepared.push({ entry: deepFreeze({ ...entry, plugin: options }), registered, where })
+      prepared.push({ entry: deepFreeze({ ...entry, plugin: options }), registered, where, entryPath })
     })
     if (issues.length > 0) throw new ConfigError('the chain config is invalid', issues)
 
     const created: RegisteredChain[] = []
-    for (const { entry, registered, where } of prepared) {
+    for (const { entry, registered, where, entryPath } of prepared) {
       const context = {
         logger: withLogFields(logger, { chainId: entry.id, chain: entry.name }),
         environment,
@@ -353,7 +378,7 @@ export function createRegistry(options: CreateRegistryOptions = {}): Registry {
         )
         continue
       }
-      for (const message of addressIssues(entry, adapter, where)) issue(message)
+      for (const { message, path } of addressIssues(entry, adapter, where, entryPath)) issue(message, path)
       created.push(
         Object.freeze({
           id: entry.id,
@@ -463,7 +488,7 @@ export async function loadRegistry(options: LoadRegistryOptions = {}): Promise<R
       declaredAt: `${displayPath(config.chainsFile)} plugins.${vmType}`,
     })
   }
-  await registry.addChains(config.chains, config.chainsFile)
+  await registry.addChains(config.chains, config.chainsFile, config.sources)
   return registry
 }
 

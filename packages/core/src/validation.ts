@@ -10,6 +10,7 @@ import {
   type ValidateFunction,
 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
+import { isUint256, UINT256_FORMAT, UINT256_RANGE } from './amounts.js'
 
 // ajv-formats is CommonJS: under NodeNext the default import is typed as its module object,
 // and at run time the function carries itself as `.default` too.
@@ -32,7 +33,16 @@ export function createAjv(options: AjvOptions = {}): Ajv2020 {
     ...options,
   })
   addFormats(ajv)
+  addPontisFormats(ajv)
   return ajv
+}
+
+/**
+ * Registers the formats the Pontis documents use beyond JSON Schema's own: `uint256` (an amount
+ * from 0 to 2^256 - 1 as decimal digits). For Ajv instances built without {@link createAjv}.
+ */
+export function addPontisFormats(ajv: Ajv2020): Ajv2020 {
+  return ajv.addFormat(UINT256_FORMAT, { type: 'string', validate: isUint256 })
 }
 
 /** Appends one JSON-pointer segment to a dotted path: `a` + `b` = `a.b`, `a` + `0` = `a[0]`. */
@@ -76,6 +86,7 @@ function describe(error: ErrorObject, path: string): string {
     case 'pattern':
       return `${where} does not match the expected form ${String(params.pattern)}`
     case 'format':
+      if (params.format === UINT256_FORMAT) return `${where} must be ${UINT256_RANGE}`
       return `${where} must be a valid ${String(params.format)}`
     default:
       return `${where} ${error.message ?? 'is invalid'}`

@@ -7,7 +7,10 @@ import {
   applyBpsFloor,
   BPS_DENOMINATOR,
   bpsOf,
+  createAjv,
   formatUnits,
+  isUint256,
+  MAX_UINT256,
   mulDiv,
   PontisError,
   parseAmount,
@@ -31,6 +34,18 @@ t.test('parseAmount accepts digits only and names the field when it refuses', as
   }
   const error = t.throws(() => parseAmount('12.5', 'txs[0].value')) as PontisError
   t.match(error.message, "txs[0].value '12.5' is not a non-negative integer")
+})
+
+t.test('isUint256 admits 0 to 2^256 - 1 and the uint256 format checks it', async (t) => {
+  const max = MAX_UINT256.toString()
+  for (const good of ['0', '000', '1', max, `000${max}`]) t.ok(isUint256(good), `admits ${good.slice(0, 12)}`)
+  const over = (MAX_UINT256 + 1n).toString()
+  for (const bad of [over, '9'.repeat(78), '9'.repeat(10_000), '', '-1', '1.5', '1e6', '0x10'])
+    t.notOk(isUint256(bad), `refuses ${bad.slice(0, 12)}`)
+  const validate = createAjv().compile({ type: 'string', format: 'uint256' })
+  t.ok(validate(max))
+  t.notOk(validate(over))
+  t.match(validate.errors?.[0]?.params, { format: 'uint256' })
 })
 
 t.test('parseAmount does not echo a huge value in full', async (t) => {

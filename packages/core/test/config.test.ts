@@ -8,7 +8,13 @@ import {
   hubSigningDomain,
   listEnvironments,
   loadChainsConfig,
+  loadEnvironmentFile,
+  readChoice,
+  readFlag,
+  readInteger,
+  readPort,
   resolvePlaceholders,
+  startupFailure,
   toPublicChainRecord,
 } from '../src/index.js'
 
@@ -308,4 +314,86 @@ t.test('hubSigningDomain carries every EIP-712 domain member', async (t) => {
     chainId: 7001,
     verifyingContract: '0x00000000000000000000000000000000000000aa',
   })
+})
+
+t.test('resolvePlaceholders tells which set variables each value came from', async (t) => {
+  const { sources } = resolvePlaceholders(
+    { a: 'https://${HOST}:${PORT:-1}/x', b: ['${HOST}', '${UNSET:-d}'], c: { d: 'plain' } },
+    { HOST: 'rpc.example' },
+  )
+  t.same(sources, { a: ['HOST'], 'b[0]': ['HOST'] }, 'defaults and plain strings name no variable')
+})
+
+t.test('a bad value from a placeholder names its variable, in the file and on one line', async (t) => {
+  const dir = t.testdir(files('dev', { plugins: {}, chains: [chain({ rpc: { url: '${ALPHA_RPC_URL}' } })] }))
+  const error = await configError(
+    loadChainsConfig({ configDir: dir, environment: 'dev', env: { ALPHA_RPC_URL: 'not-a-url' } }),
+  )
+  t.same(error.issues[0]?.variables, ['ALPHA_RPC_URL'])
+  t.match(
+    error.message,
+    /chains\.dev\.json: chains\[0\]\.rpc\.url does not match .* \(the value comes from ALPHA_RPC_URL\)/,
+  )
+  const line = startupFailure(error)
+  t.notMatch(line, /\n/, 'one line')
+  t.match(line, /^environment 'dev': the chain config is invalid; .*ALPHA_RPC_URL/)
+})
+
+t.test('loadEnvironmentFile runs its extra check and names the variable behind a field', async (t) => {
+  const dir = t.testdir({
+    ...files('dev', { plugins: {}, chains: [chain()] }),
+    'keys.dev.json': JSON.stringify({ key: '${THE_KEY}', other: 'x' }),
+  })
+  const error = await configError(
+    loadEnvironmentFile({
+      name: 'keys',
+      configDir: dir,
+      environment: 'dev',
+      env: { THE_KEY: 'secret-value' },
+      schema: { type: 'object' },
+      check: () => [{ path: 'key', message: 'key is not usable' }],
+    }),
+  )
+  t.match(
+    error.oneLine(),
+    /keys\.dev\.json is invalid; .*keys\.dev\.json: key is not usable \(the value comes from THE_KEY\)/,
+  )
+  t.notMatch(error.message, 'secret-value', 'the value itself is not shown')
+})
+
+t.test('startupFailure puts any error on one line', async (t) => {
+  t.equal(startupFailure(new Error('first\n  second\n')), 'first; second')
+  t.equal(startupFailure('plain'), 'plain')
+  t.equal(
+    startupFailure(new ConfigError('summary', [{ message: 'a' }, { file: '/x/y.json', message: 'b' }])),
+    'summary; a; /x/y.json: b',
+  )
+})
+
+t.test('environment readers: flags, choices, whole numbers and ports name the variable', async (t) => {
+  t.equal(readFlag({}, 'F'), false)
+  t.equal(readFlag({ F: ' ' }, 'F', true), true, 'blank is unset')
+  t.equal(readFlag({ F: 'true' }, 'F'), true)
+  t.equal(readFlag({ F: 'false' }, 'F', true), false)
+  for (const bad of ['1', 'yes', 'TRUE', 'on'])
+    t.throws(() => readFlag({ F: bad }, 'F'), {
+      name: 'ConfigError',
+      message: `F must be "true" or "false", got "${bad}"`,
+    })
+  t.equal(readChoice({ C: 'off' }, 'C', ['on', 'off']), 'off')
+  t.equal(readChoice({}, 'C', ['on', 'off']), undefined)
+  t.throws(() => readChoice({ C: 'no' }, 'C', ['on', 'off']), {
+    message: 'C must be one of on, off, got "no"',
+  })
+  t.equal(readInteger({ N: '250' }, 'N', { min: 1, max: 1000 }), 250)
+  for (const bad of ['0', '1001', '-5', '1e3', '0x10', '2.5', 'abc', '99999999999999999999'])
+    t.throws(() => readInteger({ N: bad }, 'N', { min: 1, max: 1000, unit: ' of ms' }), {
+      name: 'ConfigError',
+      message: `N must be a whole number of ms from 1 to 1000, got "${bad}"`,
+    })
+  t.equal(readPort({ P: '0' }, 'P'), 0)
+  t.throws(() => readPort({ P: '65536' }, 'P'), /P must be a whole number from 0 to 65535/)
+  const long = 'x'.repeat(500)
+  const error = t.throws(() => readFlag({ F: long }, 'F')) as Error
+  t.ok(error.message.length < 150, 'a long value is not echoed in full')
 })

@@ -1,10 +1,11 @@
 import t from 'tap'
-import { getAddress, type Hex, hashStruct, hashTypedData } from 'viem'
+import { getAddress, type Hex, hashStruct, hashTypedData, keccak256 } from 'viem'
 import {
   createStructHasher,
   createTypedDataHasher,
   type Eip712Types,
   hashOrderStruct,
+  keccak256Hex,
   ORDER_TYPES,
 } from '../src/index.js'
 
@@ -475,4 +476,21 @@ t.test('typed-data digests equal viem hashTypedData, with derived and given doma
     orderDigest(domain, order),
     'and changes the digest',
   )
+})
+
+t.test('keccak256Hex equals viem keccak256 on bytes and on hex, of every length up to 300', async (t) => {
+  const random = prng(SEED + 1)
+  for (let length = 0; length <= 300; length++) {
+    const bytes = Uint8Array.from({ length }, () => Math.floor(random() * 256))
+    const hex = `0x${Buffer.from(bytes).toString('hex')}` as Hex
+    t.equal(keccak256Hex(bytes), keccak256(bytes), `${length} bytes`)
+    t.equal(keccak256Hex(hex), keccak256(hex), `${length} bytes as hex`)
+    t.equal(
+      keccak256Hex(hex.toUpperCase().replace('0X', '0x') as Hex),
+      keccak256(hex),
+      `${length} bytes as upper-case hex`,
+    )
+  }
+  t.throws(() => keccak256Hex('0x123' as Hex), TypeError, 'half a byte')
+  t.throws(() => keccak256Hex('1234' as Hex), TypeError, 'no 0x')
 })

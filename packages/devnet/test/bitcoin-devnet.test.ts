@@ -6,6 +6,7 @@
 import { createECDH, createHash } from 'node:crypto'
 import * as scure from '@scure/btc-signer'
 import t from 'tap'
+import { waitFor } from '../../../test/helpers/wait.js'
 import {
   BITCOIN_DEVNET_CHAIN_ID,
   BITCOIN_FUNDING,
@@ -140,10 +141,12 @@ t.test('a second devnet in the same process is independent', async (t) => {
 
 t.test('blockIntervalMs mines on a timer until stopped', async (t) => {
   const timed = await startBitcoinDevnet({ blockIntervalMs: 20 })
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  await waitFor('three blocks from the timer', () => timed.chain.height, { until: (height) => height >= 3 })
   await timed.stop()
   const height = timed.chain.height
   t.ok(height >= 3, `mined on the timer (height ${height})`)
+  // Longer than the interval: a block timer still armed would be due before this one, so it would
+  // have fired first. The timers' order decides, not the machine's speed.
   await new Promise((resolve) => setTimeout(resolve, 80))
   t.equal(timed.chain.height, height, 'no block after stop')
   await timed.stop()

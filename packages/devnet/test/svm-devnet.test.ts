@@ -1,6 +1,7 @@
 import { AccountLayout, getMint, TOKEN_PROGRAM_ID } from '@solana/spl-token'
 import { Connection, Keypair, PublicKey, SystemProgram } from '@solana/web3.js'
 import t from 'tap'
+import { waitFor } from '../../../test/helpers/wait.js'
 import {
   SVM_FAUCET,
   SVM_FUNDING,
@@ -155,10 +156,14 @@ t.test('slots advance on demand and on a timer', async (t) => {
   const ticking = await startSvmDevnet({ slotIntervalMs: 10 })
   t.teardown(() => ticking.stop())
   const start = ticking.ledger.slot
-  await new Promise((resolve) => setTimeout(resolve, 120))
+  await waitFor('three slots from the timer', () => ticking.ledger.slot, {
+    until: (slot) => slot > start + 2,
+  })
   t.ok(ticking.ledger.slot > start + 2, `slots advanced on their own (${start} -> ${ticking.ledger.slot})`)
   await ticking.stop()
   const stopped = ticking.ledger.slot
+  // Longer than the interval: a slot timer still armed would be due before this one, so it would
+  // have fired first. The timers' order decides, not the machine's speed.
   await new Promise((resolve) => setTimeout(resolve, 50))
   t.equal(ticking.ledger.slot, stopped, 'stop() stops the timer')
   await ticking.stop()

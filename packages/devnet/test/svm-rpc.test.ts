@@ -28,6 +28,7 @@ import {
 import bs58 from 'bs58'
 import { LiteSVM } from 'litesvm'
 import t from 'tap'
+import { waitFor } from '../../../test/helpers/wait.js'
 import { releaseX87Stack } from '../src/svm/rpc/fpu.js'
 import { createMethods } from '../src/svm/rpc/methods.js'
 import { answerRequest } from '../src/svm/rpc/server.js'
@@ -866,12 +867,7 @@ t.test('simulateTransaction: signature checks, accounts, inner instructions, err
 })
 
 t.test('WebSocket subscriptions: slots and account changes', async (t) => {
-  const until = async (condition: () => boolean, what: string) => {
-    for (let attempt = 0; attempt < 100 && !condition(); attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-    if (!condition()) throw new Error(`timed out waiting for ${what}`)
-  }
+  const until = (condition: () => boolean, what: string) => waitFor(what, condition)
   const slots: { slot: number; parent: number; root: number }[] = []
   const slotSubscription = connection.onSlotChange((info) => slots.push(info))
   const target = Keypair.generate().publicKey

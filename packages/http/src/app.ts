@@ -138,7 +138,25 @@ function toKoaPath(openApiPath: string): string {
 /** Headers of every answer, on both dispatch paths. */
 const COMMON_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'x-request-id, retry-after, ratelimit, ratelimit-policy',
+  'access-control-expose-headers': 'x-request-id, retry-after, ratelimit, ratelimit-policy, ignored-members',
+}
+
+/** The answer's header naming the request members that were ignored (see `createOperationValidator`). */
+const IGNORED_MEMBERS_HEADER = 'ignored-members'
+const IGNORED_MEMBERS_LISTED = 20
+
+/**
+ * `Ignored-Members`: the first {@link IGNORED_MEMBERS_LISTED} paths, comma-separated, in printable
+ * ASCII (a member's name is the caller's text, and a header refuses control and wide characters).
+ */
+function ignoredMembersHeader(ignored: readonly string[]): string {
+  const listed = ignored
+    .slice(0, IGNORED_MEMBERS_LISTED)
+    .map((path) =>
+      path.replaceAll(/[^\x20-\x7e]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    )
+  const more = ignored.length - listed.length
+  return more > 0 ? `${listed.join(', ')}, and ${more} more` : listed.join(', ')
 }
 
 /** The caller's `x-request-id` when it is a plausible id, else a fresh one. */
@@ -146,9 +164,16 @@ function requestIdFor(incoming: string | string[] | undefined): string {
   return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID()
 }
 
+/**
+ * `{message, errorCode, errorData?, requestId}`. `errorData` goes out as JSON text: existing clients
+ * type it as a string (Relay's published API types), and the details stay one `JSON.parse` away.
+ */
 function errorBody(error: PontisError, requestId: string): Record<string, unknown> {
   const body: Record<string, unknown> = { message: error.message, errorCode: error.code, requestId }
-  if (error.errorData !== undefined) body.errorData = error.errorData
+  if (error.errorData !== undefined)
+    body.errorData = JSON.stringify(error.errorData, (_key, value: unknown) =>
+      typeof value === 'bigint' ? value.toString() : value,
+    )
   return body
 }
 
@@ -178,6 +203,7 @@ function retryAfterOf(error: PontisError): string | undefined {
 function checked(outcome: ReturnType<OperationValidator>): {
   query: Record<string, unknown>
   params: Record<string, unknown>
+  ignored: readonly string[]
 } {
   if (!outcome.valid) {
     const problems = toFieldProblems(outcome.errors)
@@ -224,8 +250,12 @@ export async function createApiApp(options: ApiAppOptions): Promise<ApiApp> {
   if (unknown.length > 0)
     throw new Error(`handlers for operations not in ${loaded.path}: ${unknown.join(', ')}`)
   // Every validator is compiled here, so the first request does not pay for it.
+  const openAjv = createOpenApiAjv({ coerceTypes: false })
   const validators = new Map(
-    operations.map((operation) => [operation.operationId ?? '', createOperationValidator(api, operation)]),
+    operations.map((operation) => [
+      operation.operationId ?? '',
+      createOperationValidator(api, operation, openAjv),
+    ]),
   )
   const validatorOf = (operationId: string): OperationValidator => {
     const validator = validators.get(operationId)
@@ -296,8 +326,22 @@ export async function createApiApp(options: ApiAppOptions): Promise<ApiApp> {
         `${ctx.path} does not accept ${ctx.method}. Allowed: ${ctx.response.get('allow')}.`,
       )
     }
-    if (ctx.status === 501)
-      throw new PontisError('NOT_IMPLEMENTED', `The HTTP method ${ctx.method} is not supported.`)
+    // The router answers 501 to a method it routes nowhere (TRACE, PROPFIND, ...). On a path the
+    // document has, that is a method the path does not take, like any other; elsewhere no route.
+    if (ctx.status === 501) {
+      const allowed = ctx.response.get('allow')
+      if (allowed === '') {
+        ctx.remove('allow')
+        throw new PontisError(
+          'ROUTE_NOT_FOUND',
+          `No route for ${ctx.method} ${ctx.path}. The API reference is at /documentation.`,
+        )
+      }
+      throw new PontisError(
+        'METHOD_NOT_ALLOWED',
+        `${ctx.path} does not accept ${ctx.method}. Allowed: ${allowed}.`,
+      )
+    }
   })
 
   const router = new Router()
@@ -400,9 +444,10 @@ async function answerDirectly(
     if (outcome?.headers) Object.assign(headers, outcome.headers)
     if (outcome?.refusal) throw outcome.refusal
     const url = req.url ?? ''
-    const { query, params } = checked(
+    const { query, params, ignored } = checked(
       route.validate({ query: queryOf(url), params: {}, headers: req.headers }),
     )
+    if (ignored.length > 0) headers[IGNORED_MEMBERS_HEADER] = ignoredMembersHeader(ignored)
     const response = await route.handler({
       operationId: route.operationId,
       body: undefined,
@@ -468,7 +513,7 @@ function routeFor(
       rawBody = await readTextBody(ctx.req, { limitBytes: bodyLimitBytes })
       body = parseJsonBody(rawBody)
     }
-    const { query, params } = checked(
+    const { query, params, ignored } = checked(
       validate({
         query: ctx.query as Record<string, string | string[]>,
         params: ctx.params as Record<string, string>,
@@ -476,6 +521,7 @@ function routeFor(
         body,
       }),
     )
+    if (ignored.length > 0) ctx.set(IGNORED_MEMBERS_HEADER, ignoredMembersHeader(ignored))
     const handler = handlers[operationId]
     if (!handler) throw new PontisError('NOT_IMPLEMENTED', `${label} is not implemented yet.`)
     const response = await handler({

@@ -68,7 +68,9 @@ export function registerDocumentationAssets(router: Router, loaded: LoadedDocume
   const assetDirectory = swaggerUiDirectory()
   const json = JSON.stringify(loaded.document)
   const cache = new Map<string, Buffer>()
-  router.get('/documentation/openapi.json', (ctx) => {
+  // `/documentation/json` is where the public service serves it: partners' type-sync scripts
+  // (relay-kit's among them) fetch it there.
+  router.get(['/documentation/openapi.json', '/documentation/json'], (ctx) => {
     ctx.type = 'application/json'
     ctx.body = json
   })

@@ -14,6 +14,7 @@ export {
   type RequestOf,
   type ResponseOf,
 } from './app.js'
+export { type BearerVerdict, createBearerCheck } from './bearer.js'
 export { isJsonContentType, parseJsonBody, readTextBody } from './body.js'
 export { documentationPage } from './docs.js'
 export {
@@ -38,6 +39,7 @@ export {
   rateLimitResultOf,
 } from './ratelimit.js'
 export { listen, type RunningServer } from './server.js'
+export { openSchema } from './unknown-members.js'
 export {
   createOperationValidator,
   type OperationValidator,

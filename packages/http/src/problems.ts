@@ -1,4 +1,4 @@
-import { joinPath } from '@pontis/core'
+import { joinPath, UINT256_FORMAT, UINT256_RANGE } from '@pontis/core'
 import type { ErrorObject } from 'ajv'
 
 /** One field-level problem of a rejected request, as returned in `errorData.errors`. */
@@ -47,6 +47,10 @@ function describe(error: ErrorObject): { extra?: string; message: string } {
       return { message: `must match the pattern ${String(params.pattern)}` }
     case 'type':
       return { message: `must be of type ${String(params.type)}` }
+    case 'format':
+      // An amount past uint256 matches its digits pattern; say what the limit is.
+      if (params.format === UINT256_FORMAT) return { message: `must be ${UINT256_RANGE}` }
+      return { message: `must be a valid ${String(params.format)}` }
     case 'parse':
       return { message: `is not valid JSON: ${error.message ?? ''}` }
     default:

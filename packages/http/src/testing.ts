@@ -23,6 +23,14 @@ export interface TestResponse {
   readonly operationId: string | undefined
 }
 
+/** The `errorData` of an error answer, parsed (it goes out as JSON text); undefined when absent. */
+export function errorDataOf(body: unknown): Record<string, unknown> | undefined {
+  const text = (body as { errorData?: unknown } | undefined)?.errorData
+  if (text === undefined) return undefined
+  if (typeof text !== 'string') throw new Error(`errorData is not JSON text: ${JSON.stringify(text)}`)
+  return JSON.parse(text) as Record<string, unknown>
+}
+
 export interface TestClient {
   request(method: string, pathAndQuery: string, options?: TestRequestOptions): Promise<TestResponse>
   get(pathAndQuery: string, options?: TestRequestOptions): Promise<TestResponse>

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url'
 import { PontisError, silentLogger } from '@pontis/core'
 import t, { type Test } from 'tap'
 import { createApiApp, type HandlerMap, listen, loadOpenApiDocument } from '../src/index.js'
-import { createTestClient } from '../src/testing.js'
+import { createTestClient, errorDataOf } from '../src/testing.js'
 
 const fixture = fileURLToPath(new URL('./fixtures/widgets.yaml', import.meta.url))
 
@@ -19,6 +19,7 @@ const handlers: HandlerMap = {
     status: 201,
     body: { id: 7, name: (request.body as { name: string }).name },
   }),
+  createGadget: (request) => ({ status: 200, body: request.body }),
   getWidget: (request) => {
     const id = request.path.widgetId as number
     if (id === 404) throw new PontisError('REQUEST_NOT_FOUND', 'No widget 404.')
@@ -30,6 +31,7 @@ const handlers: HandlerMap = {
 t.test('routes every operation of the document and validates bodies', async (t) => {
   const { client, operationIds } = await start(t, handlers)
   t.same([...operationIds].sort(), [
+    'createGadget',
     'createWidget',
     'getDocumentation',
     'getWidget',
@@ -50,23 +52,19 @@ t.test('a bad field answers 400 INVALID_REQUEST naming the field', async (t) => 
     [{ size: '3' }, 'name', 'is required'],
     [{ name: 'x', size: '1.5' }, 'size', 'must match the pattern'],
     [{ name: 'x', size: '1', color: 'green' }, 'color', 'must be one of "red", "blue"'],
-    [{ name: 'x', size: '1', colour: 'red' }, 'colour', 'is not a known field'],
     [{ name: 'x', size: '1', strict: true }, 'refundTo', 'is required when `strict` is set'],
     [{ name: 'x', size: '1', parts: [{ to: '0x12' }] }, 'parts[0].to', 'must match the pattern'],
   ]
   for (const [body, field, phrase] of cases) {
     const res = await client.post('/widgets', body)
     t.equal(res.status, 400, `${field}: status`)
-    const error = res.body as {
-      errorCode: string
-      message: string
-      errorData: { errors: Array<{ field: string }> }
-    }
+    const error = res.body as { errorCode: string; message: string }
+    const details = errorDataOf(res.body) as { errors: Array<{ field: string }> }
     t.equal(error.errorCode, 'INVALID_REQUEST')
     t.match(error.message, `\`${field}\``, `${field}: message names the field`)
     t.match(error.message, phrase)
     t.ok(
-      error.errorData.errors.some((problem) => problem.field === field),
+      details.errors.some((problem) => problem.field === field),
       `${field}: errorData lists the field`,
     )
   }
@@ -74,6 +72,59 @@ t.test('a bad field answers 400 INVALID_REQUEST naming the field', async (t) => 
   t.equal(badPath.status, 400)
   t.match((badPath.body as { message: string }).message, '`widgetId` (path)')
 })
+
+t.test(
+  'unknown query parameters and body members are ignored, left out and reported in Ignored-Members',
+  async (t) => {
+    const { client } = await start(t, handlers)
+    const query = await client.get('/widgets/12?verbose=true&referrer=relay.link&utm_source=x')
+    t.equal(query.status, 200, 'an unknown query parameter is answered normally')
+    t.equal(query.headers['ignored-members'], 'query.referrer, query.utm_source')
+
+    const known = await client.post('/widgets', { name: 'gear', size: '3' })
+    t.equal(known.headers['ignored-members'], undefined, 'nothing ignored, no header')
+
+    const typo = await client.post('/gadgets', {
+      kind: 'lever',
+      length: 3,
+      lenght: 4,
+      parts: [{ to: 'a', too: 'b' }],
+    })
+    t.equal(typo.status, 200)
+    t.same(typo.body, { kind: 'lever', length: 3, parts: [{ to: 'a' }] }, 'the handler never sees them')
+    t.equal(typo.headers['ignored-members'], 'body.lenght, body.parts[0].too', 'nested members are named')
+
+    // The branch that matches decides what is known: `teeth` is the other kind's member, so unknown here.
+    const otherKind = await client.post('/gadgets', { kind: 'lever', length: 3, teeth: 9 })
+    t.same(otherKind.body, { kind: 'lever', length: 3 })
+    t.equal(otherKind.headers['ignored-members'], 'body.teeth')
+
+    const stillInvalid = await client.post('/widgets', { name: 'x', size: '1.5', colour: 'red' })
+    t.equal(stillInvalid.status, 400, 'every other rule still refuses')
+    const message = (stillInvalid.body as { message: string }).message
+    t.match(message, '`size` (body) must match the pattern')
+    t.notMatch(message, 'colour', 'an unknown member is not reported as the problem')
+    const crossField = await client.post('/widgets', { name: 'x', size: '1', strict: true, colour: 'red' })
+    t.equal(crossField.status, 400, 'cross-field rules still refuse')
+    t.match((crossField.body as { message: string }).message, 'is required when `strict` is set')
+
+    const odd = await client.post('/gadgets', { kind: 'cog', teeth: 1, 'naïve\n€': 1, 'a b': 2 })
+    t.equal(odd.status, 200)
+    t.equal(
+      odd.headers['ignored-members'],
+      'body["na\\u00efve\\n\\u20ac"], body["a b"]',
+      'names that are not identifiers are quoted, in printable ASCII',
+    )
+    const many = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`extra${i}`, i]))
+    const crowded = await client.post('/gadgets', { kind: 'cog', teeth: 1, ...many })
+    t.equal(crowded.status, 200)
+    t.match(
+      crowded.headers['ignored-members'],
+      /^body\.extra0, .*body\.extra19, and 5 more$/,
+      'at most 20 are listed',
+    )
+  },
+)
 
 t.test('transport failures answer the error body with the right status', async (t) => {
   const { client } = await start(t, handlers, 64)
@@ -162,6 +213,10 @@ t.test('documentation is served from installed packages', async (t) => {
   t.match(init.text, "url: '/documentation/openapi.json'")
   const json = await client.get('/documentation/openapi.json')
   t.equal((json.body as { info: { title: string } }).info.title, 'Widgets (test fixture)')
+  const typeSync = await client.get('/documentation/json')
+  t.equal(typeSync.status, 200, 'also where type-sync scripts fetch it')
+  t.match(typeSync.headers['content-type'], 'application/json')
+  t.same(typeSync.body, json.body)
   const yaml = await client.get('/documentation/openapi.yaml')
   t.match(yaml.text, 'openapi: 3.1.0')
   const traversal = await client.get('/documentation/assets/..%2f..%2fpackage.json')

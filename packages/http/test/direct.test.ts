@@ -3,6 +3,7 @@
  * is sent over loopback both to the app's own listener (direct) and to its Koa app alone, and the
  * two answers must be the same (status, body, headers), each checked against the document.
  */
+import { request as httpRequest } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { type Logger, PontisError, silentLogger } from '@pontis/core'
 import t, { type Test } from 'tap'
@@ -66,6 +67,8 @@ async function start(t: Test, trustProxy = false) {
     await viaKoa.close()
   })
   return {
+    directUrl: direct.url,
+    viaKoaUrl: viaKoa.url,
     direct: createTestClient(t, direct.url, loaded.document),
     viaKoa: createTestClient(t, viaKoa.url, loaded.document),
     gateCalls,
@@ -199,3 +202,54 @@ t.test('both paths see the client address the same way', async (t) => {
     'the gate is told whether to trust the proxy',
   )
 })
+
+/** One request over node:http: fetch refuses TRACE, and PROPFIND is no method of its list either. */
+function rawRequest(baseUrl: string, method: string, path: string): Promise<TestResponse> {
+  return new Promise((resolve, reject) => {
+    const headers = { 'x-request-id': `raw-${method}-${path.replaceAll('/', '')}` }
+    const request = httpRequest(new URL(path, baseUrl), { method, headers }, (response) => {
+      let text = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => {
+        text += chunk
+      })
+      response.on('end', () => {
+        const headers: Record<string, string> = {}
+        for (const [name, value] of Object.entries(response.headers))
+          if (typeof value === 'string') headers[name] = value
+        const body = text === '' ? undefined : (JSON.parse(text) as unknown)
+        resolve({ status: response.statusCode ?? 0, headers, body, text, operationId: undefined })
+      })
+    })
+    request.on('error', reject)
+    request.end()
+  })
+}
+
+t.test(
+  'a method no route takes (TRACE, PROPFIND) answers 405 with Allow on a known path, 404 elsewhere, on both paths',
+  async (t) => {
+    const { directUrl, viaKoaUrl } = await start(t)
+    const cases: Array<[string, string, number, string, string | undefined]> = [
+      ['TRACE', '/search', 405, 'METHOD_NOT_ALLOWED', 'GET'],
+      ['PROPFIND', '/search', 405, 'METHOD_NOT_ALLOWED', 'GET'],
+      ['TRACE', '/widgets', 405, 'METHOD_NOT_ALLOWED', 'POST'],
+      ['PROPFIND', '/widgets/3', 405, 'METHOD_NOT_ALLOWED', 'GET'],
+      ['TRACE', '/nowhere', 404, 'ROUTE_NOT_FOUND', undefined],
+      ['PROPFIND', '/nowhere', 404, 'ROUTE_NOT_FOUND', undefined],
+    ]
+    for (const [method, path, status, code, allowed] of cases) {
+      const [direct, viaKoa] = await Promise.all([
+        rawRequest(directUrl, method, path),
+        rawRequest(viaKoaUrl, method, path),
+      ])
+      t.same(comparable(direct), comparable(viaKoa), `${method} ${path}: both paths answer the same`)
+      t.equal(direct.status, status, `${method} ${path}: status`)
+      const body = direct.body as { errorCode?: string; message?: string }
+      t.equal(body.errorCode, code, `${method} ${path}: errorCode`)
+      t.match(body.message, method, `${method} ${path}: the message names the method`)
+      if (allowed === undefined) t.notOk('allow' in direct.headers, `${method} ${path}: no Allow header`)
+      else t.match(direct.headers.allow, allowed, `${method} ${path}: Allow lists ${allowed}`)
+    }
+  },
+)

@@ -6,7 +6,8 @@
  *   pontis keys webhook <id> (--url <url> [--header 'K: V']... | --disable | --remove)
  *
  * The database is the service's: DATABASE_URL (+ DATABASE_SCHEMA) for PostgreSQL, else PGlite in
- * PONTIS_DATA_DIR. A PGlite directory may be open in one process only: stop the service first, or
+ * PONTIS_DATA_DIR. Webhook URLs are checked as the service checks them, with its
+ * WEBHOOKS_ALLOW_HTTP_LOOPBACK and WEBHOOKS_ALLOW_PRIVATE settings. A PGlite directory may be open in one process only: stop the service first, or
  * use the admin API. Secrets are printed once (create, rotate) on stdout and nowhere else.
  * Exit codes: 0 done, 1 refused or failed (unknown or revoked key, bad value, database error), 2 usage.
  */
@@ -14,6 +15,7 @@ import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { createLogger } from '@pontis/core'
+import { webhookPolicyFromEnv } from './config.js'
 import {
   API_KEY_TIERS,
   ApiKeyError,
@@ -49,6 +51,10 @@ Options:
   --data-dir <dir>        PGlite data directory when no PostgreSQL URL is set (default: PONTIS_DATA_DIR).
                           A PGlite directory is opened by one process at a time: stop the service first.
   -h, --help              Show this help.
+
+Webhook URLs are checked as the service checks them: https:// to a public address
+(WEBHOOKS_ALLOW_HTTP_LOOPBACK=true admits http:// and loopback for development,
+WEBHOOKS_ALLOW_PRIVATE=true private networks).
 
 Exit codes: 0 done, 1 refused or failed, 2 usage error.
 `
@@ -215,6 +221,8 @@ async function runKeys(
     }
   }
 
+  // The service's rules for webhook URLs, from the same variables, before the database opens.
+  const webhookPolicy = webhookPolicyFromEnv(io.env)
   const databaseUrl = values['database-url'] ?? io.env.DATABASE_URL
   const schema = values.schema ?? io.env.DATABASE_SCHEMA
   const dataDir = values['data-dir'] ?? io.env.PONTIS_DATA_DIR
@@ -229,7 +237,7 @@ async function runKeys(
     ...(schema ? { schema } : {}),
     logger: createLogger('pontis-cli', { level: 'warn', write: (line) => io.stderr(`${line}\n`) }),
   })
-  const keys = new ApiKeyStore(store.client, { cacheTtlMs: 0 })
+  const keys = new ApiKeyStore(store.client, { cacheTtlMs: 0, webhookPolicy })
   const json = values.json === true
   const print = (value: unknown, text: string) =>
     io.stdout(json ? `${JSON.stringify(value, null, 2)}\n` : text)

@@ -1,4 +1,11 @@
 export { createIntentsApp, INTENTS_DOCUMENT_PATH, type IntentsAppOptions } from './app.js'
+export {
+  DEFAULT_INTENTS_PORT,
+  type IntentsEnvironment,
+  readIntentsEnvironment,
+  resolveIntentsPort,
+  webhookPolicyFromEnv,
+} from './config.js'
 export { notifyStatus, STATUS_CHANNEL, StatusEvents } from './events/index.js'
 export { Indexer } from './lifecycle/indexer.js'
 export { LifecycleStore } from './lifecycle/lifecycle-store.js'
@@ -9,10 +16,8 @@ export { type PriceSource, StaticPriceSource } from './quote/prices.js'
 export { loadSolverSettings, type SolverSettings } from './quote/settings.js'
 export {
   createIntentsRuntime,
-  DEFAULT_INTENTS_PORT,
   type IntentsService,
   type IntentsServiceOptions,
-  resolveIntentsPort,
   startIntentsService,
 } from './service.js'
 export { openRequestStore, RequestStore } from './store/index.js'

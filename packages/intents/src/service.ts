@@ -1,4 +1,5 @@
 import {
+  ConfigError,
   createLogger,
   type EnvironmentVariables,
   type Logger,
@@ -7,8 +8,14 @@ import {
 } from '@pontis/core'
 import { type LoadedDocument, listen, type RunningServer } from '@pontis/http'
 import { createIntentsApp } from './app.js'
+import {
+  databaseHint,
+  describeDatabaseUrl,
+  type IntentsEnvironment,
+  readIntentsEnvironment,
+} from './config.js'
 import { StatusEvents } from './events/index.js'
-import { ApiKeyStore, resolveAdminToken } from './keys/index.js'
+import { ApiKeyStore } from './keys/index.js'
 import { Indexer } from './lifecycle/indexer.js'
 import { LifecycleStore } from './lifecycle/lifecycle-store.js'
 import { type Loop, startLoop } from './lifecycle/loop.js'
@@ -16,19 +23,12 @@ import { Solver } from './lifecycle/solver.js'
 import { QuoteEngine } from './quote/engine.js'
 import { loadPriceSource } from './quote/prices.js'
 import { loadSolverSettings, solverCredentialsFor } from './quote/settings.js'
-import {
-  MemoryRateLimiter,
-  type RateLimiter,
-  rateLimitPolicyFromEnv,
-  SqlRateLimiter,
-} from './ratelimit/index.js'
+import { MemoryRateLimiter, type RateLimiter, SqlRateLimiter } from './ratelimit/index.js'
 import { StatusCache } from './status.js'
 import { openRequestStore, type RequestStore } from './store/index.js'
 import { toNewRequest } from './store-bridge.js'
 import { startWebhookLoop, WebhookDispatcher } from './webhooks/index.js'
 import { attachStatusStream } from './ws/index.js'
-
-export const DEFAULT_INTENTS_PORT = 4000
 
 export interface IntentsServiceOptions {
   readonly env?: NodeJS.ProcessEnv
@@ -59,17 +59,6 @@ export interface IntentsService extends RunningServer {
   readonly solver: Solver
 }
 
-/** `INTENTS_PORT`, else 4000; a value that is not a port is a start-up error naming the variable. */
-export function resolveIntentsPort(env: NodeJS.ProcessEnv): number {
-  const raw = env.INTENTS_PORT
-  if (raw === undefined || raw === '') return DEFAULT_INTENTS_PORT
-  const port = Number(raw)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`INTENTS_PORT must be a port number (0-65535), got "${raw}"`)
-  }
-  return port
-}
-
 /** Crash tests name a point with PONTIS_FAILPOINT; the process kills itself there, as a power cut would. */
 function crashAt(wanted: string, logger: Logger): (point: string) => void {
   return (point) => {
@@ -79,24 +68,63 @@ function crashAt(wanted: string, logger: Logger): (point: string) => void {
   }
 }
 
+/**
+ * The request store the environment names, or a start-up error naming `DATABASE_URL` (never its
+ * password) or `PONTIS_DATA_DIR` with what went wrong.
+ */
+async function openConfiguredStore(
+  settings: IntentsEnvironment,
+  options: IntentsServiceOptions,
+  logger: Logger,
+): Promise<RequestStore> {
+  try {
+    return await openRequestStore({
+      ...(settings.databaseUrl ? { databaseUrl: settings.databaseUrl } : {}),
+      ...(settings.databaseSchema ? { schema: settings.databaseSchema } : {}),
+      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      logger,
+    })
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    const where =
+      settings.databaseUrl !== undefined
+        ? `DATABASE_URL (${describeDatabaseUrl(settings.databaseUrl)}): cannot open the database`
+        : `PONTIS_DATA_DIR (${options.dataDir ?? 'in memory'}): cannot open the embedded database`
+    throw new ConfigError(`${where}: ${message}${databaseHint(message)}`, [], { cause: error })
+  }
+}
+
 /** The engine, its store and registry for one environment: what the HTTP app and tests build on. */
 export async function createIntentsRuntime(options: IntentsServiceOptions = {}) {
   const env: EnvironmentVariables = options.env ?? process.env
+  // The service's own variables first: a bad one stops start-up before anything is loaded.
+  const settingsFromEnv = readIntentsEnvironment(env)
   const logger = options.logger ?? createLogger('intents')
   const configOptions = { env, ...(options.configDir ? { configDir: options.configDir } : {}) }
   const registry = await loadRegistry({ ...configOptions, logger })
   const environment = registry.environment
-  const [settings, prices, store] = await Promise.all([
-    loadSolverSettings({ ...configOptions, environment }),
+  const [settingsResult, pricesResult, storeResult] = await Promise.allSettled([
+    loadSolverSettings({ ...configOptions, environment, registry }),
     loadPriceSource({ ...configOptions, environment }),
-    openRequestStore({
-      ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
-      ...(env.DATABASE_SCHEMA ? { schema: env.DATABASE_SCHEMA } : {}),
-      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-      ...(options.now ? { now: options.now } : {}),
-      logger,
-    }),
+    openConfiguredStore(settingsFromEnv, options, logger),
   ])
+  if (
+    settingsResult.status === 'rejected' ||
+    pricesResult.status === 'rejected' ||
+    storeResult.status === 'rejected'
+  ) {
+    // Nothing is served: release what did open, so the process can exit, and report the first failure.
+    await Promise.allSettled([
+      storeResult.status === 'fulfilled' ? storeResult.value.close() : undefined,
+      registry.close(),
+    ])
+    const failed = [settingsResult, pricesResult, storeResult].find((result) => result.status === 'rejected')
+    throw (failed as PromiseRejectedResult).reason
+  }
+  const settings = settingsResult.value
+  const prices = pricesResult.value
+  const store = storeResult.value
   const engine = new QuoteEngine({
     registry,
     prices,
@@ -116,28 +144,27 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     logger,
     now,
     credentials: (vmType) => solverCredentialsFor(settings, vmType),
-    ...(env.SOLVER_LEASE_MS ? { leaseMs: Number(env.SOLVER_LEASE_MS) } : {}),
+    ...(settingsFromEnv.solverLeaseMs !== undefined ? { leaseMs: settingsFromEnv.solverLeaseMs } : {}),
     ...(env.PONTIS_FAILPOINT ? { failpoint: crashAt(env.PONTIS_FAILPOINT, logger) } : {}),
   })
-  const keys = new ApiKeyStore(store.client, { now })
+  // Webhook URLs are checked with the delivery's own policy when they are set.
+  const keys = new ApiKeyStore(store.client, { now, webhookPolicy: settingsFromEnv.webhookPolicy })
   // Several instances share one PostgreSQL, so their limits live there; one PGlite process counts in memory.
-  const limiter: RateLimiter = env.DATABASE_URL
+  const limiter: RateLimiter = settingsFromEnv.databaseUrl
     ? new SqlRateLimiter(store.client, { logger })
     : new MemoryRateLimiter()
-  const rateLimitPolicy = rateLimitPolicyFromEnv(env)
-  const adminToken = resolveAdminToken(env)
+  const { rateLimitPolicy, adminToken } = settingsFromEnv
   const webhooks = new WebhookDispatcher({
     client: store.client,
     keys,
     logger,
     now,
-    ...(env.WEBHOOK_LEASE_MS ? { leaseMs: Number(env.WEBHOOK_LEASE_MS) } : {}),
-    ...(env.WEBHOOK_TIMEOUT_MS ? { timeoutMs: Number(env.WEBHOOK_TIMEOUT_MS) } : {}),
+    ...(settingsFromEnv.webhookLeaseMs !== undefined ? { leaseMs: settingsFromEnv.webhookLeaseMs } : {}),
+    ...(settingsFromEnv.webhookTimeoutMs !== undefined
+      ? { timeoutMs: settingsFromEnv.webhookTimeoutMs }
+      : {}),
     // Plain http to loopback receivers is a development flag, never a default.
-    policy: {
-      allowHttpLoopback: env.WEBHOOKS_ALLOW_HTTP_LOOPBACK === 'true',
-      allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE === 'true',
-    },
+    policy: settingsFromEnv.webhookPolicy,
   })
   return {
     registry,
@@ -153,12 +180,12 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     rateLimitPolicy,
     adminToken,
     webhooks,
+    settings: settingsFromEnv,
   }
 }
 
 /** Loads the environment's chain config, plugins, settings and store, then serves the intent API. */
 export async function startIntentsService(options: IntentsServiceOptions = {}): Promise<IntentsService> {
-  const env = options.env ?? process.env
   const runtime = await createIntentsRuntime(options)
   const { registry, store, engine, logger, lifecycle, indexer, solver } = runtime
   // Before listening: if LISTEN cannot be set up, start-up fails before the port is bound.
@@ -169,18 +196,24 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
   const app = await createIntentsApp({
     ...runtime,
     statusCache,
-    trustProxy: env.TRUST_PROXY === 'true',
+    trustProxy: runtime.settings.trustProxy,
     ...(options.document ? { document: options.document } : {}),
   })
   // Rotations and revocations made by other instances take effect here at once.
   const unwatchKeys = await runtime.keys.watch()
-  const server = await listen(app, {
-    port: options.port ?? resolveIntentsPort(env),
-    host: options.host ?? env.HOST ?? '127.0.0.1',
+  const port = options.port ?? runtime.settings.port
+  const host = options.host ?? runtime.settings.host
+  const server = await listen(app, { port, host }).catch(async (error: unknown) => {
+    await Promise.allSettled([unwatchKeys(), events.close(), store.close(), registry.close()])
+    throw new ConfigError(
+      `cannot listen on ${host}:${port} (HOST, INTENTS_PORT): ${error instanceof Error ? error.message : String(error)}`,
+      [],
+      { cause: error },
+    )
   })
   const statusStream = attachStatusStream(server.server, { store, events, logger })
   const loops: Loop[] =
-    (options.workers ?? env.PONTIS_WORKERS !== 'off') === false
+    (options.workers ?? runtime.settings.workers) === false
       ? []
       : [
           startLoop('indexer', () => indexer.tick(), options.indexerIntervalMs ?? 1000, logger),

@@ -1,4 +1,4 @@
-import { silentLogger } from '@pontis/core'
+import { type ConfigError, silentLogger } from '@pontis/core'
 import { listen, loadOpenApiDocument } from '@pontis/http'
 import { createTestClient } from '@pontis/http/testing'
 import t from 'tap'
@@ -6,6 +6,7 @@ import {
   createIntentsApp,
   createIntentsRuntime,
   INTENTS_DOCUMENT_PATH,
+  readIntentsEnvironment,
   resolveIntentsPort,
 } from '../src/index.js'
 
@@ -35,7 +36,7 @@ const quote = {
   tradeType: 'EXACT_INPUT',
 }
 
-type ErrorAnswer = { message: string; errorCode: string; errorData?: { errors: Array<{ field: string }> } }
+type ErrorAnswer = { message: string; errorCode: string; errorData?: string }
 
 t.test('every operation of the document is routed', async (t) => {
   t.same([...operationIds].sort(), [
@@ -125,7 +126,6 @@ t.test(
         { ...quote, latePaymentSlippageTolerance: 'abc' },
         'latePaymentSlippageTolerance',
       ],
-      ['misspelled field', { ...quote, refundTO: USER }, 'refundTO'],
       ['strict without refundTo', { ...quote, useDepositAddress: true, strict: true }, 'refundTo'],
       ['recoveryAddress without useDepositAddress', { ...quote, recoveryAddress: USER }, 'useDepositAddress'],
       [
@@ -133,7 +133,7 @@ t.test(
         { ...quote, recoveryAddress: USER, useDepositAddress: false },
         'useDepositAddress',
       ],
-      ['topupGasAmount without topupGas', { ...quote, topupGasAmount: '2000000' }, 'topupGas'],
+      ['topupGasAmount without topupGas', { ...quote, topupGasAmount: '5000000' }, 'topupGas'],
       [
         'sponsoredFeeComponents without subsidizeFees',
         { ...quote, sponsoredFeeComponents: ['execution'] },
@@ -165,6 +165,10 @@ t.test(
         t.equal(error.errorCode, 'INVALID_REQUEST', `${path} ${name}: error code`)
         t.match(error.message, `\`${field}\``, `${path} ${name}: the message names ${field}`)
       }
+      // A misspelled member is not refused: ignored, and named so the caller sees the typo.
+      const typo = await client.post(path, { ...quote, refundTO: USER })
+      t.equal(typo.status, 503, `${path} misspelled field: answered as if absent (the RPC is closed here)`)
+      t.equal(typo.headers['ignored-members'], 'body.refundTO', `${path} misspelled field: named`)
     }
   },
 )
@@ -244,8 +248,44 @@ t.test('transport-level mistakes', async (t) => {
 t.test('INTENTS_PORT decides the port', async (t) => {
   t.equal(resolveIntentsPort({}), 4000)
   t.equal(resolveIntentsPort({ INTENTS_PORT: '4100' }), 4100)
-  t.throws(() => resolveIntentsPort({ INTENTS_PORT: 'http' }), /INTENTS_PORT must be a port number/)
+  t.throws(
+    () => resolveIntentsPort({ INTENTS_PORT: 'http' }),
+    /INTENTS_PORT must be a whole number from 0 to 65535/,
+  )
   t.throws(() => resolveIntentsPort({ INTENTS_PORT: '70000' }), /INTENTS_PORT/)
+})
+
+t.test('the service variables are read once and every bad one is named', async (t) => {
+  const read = readIntentsEnvironment({
+    HOST: '0.0.0.0',
+    TRUST_PROXY: 'true',
+    DATABASE_URL: 'postgresql://pontis:secret@db:5432/pontis',
+    DATABASE_SCHEMA: 'tenant_a',
+    PONTIS_WORKERS: 'off',
+    SOLVER_LEASE_MS: '2000',
+    WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'true',
+    LOG_LEVEL: 'WARN',
+    RATE_LIMITS: 'off',
+  })
+  t.match(read, {
+    port: 4000,
+    host: '0.0.0.0',
+    trustProxy: true,
+    databaseSchema: 'tenant_a',
+    workers: false,
+    solverLeaseMs: 2000,
+    webhookLeaseMs: undefined,
+    rateLimitPolicy: null,
+    webhookPolicy: { allowHttpLoopback: true, allowPrivate: false },
+  })
+  const error = t.throws(() =>
+    readIntentsEnvironment({ TRUST_PROXY: 'yes', WEBHOOK_TIMEOUT_MS: '0', DATABASE_URL: 'mysql://a@b/c' }),
+  ) as ConfigError
+  t.equal(error.name, 'ConfigError')
+  t.match(
+    error.oneLine(),
+    /^3 settings of the intent service are invalid; TRUST_PROXY .*; DATABASE_URL .*; WEBHOOK_TIMEOUT_MS /,
+  )
 })
 
 t.test('an unknown x-api-key is 401 UNAUTHORIZED, without echoing the key', async (t) => {

@@ -24,7 +24,9 @@ import * as btc from '@scure/btc-signer'
 import t, { type Test } from 'tap'
 import { type Address, createPublicClient, createWalletClient, type Hex, http, type PublicClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
+import { freshIndexerPass, jobsFor } from './fixtures/e2e.js'
 
 type Quote = IntentsApi.QuoteResponse
 type Status = IntentsApi.StatusRecordV3
@@ -73,7 +75,7 @@ async function signAndBroadcast(t: Test, quote: Quote, user: BitcoinDevAccount):
   const data = quote.steps[0]?.items[0]?.data as { format: string; psbt: string; chainId: number }
   t.equal(data.format, 'bitcoin-psbt')
   t.equal(data.chainId, BTC)
-  const transaction = btc.Transaction.fromPSBT(Buffer.from(data.psbt, 'base64'), {
+  const transaction = btc.Transaction.fromPSBT(Buffer.from(data.psbt, 'hex'), {
     allowUnknownOutputs: true,
   })
   const outputs = Array.from({ length: transaction.outputsLength }, (_, index) =>
@@ -97,26 +99,31 @@ async function statusOf(client: TestClient, requestId: string): Promise<Status> 
   return (await client.get(`/intents/status/v3?requestId=${requestId}`)).body as Status
 }
 
-async function waitFor(
+/** Polls the status until `wanted`, mining a block every `mineEveryMs` when given (as a chain would). */
+async function waitForStatus(
   client: TestClient,
   requestId: string,
   wanted: string,
   mineEveryMs?: number,
 ): Promise<Status> {
-  const deadline = Date.now() + 40_000
-  let record: Status | undefined
   let lastMined = Date.now()
-  while (Date.now() < deadline) {
-    record = await statusOf(client, requestId)
-    if (record.status === wanted) return record
-    if (['failure', 'refund'].includes(record.status)) break
-    if (mineEveryMs !== undefined && Date.now() - lastMined >= mineEveryMs) {
-      bitcoin?.mine(1)
-      lastMined = Date.now()
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`request ${requestId} is ${record?.status}, wanted ${wanted}`)
+  const record = await waitFor(
+    `request ${requestId} to be ${wanted}`,
+    () => {
+      if (mineEveryMs !== undefined && Date.now() - lastMined >= mineEveryMs) {
+        bitcoin?.mine(1)
+        lastMined = Date.now()
+      }
+      return statusOf(client, requestId)
+    },
+    {
+      until: (seen) => seen.status === wanted || ['failure', 'refund'].includes(seen.status),
+      describe: (seen) => seen && { status: seen.status, failReason: seen.failReason, details: seen.details },
+    },
+  )
+  if (record.status !== wanted)
+    throw new Error(`request ${requestId} ended ${record.status} (${record.failReason}), wanted ${wanted}`)
+  return record
 }
 
 const toEvm = (user: BitcoinDevAccount, amount: bigint, extra: Record<string, unknown> = {}) => ({
@@ -157,14 +164,15 @@ for (const [name, user, extra] of kinds) {
       const reindex = await client.post('/transactions/index', { chainId: BTC, txHash: txid })
       t.equal(reindex.status, 404, 'a transaction not in a block yet is answered 404')
       t.equal((reindex.body as ErrorAnswer).errorCode, 'TRANSACTION_NOT_FOUND')
-      const pending = await waitFor(client, requestId, 'pending')
+      const pending = await waitForStatus(client, requestId, 'pending')
       t.ok(pending.inTxHashes.includes(txid), 'pending as soon as the deposit is in the mempool')
-      await new Promise((resolve) => setTimeout(resolve, 500))
-      t.equal((await statusOf(client, requestId)).status, 'pending', 'no fill before the block')
+      await freshIndexerPass(service)
+      t.equal((await statusOf(client, requestId)).status, 'pending', 'still pending before the block')
+      t.equal(await jobsFor(service, requestId), 0, 'no fill queued before the block')
       bitcoin.mine(1)
       const indexed = await client.post('/transactions/index', { chainId: BTC, txHash: txid })
       t.equal(indexed.status, 200, 'in a block: indexed')
-      await waitFor(client, requestId, 'success')
+      await waitForStatus(client, requestId, 'success')
       t.ok((await evmBalance(USERS[0]!.address)) - before >= BigInt(quote.details.currencyOut.minimumAmount))
     },
   )
@@ -180,16 +188,13 @@ t.test('a high-value deposit waits for two blocks, and the quote says so', async
   t.ok(quote.details.timeEstimate > low.details.timeEstimate, 'timeEstimate reflects the 2-block rule')
   const requestId = quote.steps[0]?.requestId as string
   await signAndBroadcast(t, quote, user)
-  await waitFor(client, requestId, 'pending')
+  await waitForStatus(client, requestId, 'pending')
   bitcoin.mine(1)
-  await new Promise((resolve) => setTimeout(resolve, 1000))
-  t.equal(
-    (await statusOf(client, requestId)).status,
-    'pending',
-    'one block is not enough above the threshold',
-  )
+  await freshIndexerPass(service)
+  t.equal((await statusOf(client, requestId)).status, 'pending')
+  t.equal(await jobsFor(service, requestId), 0, 'one block is not enough above the threshold')
   bitcoin.mine(1)
-  await waitFor(client, requestId, 'success')
+  await waitForStatus(client, requestId, 'success')
 })
 
 t.test('EVM to Bitcoin: the solver pays the recipient with the order id in OP_RETURN', async (t) => {
@@ -227,7 +232,7 @@ t.test('EVM to Bitcoin: the solver pays the recipient with the order id in OP_RE
     (await esplora<{ chain_stats: { funded_txo_sum: number } }>(`/address/${recipient}`)).chain_stats
       .funded_txo_sum,
   )
-  const done = await waitFor(client, requestId, 'success', 300)
+  const done = await waitForStatus(client, requestId, 'success', 300)
   const fill = done.txHashes[0] as string
   const transaction = await esplora<{
     vout: Array<{ scriptpubkey: string; scriptpubkey_address?: string; value: number }>
@@ -284,15 +289,17 @@ for (const [amount, blocks] of [
       payment.sign(user.keypair.privateKey as Uint8Array)
       payment.finalize()
       await esplora<string>('/tx', { method: 'POST', body: payment.hex })
-      await new Promise((resolve) => setTimeout(resolve, 500))
+      await freshIndexerPass(service)
       t.equal((await statusOf(client, requestId)).status, 'waiting', 'an unconfirmed payment is not counted')
+      t.equal(await jobsFor(service, requestId), 0, 'nothing queued for it')
       for (let mined = 1; mined < blocks; mined++) {
         bitcoin.mine(1)
-        await new Promise((resolve) => setTimeout(resolve, 800))
+        await freshIndexerPass(service)
         t.equal((await statusOf(client, requestId)).status, 'waiting', `not counted after ${mined} block(s)`)
+        t.equal(await jobsFor(service, requestId), 0, 'nothing queued for it')
       }
       bitcoin.mine(1)
-      await waitFor(client, requestId, 'success')
+      await waitForStatus(client, requestId, 'success')
     },
   )
 }

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import type { Logger } from '@pontis/core'
 import { Client } from 'pg'
 import t from 'tap'
+import { waitFor } from '../../../test/helpers/wait.js'
 import { notifyStatus, STATUS_CHANNEL, StatusEvents } from '../src/events/index.js'
 import { LifecycleStore } from '../src/lifecycle/lifecycle-store.js'
 import { StatusCache } from '../src/status.js'
@@ -91,20 +92,12 @@ function recordingLogger() {
   return { logger, lines }
 }
 
-async function waitFor(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
-
-/** Lets pending notifications arrive (PGlite: a microtask; PostgreSQL: a network round trip). */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 150))
+/**
+ * Inside a transaction nothing can be awaited that would show a notification arriving early (the
+ * commit is what sends it), so this gives an early one a moment to show up: an absence check that a
+ * slow machine can only make less sensitive, never fail.
+ */
+const earlyNotificationWindow = () => new Promise((resolve) => setTimeout(resolve, 150))
 
 const randomId = () => `0x${randomBytes(32).toString('hex')}`
 
@@ -147,7 +140,7 @@ for (const backend of [pglite, postgres]) {
       const unlisten = await client.listen('pontis_test_channel', (payload) => received.push(payload))
       await client.transaction(async (tx) => {
         await tx.query("SELECT pg_notify('pontis_test_channel', 'committed')")
-        await settle()
+        await earlyNotificationWindow()
         t.same(received, [], 'nothing before the commit')
       })
       await waitFor('the committed notification', () => received.length === 1)
@@ -162,11 +155,15 @@ for (const backend of [pglite, postgres]) {
       await client.query("SELECT pg_notify('pontis_test_channel', 'outside')")
       await waitFor('the autocommitted notification', () => received.length === 2)
       t.same(received, ['committed', 'outside'], 'the rolled-back notification never arrives')
+      // A listener that stays: once it has 'after', the unlistened handler would have had it too.
+      const staying: string[] = []
+      const unlistenStaying = await client.listen('pontis_test_channel', (payload) => staying.push(payload))
       await unlisten()
       await unlisten()
       await client.query("SELECT pg_notify('pontis_test_channel', 'after')")
-      await settle()
+      await waitFor('the notification to the listener that stayed', () => staying.includes('after'))
       t.same(received, ['committed', 'outside'], 'nothing after unlisten')
+      await unlistenStaying()
     })
 
     t.test('two listens on one channel are independent', async (t) => {
@@ -240,11 +237,14 @@ for (const backend of [pglite, postgres]) {
 
       await client.transaction((tx) => notifyStatus(tx, idA.toUpperCase().replace('0X', '0x')))
       await waitFor('delivery to A', () => seenA.length === 1 && seenA2.length === 1)
-      await settle()
+      const subscriberFailures = () =>
+        lines.filter((line) => line.message === 'status event subscriber failed').length
+      // The async subscriber's failure is logged once its promise has rejected.
+      await waitFor('both failing subscribers to be logged', () => subscriberFailures() >= 2)
       t.same(seenA, [idA], 'callbacks get the lower-case id')
       t.same(seenA2, [idA], 'a failing subscriber does not stop the others')
-      t.same(seenB, [], 'B was not told')
-      t.equal(lines.filter((line) => line.message === 'status event subscriber failed').length, 2)
+      t.same(seenB, [], 'B was not told (the same notification reached every subscriber of A)')
+      t.equal(subscriberFailures(), 2)
 
       unsubscribeA()
       unsubscribeA()
@@ -258,7 +258,14 @@ for (const backend of [pglite, postgres]) {
       await t.rejects(notifyStatus(client, 'not-an-id'), RangeError)
       t.throws(() => events.subscribe('0x12', () => undefined), RangeError)
       await client.query('SELECT pg_notify($1, $2)', [STATUS_CHANNEL, 'garbage'])
-      await settle()
+      // A notification after the garbage still arrives: it was dropped without harm.
+      const afterGarbage: string[] = []
+      events.subscribe(idB, (id) => {
+        afterGarbage.push(id)
+      })
+      await client.transaction((tx) => notifyStatus(tx, idB))
+      await waitFor('a notification after the garbage', () => afterGarbage.length === 1)
+      t.same(seenB, [], 'B stays unsubscribed')
 
       await events.close()
       t.equal(events.subscriberCount(), 0, 'close drops every subscriber')
@@ -323,8 +330,13 @@ for (const backend of [pglite, postgres]) {
 
         t.equal(await cache.get(randomId(), async () => undefined), undefined, 'unknown ids are not cached')
         unfollow()
+        // Another follower of the same events: once it hears of the change, the cache would have too.
+        const heard: string[] = []
+        events.subscribe(request.id, (id) => {
+          heard.push(id)
+        })
         await lifecycle.transition(request.id, { to: 'submitted', txHash: randomId() })
-        await settle()
+        await waitFor('the change to be announced', () => heard.length === 1)
         t.equal((await cache.get(request.id, read))?.status, 'pending', 'no longer following')
       },
     )

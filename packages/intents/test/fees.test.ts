@@ -169,7 +169,7 @@ t.test('worked example: fees, cap and rebalance reward', async (t) => {
     rate,
   )
   t.equal(sponsored.components.execution.sponsored, 1000n, 'execution is paid first')
-  t.equal(sponsored.components.service.sponsored, 200n, 'the cap stops in the service bucket')
+  t.equal(sponsored.components.relay.sponsored, 200n, 'the cap stops in the service (relay) bucket')
   t.equal(sponsored.components.app.sponsored, 0n)
   t.ok(sponsored.capHit)
   t.equal(sponsored.amountOut, plain.amountOut + 1200n)

@@ -30,6 +30,7 @@ import {
 import { createTestClient, type TestClient } from '@pontis/http/testing'
 import t from 'tap'
 import { type Address, encodePacked, formatUnits, type Hex, keccak256 } from 'viem'
+import { waitFor } from '../../../test/helpers/wait.js'
 import { startE2e } from './fixtures/e2e.js'
 
 type Quote = IntentsApi.QuoteResponse
@@ -289,11 +290,12 @@ t.test('two quotes in one millisecond get distinct nonces; a deposit completes o
   const indexed = await client.post('/transactions/index', { chainId: String(HYPERLIQUID), txHash: hash })
   t.equal((indexed.body as { requestId?: string }).requestId, firstId)
   await waitForSuccess(client, firstId)
-  // A few more indexer passes: the other request must not have moved.
-  await new Promise((resolve) => setTimeout(resolve, 500))
+  // A whole indexer pass after the deposit: the other request must not have moved.
+  await e2e.freshIndexerPass()
   const other = await statusOf(client, secondId)
   t.equal(other.status, 'waiting', 'the other quote is still waiting for its own deposit')
   t.same(other.inTxHashes, [])
+  t.equal(await e2e.jobsFor(secondId), 0, 'and nothing was queued for it')
 })
 
 t.test('a send to the depository with a nonce no quote served completes no request', async (t) => {
@@ -314,15 +316,17 @@ t.test('a send to the depository with a nonce no quote served completes no reque
   t.notOk((indexed.body as { requestId?: string }).requestId, 'attributed to no request')
   t.match((indexed.body as { message: string }).message, /matches no request/)
   t.equal(await depositOutcome(hash), 'orphaned', 'recorded as orphaned')
-  await new Promise((resolve) => setTimeout(resolve, 500))
+  await e2e.freshIndexerPass()
   const status = await statusOf(client, unrelatedId)
   t.equal(status.status, 'waiting', 'the unrelated request is still waiting')
   t.same(status.inTxHashes, [])
+  t.equal(await e2e.jobsFor(unrelatedId), 0, 'and nothing was queued for it')
   // As the index answer says: the orphaned deposit goes back to its sender, out of the depository.
-  const deadline = Date.now() + 15_000
-  while (Date.now() < deadline && venue.balance(BOB.address, HYPERLIQUID_PERPS_USDC_ID) !== before) {
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  await waitFor(
+    `bob's balance back at ${before}`,
+    () => venue.balance(BOB.address, HYPERLIQUID_PERPS_USDC_ID),
+    { until: (balance) => balance === before },
+  )
   t.equal(venue.balance(BOB.address, HYPERLIQUID_PERPS_USDC_ID), before, 'the whole deposit came back to bob')
   t.equal((await statusOf(client, unrelatedId)).status, 'waiting', 'and the unrelated request still waits')
 })

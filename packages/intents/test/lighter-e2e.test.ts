@@ -25,6 +25,7 @@ import {
 import { createTestClient, type TestClient } from '@pontis/http/testing'
 import t from 'tap'
 import type { Address } from 'viem'
+import { waitFor } from '../../../test/helpers/wait.js'
 import { startE2e } from './fixtures/e2e.js'
 
 type Quote = IntentsApi.QuoteResponse
@@ -334,10 +335,9 @@ t.test('a venue deposit tagged with no known request is refunded to the sender a
     message: 'Indexed; the deposit matches no request and will be refunded.',
     indexed: true,
   })
-  const deadline = Date.now() + 20_000
-  while (Date.now() < deadline && venue.balanceOf(BOB.index) === before - BigInt(amount) - fee) {
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  await waitFor('the refund to reach bob', () => venue.balanceOf(BOB.index), {
+    until: (balance) => balance !== before - BigInt(amount) - fee,
+  })
   t.equal(
     venue.balanceOf(BOB.index),
     before - fee,

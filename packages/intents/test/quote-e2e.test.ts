@@ -364,20 +364,31 @@ t.test('permit flow: the signed authorization verifies against the token and dep
     } as Parameters<typeof verifyTypedData>[0]),
     'the signature verifies for the user',
   )
+  t.same(
+    item.post.body,
+    { kind: 'eip3009-receive', requestId: requestIdOf(quote) },
+    "the execute API's body is Relay's {kind, requestId}: the quote kept the terms",
+  )
   // What the execute API does with it: the depository pulls the tokens with the authorization.
-  const body = item.post.body as IntentsApi.Eip3009ReceivePermit
+  const terms = sign.value as {
+    from: Address
+    value: string
+    nonce: Hex
+    validAfter: string
+    validBefore: string
+  }
   const relayer = wallet(SOLVER.privateKey)
   const hash = await relayer.writeContract({
     address: DEPOSITORY_ADDRESS,
     abi: depositoryAbi,
     functionName: 'depositErc20WithAuthorization',
     args: [
-      body.from as Address,
-      body.currency as Address,
-      BigInt(body.value),
-      body.nonce as Hex,
-      BigInt(body.validAfter),
-      BigInt(body.validBefore),
+      terms.from,
+      sign.domain.verifyingContract as Address,
+      BigInt(terms.value),
+      terms.nonce,
+      BigInt(terms.validAfter),
+      BigInt(terms.validBefore),
       signature,
     ],
   })
@@ -448,7 +459,26 @@ t.test('sponsorship: selected components, cap and capHit', async (t) => {
     amount: '100000000',
   }
   const full = (await client.post('/price', { ...body, subsidizeFees: true })).body as Quote
-  t.same(full.feeSponsorship?.quoted.selectedComponents, ['execution', 'service', 'app', 'swap'])
+  t.same(full.feeSponsorship?.quoted.selectedComponents, ['execution', 'relay', 'app', 'swap'])
+  t.same(
+    Object.keys(full.feeSponsorship?.quoted.components ?? {}).sort(),
+    ['app', 'execution', 'relay', 'rent', 'swap'],
+    'every bucket is answered, the service fee as `relay`',
+  )
+  t.equal(full.feeSponsorship?.quoted.sponsoredTotal.amount, full.fees.subsidized.amount)
+  t.equal(full.feeSponsorship?.quoted.userPaysTotal.amount, '0', 'fully sponsored: the user pays nothing')
+  const byAlias = (
+    await client.post('/price', { ...body, subsidizeFees: true, sponsoredFeeComponents: ['service'] })
+  ).body as Quote
+  t.same(
+    byAlias.feeSponsorship?.quoted.selectedComponents,
+    ['relay'],
+    "`service` is the specs' name for `relay`",
+  )
+  const byName = (
+    await client.post('/price', { ...body, subsidizeFees: true, sponsoredFeeComponents: ['relay'] })
+  ).body as Quote
+  t.same(byName.feeSponsorship, byAlias.feeSponsorship, 'the same bucket either way')
   t.equal(
     full.fees.subsidized.amount,
     (BigInt(full.fees.relayerGas.amount) + BigInt(full.fees.relayerService.amount)).toString(),
@@ -459,8 +489,20 @@ t.test('sponsorship: selected components, cap and capHit', async (t) => {
   ).body as Quote
   t.equal(capped.fees.subsidized.amount, '1000', 'a $0.001 cap in USDC micro-units')
   t.equal(capped.feeSponsorship?.quoted.capHit, true)
-  const bucket = capped.feeSponsorship?.quoted.components.execution
-  t.equal(BigInt(bucket!.sponsored.amount) + BigInt(bucket!.userPays.amount), BigInt(bucket!.total.amount))
+  const quoted = capped.feeSponsorship!.quoted
+  const bucket = quoted.components.execution
+  t.equal(BigInt(bucket.sponsored.amount) + BigInt(bucket.userPays.amount), BigInt(bucket.total.amount))
+  const buckets = Object.values(quoted.components)
+  t.equal(
+    BigInt(quoted.sponsoredTotal.amount),
+    buckets.reduce((sum, each) => sum + BigInt(each.sponsored.amount), 0n),
+    'sponsoredTotal is the sum of the sponsored parts',
+  )
+  t.equal(
+    BigInt(quoted.userPaysTotal.amount),
+    buckets.reduce((sum, each) => sum + BigInt(each.userPays.amount), 0n),
+    'userPaysTotal is the sum of the user-paid parts',
+  )
 })
 
 t.test('route and input errors answer the catalogued codes', async (t) => {

@@ -5,12 +5,18 @@
  */
 import type { IntentsApi } from '@pontis/core'
 import { devnetEnvironment, startDevnet, USERS } from '@pontis/devnet'
-import pg from 'pg'
 import t from 'tap'
 import { type Address, createPublicClient, createWalletClient, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import WebSocket from 'ws'
-import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './fixtures/postgres.js'
+import { deferred, waitFor, within } from '../../../test/helpers/wait.js'
+import {
+  dropSchema,
+  querySchema,
+  TEST_DATABASE_URL,
+  uniqueSchema,
+  unsentSolverTransactions,
+} from './fixtures/postgres.js'
 import { startServiceProcess } from './fixtures/service-process.js'
 
 const NATIVE = '0x0000000000000000000000000000000000000000'
@@ -94,23 +100,32 @@ t.test('requests filled by two competing workers are each paid exactly once', as
       recipientIndex,
     })
   }
-  const deadline = Date.now() + 60_000
-  const statuses = new Map<string, IntentsApi.StatusRecordV3>()
-  while (Date.now() < deadline && statuses.size < quotes.length) {
-    for (const { requestId } of quotes) {
-      const record = (await (
-        await fetch(`${apiOnly.url}/intents/status/v3?requestId=${requestId}`)
-      ).json()) as IntentsApi.StatusRecordV3
-      if (record.status === 'success' || record.status === 'failure' || record.status === 'refund')
-        statuses.set(requestId, record)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 300))
+  const records = await waitFor(
+    'every request to be final',
+    () =>
+      Promise.all(
+        quotes.map(
+          async ({ requestId }) =>
+            (await (
+              await fetch(`${apiOnly.url}/intents/status/v3?requestId=${requestId}`)
+            ).json()) as IntentsApi.StatusRecordV3,
+        ),
+      ),
+    {
+      until: (seen) => seen.every((record) => ['success', 'failure', 'refund'].includes(record.status)),
+      describe: (seen) => seen?.map((record) => `${record.requestId.slice(0, 10)} ${record.status}`),
+    },
+  )
+  for (const record of records) {
+    t.equal(record.status, 'success', `${record.requestId.slice(0, 10)} succeeded`)
+    t.equal(record.txHashes.length, 1, 'one fill transaction')
   }
-  for (const { requestId } of quotes) {
-    t.equal(statuses.get(requestId)?.status, 'success', `${requestId.slice(0, 10)} succeeded`)
-    t.equal(statuses.get(requestId)?.txHashes.length, 1, 'one fill transaction')
-  }
-  await new Promise((resolve) => setTimeout(resolve, 2000))
+  // A fill signed twice would be on chain B already, or signed and still to land.
+  t.equal(
+    await unsentSolverTransactions(schema, 31338, (address) => clientB.getTransactionCount({ address })),
+    0n,
+    'nothing either worker signed is still to land',
+  )
   const after = await Promise.all(
     recipients.map((address) => clientB.getBalance({ address: address as Address })),
   )
@@ -121,13 +136,11 @@ t.test('requests filled by two competing workers are each paid exactly once', as
       `recipient ${recipientIndex} was paid exactly once`,
     )
   }
-  const db = new pg.Client({ connectionString: TEST_DATABASE_URL })
-  await db.connect()
-  const { rows } = await db.query(
-    `SELECT count(*)::int AS fills FROM "${schema}".solver_jobs WHERE kind = 'fill'`,
+  const [jobs] = await querySchema<{ fills: number }>(
+    schema,
+    "SELECT count(*)::int AS fills FROM solver_jobs WHERE kind = 'fill'",
   )
-  await db.end()
-  t.equal(rows[0].fills, quotes.length, 'one fill job per request')
+  t.equal(jobs?.fills, quotes.length, 'one fill job per request')
 })
 
 t.test("a status change made by a worker reaches the API-only process's websocket", async (t) => {
@@ -145,25 +158,23 @@ t.test("a status change made by a worker reaches the API-only process's websocke
   const socket = new WebSocket(`${apiOnly.url.replace('http', 'ws')}/intents/ws`)
   t.teardown(() => socket.terminate())
   const seen: string[] = []
-  const done = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`saw only ${seen.join(', ')}`)), 60_000)
-    socket.on('message', (raw) => {
-      const message = JSON.parse(String(raw)) as { type?: string; event?: string; data?: { status?: string } }
-      if (message.type === 'connection') {
-        socket.send(
-          JSON.stringify({ type: 'subscribe', event: 'request.status.updated', filters: { id: requestId } }),
-        )
-      }
-      if (message.event === 'request.status.updated' && message.data?.status) {
-        seen.push(message.data.status)
-        if (message.data.status === 'success') {
-          clearTimeout(timer)
-          resolve()
-        }
-      }
-    })
+  const subscribed = deferred()
+  const succeeded = deferred()
+  socket.on('message', (raw) => {
+    const message = JSON.parse(String(raw)) as { type?: string; event?: string; data?: { status?: string } }
+    if (message.type === 'connection') {
+      socket.send(
+        JSON.stringify({ type: 'subscribe', event: 'request.status.updated', filters: { id: requestId } }),
+      )
+    }
+    if (message.event === 'request.status.updated' && message.data?.status) {
+      seen.push(message.data.status)
+      // The current status comes right after the subscription is in place.
+      subscribed.resolve()
+      if (message.data.status === 'success') succeeded.resolve()
+    }
   })
-  await new Promise((resolve) => setTimeout(resolve, 500))
+  await within('the subscription and its current status', subscribed.promise)
   const data = quote.steps[0]!.items[0]!.data as IntentsApi.EvmTransactionData
   const wallet = createWalletClient({
     account: privateKeyToAccount(user.privateKey),
@@ -177,7 +188,7 @@ t.test("a status change made by a worker reaches the API-only process's websocke
   })
   await clientA.waitForTransactionReceipt({ hash })
   await post(workerA.url, '/transactions/index', { txHash: hash, chainId: 31337 })
-  await done
+  await within('the success on the websocket', succeeded.promise, { lastSeen: () => seen.join(' → ') })
   t.same(seen[0], 'waiting', 'the current status comes first')
   t.ok(
     seen.includes('pending') || seen.includes('submitted'),
@@ -250,14 +261,20 @@ t.test('two delivery workers never send the same webhook twice', async (t) => {
     await post(workerA.url, '/transactions/index', { txHash: hash, chainId: 31337 })
     requestIds.push(quote.steps[0]!.requestId as string)
   }
-  const deadline = Date.now() + 60_000
-  while (
-    Date.now() < deadline &&
-    statuses.filter((status) => status === 'success').length < requestIds.length
-  ) {
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  await new Promise((resolve) => setTimeout(resolve, 1500))
+  // Every event marked delivered: a worker sends before it marks, so all sends have arrived.
+  await waitFor(
+    'every webhook event to be marked delivered',
+    () =>
+      querySchema<{ state: string; events: number }>(
+        schema,
+        'SELECT state, count(*)::int AS events FROM webhook_events WHERE request_id = ANY($1) GROUP BY state',
+        [requestIds],
+      ),
+    {
+      until: (rows) =>
+        rows.length === 1 && rows[0]?.state === 'delivered' && rows[0].events === requestIds.length * 3,
+    },
+  )
   t.equal(
     statuses.filter((status) => status === 'success').length,
     requestIds.length,

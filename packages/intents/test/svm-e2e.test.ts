@@ -16,18 +16,19 @@ import {
   USERS,
 } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
-import { createTestClient, type TestClient } from '@pontis/http/testing'
+import { createTestClient, errorDataOf, type TestClient } from '@pontis/http/testing'
 import { erc20Abi } from '@pontis/plugin-evm'
 import { getAssociatedTokenAddressSync } from '@solana/spl-token'
 import { Connection, Keypair, PublicKey, VersionedTransaction } from '@solana/web3.js'
 import t, { type Test } from 'tap'
 import { type Address, createPublicClient, createWalletClient, type Hex, http, type PublicClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
 
 type Quote = IntentsApi.QuoteResponse
 type Status = IntentsApi.StatusRecordV3
-type ErrorAnswer = { message: string; errorCode: string; errorData?: Record<string, number> }
+type ErrorAnswer = { message: string; errorCode: string; errorData?: string }
 type SvmItem = {
   format: 'svm-transaction'
   transaction: string
@@ -73,15 +74,17 @@ async function svmTokenBalance(owner: string, mint: string): Promise<bigint> {
 }
 
 async function confirmed(signature: string): Promise<void> {
-  const deadline = Date.now() + 20_000
-  while (Date.now() < deadline) {
-    const { value } = await connection.getSignatureStatuses([signature])
-    const status = value[0]
-    if (status?.err) throw new Error(`transaction ${signature} failed: ${JSON.stringify(status.err)}`)
-    if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized') return
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error(`transaction ${signature} was not confirmed`)
+  const status = await waitFor(
+    `transaction ${signature} to be confirmed`,
+    async () => (await connection.getSignatureStatuses([signature])).value[0],
+    {
+      until: (seen) =>
+        Boolean(seen?.err) ||
+        seen?.confirmationStatus === 'confirmed' ||
+        seen?.confirmationStatus === 'finalized',
+    },
+  )
+  if (status?.err) throw new Error(`transaction ${signature} failed: ${JSON.stringify(status.err)}`)
 }
 
 /** Signs the quoted SVM transaction as a wallet would and sends it; returns the signature. */
@@ -116,14 +119,14 @@ async function executeEvm(quote: Quote, privateKey: Hex): Promise<Hex> {
 }
 
 async function settle(client: TestClient, requestId: string): Promise<Status> {
-  const deadline = Date.now() + 45_000
-  let record: Status | undefined
-  while (Date.now() < deadline) {
-    record = (await client.get(`/intents/status/v3?requestId=${requestId}`)).body as Status
-    if (['success', 'failure', 'refund'].includes(record.status)) return record
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  throw new Error(`request ${requestId} stayed ${record?.status}`)
+  return waitFor(
+    `request ${requestId} to be final`,
+    async () => (await client.get(`/intents/status/v3?requestId=${requestId}`)).body as Status,
+    {
+      until: (record) => ['success', 'failure', 'refund'].includes(record.status),
+      describe: (record) => record && { status: record.status, details: record.details },
+    },
+  )
 }
 
 t.test('SVM to EVM: a USDC deposit transaction signed by the user reaches success', async (t) => {
@@ -298,7 +301,7 @@ t.test('the 1232-byte guard, route by route (hop count and sources)', async (t) 
       t.match(error.message, /^transaction is (\d+) bytes, (\d+) over the 1232 byte limit/)
       const [, size, over] = /^transaction is (\d+) bytes, (\d+) over/.exec(error.message) ?? []
       t.equal(Number(size) - 1232, Number(over), `${row.name}: the numbers add up`)
-      t.same(error.errorData, { size: Number(size), limit: 1232, overBy: Number(over) })
+      t.same(errorDataOf(error), { size: Number(size), limit: 1232, overBy: Number(over) })
       t.match(error.message, /maxRouteLength|includedOriginSwapSources/, 'the message says how to recover')
       if (row.near !== undefined) t.ok(Number(over) < row.near, `${row.name}: just over (${over})`)
       t.comment(`${row.name}: ${size} bytes, ${over} over`)

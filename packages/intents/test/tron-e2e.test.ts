@@ -38,15 +38,11 @@ const EVM = 31337
 const EVM_NATIVE = '0x0000000000000000000000000000000000000000'
 /** The plugin's slow finality: a Tron deposit is acted on at this many confirmations. */
 const SLOW_CONFIRMATIONS = 19
-/** The plugin's default read cache (chains.local.json keeps it): the head block is re-read after it. */
-const READ_CACHE_MS = 2000
-
 const e2e = await startE2e(t, { tron: { port: 0, blockIntervalMs: 0 } })
 const { devnet, service, loaded } = e2e
 const tron = devnet.tron
 if (!tron) throw new Error('the devnet was started without Tron')
 const evmUsdc = e2e.evm.usdcBalance
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** POSTs to the Tron node's API as a wallet does. */
 async function node(path: string, body: unknown): Promise<Record<string, unknown>> {
@@ -240,12 +236,14 @@ for (const [name, originCurrency, amount, balanceOf] of [
     t.equal((indexed.body as { requestId?: string }).requestId, requestId, 'matched by the tag')
     t.equal(tron[balanceOf](TRON_VAULT.address) - vaultBefore, amount, 'the vault holds the deposit')
     // The first block is the deposit's first confirmation; the request waits for the 19th.
-    await sleep(500)
-    t.equal((await statusOf(client, requestId)).status, 'waiting', 'one confirmation: not acted on')
+    await e2e.freshIndexerPass()
+    t.equal((await statusOf(client, requestId)).status, 'waiting', 'one confirmation: still waiting')
+    t.equal(await e2e.jobsFor(requestId), 0, 'one confirmation: not acted on')
     tron.mine(SLOW_CONFIRMATIONS - 2)
-    // Long enough for the service to see the new head and run its indexer a few times.
-    await sleep(READ_CACHE_MS + 800)
-    t.equal((await statusOf(client, requestId)).status, 'waiting', '18 confirmations: still not acted on')
+    // A whole indexer pass that sees the new head.
+    await e2e.freshIndexerPass()
+    t.equal((await statusOf(client, requestId)).status, 'waiting', '18 confirmations: still waiting')
+    t.equal(await e2e.jobsFor(requestId), 0, '18 confirmations: still not acted on')
     tron.mine(1)
     const done = await waitFor(client, requestId, 'success')
     t.ok(done.inTxHashes.includes(transaction.txID), 'inTxHashes holds the txID')

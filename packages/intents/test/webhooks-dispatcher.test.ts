@@ -17,7 +17,8 @@ let clock = 1_800_000_000_000
 const now = () => clock
 const store = await openRequestStore({ now })
 t.teardown(() => store.close())
-const keys = new ApiKeyStore(store.client, { now })
+// The receiver is plain http on loopback: the operator's development setting, for setting and delivering.
+const keys = new ApiKeyStore(store.client, { now, webhookPolicy: { allowHttpLoopback: true } })
 const lifecycle = new LifecycleStore(store, now)
 
 interface Received {
@@ -47,7 +48,9 @@ const dispatcher = new WebhookDispatcher({
   maxAttempts: 3,
   // No jitter: the test checks exact backoff times.
   backoff: { random: () => 0.5 },
-  timeoutMs: 2000,
+  // No case here lets an attempt time out: a generous budget, so a busy machine cannot turn a
+  // delivery into a retry.
+  timeoutMs: 30_000,
 })
 
 let counter = 0

@@ -36,6 +36,7 @@ const ZONE: Record<string, string[]> = {
   'internal.corp': ['10.1.2.3'],
   'gateway.corp': ['169.254.169.254'],
   'loop-and-public.example.com': ['127.0.0.1', PUBLIC_V4],
+  'private-public.internal': [PUBLIC_V4],
 }
 
 const lookups: string[] = []
@@ -43,6 +44,10 @@ const fakeLookup: WebhookLookup = async (hostname, options) => {
   lookups.push(hostname)
   t.equal(options.all, true, 'always asks for every address')
   // Like real DNS, a trailing dot (absolute name) resolves the same name.
+  if (hostname === 'nodata.example.com')
+    throw Object.assign(new Error(`queryA ENODATA ${hostname}`), { code: 'ENODATA' })
+  if (hostname === 'flaky.example.com')
+    throw Object.assign(new Error(`getaddrinfo EAI_AGAIN ${hostname}`), { code: 'EAI_AGAIN' })
   const addresses = ZONE[hostname.replace(/\.$/, '')]
   if (addresses === undefined)
     throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' })
@@ -191,9 +196,35 @@ const CASES: Case[] = [
   { url: 'https://240.0.0.1/', expect: denied('reserved') },
   { url: 'https://198.18.0.1/', expect: denied('reserved') },
   { url: 'https://[2001::1]/', expect: denied('reserved'), note: 'Teredo' },
-  // Resolution failures.
-  { url: 'https://nosuch.example.com/', expect: deny('dns-failure') },
-  { url: 'https://empty.example.com/', expect: deny('dns-failure') },
+  // Resolution failures: a name that does not exist, a resolver that cannot answer now.
+  { url: 'https://nosuch.example.com/', expect: deny('unresolvable') },
+  { url: 'https://empty.example.com/', expect: deny('unresolvable') },
+  { url: 'https://nodata.example.com/', expect: deny('unresolvable'), note: 'ENODATA' },
+  { url: 'https://flaky.example.com/', expect: deny('dns-failure'), note: 'EAI_AGAIN' },
+  // Names whose meaning is fixed, judged before any resolver is asked.
+  { url: 'https://localhost/', expect: denied('loopback') },
+  { url: 'https://foo.localhost/', expect: denied('loopback'), note: 'RFC 6761: every name under localhost' },
+  { url: 'https://localhost./', expect: denied('loopback') },
+  { url: 'https://A.B.LOCALHOST./', expect: denied('loopback') },
+  { url: 'http://foo.localhost:8080/', policy: dev, expect: { allow: '127.0.0.1', family: 4 } },
+  { url: 'https://gone.invalid/', expect: deny('unresolvable') },
+  { url: 'https://gone.invalid/', policy: dev, expect: deny('unresolvable') },
+  { url: 'https://metadata.google.internal/', expect: denied('metadata') },
+  {
+    url: 'https://metadata.google.internal/',
+    policy: { ...privateOk, allowHttpLoopback: true },
+    expect: denied('metadata'),
+  },
+  { url: 'https://metadata/', expect: denied('metadata') },
+  { url: 'https://db.internal/', expect: denied('private') },
+  { url: 'https://printer.local/', expect: denied('private') },
+  { url: 'https://router.home.arpa/', expect: denied('private') },
+  {
+    url: 'https://private-public.internal/',
+    policy: privateOk,
+    expect: { allow: PUBLIC_V4 },
+    note: 'allowed: DNS decides',
+  },
 ]
 
 t.test('target table', async (t) => {

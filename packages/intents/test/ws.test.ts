@@ -14,6 +14,7 @@ import Koa from 'koa'
 import { Client } from 'pg'
 import t from 'tap'
 import { type ClientOptions, WebSocket } from 'ws'
+import { deferred, waitFor, within } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH } from '../src/app.js'
 import { notifyStatus, StatusEvents } from '../src/events/index.js'
 import { type NewRequest, openRequestStore, type RequestStore } from '../src/store/index.js'
@@ -191,24 +192,14 @@ function recordingLogger() {
   return { logger, lines }
 }
 
-async function waitFor(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
-
 /** A real websocket client that queues what it receives. */
 class TestClient {
   readonly socket: WebSocket
   readonly closed: Promise<void>
   readonly #inbox: unknown[] = []
   #wake: (() => void) | undefined
+  /** Pings received from the server: each one means the heartbeat found this socket alive. */
+  pings = 0
 
   private constructor(socket: WebSocket) {
     this.socket = socket
@@ -216,6 +207,9 @@ class TestClient {
     socket.on('message', (data) => {
       this.#inbox.push(JSON.parse(data.toString()))
       this.#wake?.()
+    })
+    socket.on('ping', () => {
+      this.pings++
     })
     socket.on('error', () => undefined)
   }
@@ -234,19 +228,18 @@ class TestClient {
     this.socket.send(typeof message === 'string' ? message : JSON.stringify(message))
   }
 
-  async next(timeoutMs = 5000): Promise<unknown> {
-    const deadline = Date.now() + timeoutMs
-    while (this.#inbox.length === 0) {
-      const left = deadline - Date.now()
-      if (left <= 0) throw new Error('no message arrived')
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left)
-        this.#wake = () => {
-          clearTimeout(timer)
-          resolve()
-        }
-      })
-      this.#wake = undefined
+  /** The next message (at once if one is queued); `what` names it if it never comes. */
+  async next(what = 'a message'): Promise<unknown> {
+    if (this.#inbox.length === 0) {
+      const arrived = deferred()
+      this.#wake = arrived.resolve
+      try {
+        await within(`${what} on the websocket`, arrived.promise, {
+          lastSeen: () => (this.isOpen ? 'the socket open, nothing received' : 'the socket closed'),
+        })
+      } finally {
+        this.#wake = undefined
+      }
     }
     return this.#inbox.shift()
   }
@@ -272,7 +265,7 @@ async function expectMessage<K extends ServerMessageKind>(
   client: TestClient,
   kind: K,
 ): Promise<ServerMessages[K]> {
-  const message = await client.next()
+  const message = await client.next(`a ${kind} message`)
   const validate = serverValidators[kind]
   t.ok(validate(message), `a valid ${kind} message`, { found: message, errors: validate.errors })
   return message as ServerMessages[K]
@@ -345,9 +338,22 @@ async function subscribed(
   return current.data
 }
 
-async function quiet(t: Tap, client: TestClient, what: string, ms = 300): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, ms))
-  t.equal(client.queued, 0, what)
+/**
+ * Shows that nothing was sent for `requestId` since the last message taken, without waiting for
+ * nothing: another change of the same request is made, and its update must be the very next message
+ * (a request's updates are sent one read at a time, in order, so anything owed before it comes first).
+ */
+async function nothingBefore(
+  t: Tap,
+  client: TestClient,
+  store: RequestStore,
+  requestId: string,
+  what: string,
+): Promise<void> {
+  const updatedAt = await transition(store, requestId, 'depositing')
+  const next = (await client.next('the update of a later change')) as IntentsApi.WsStatusUpdateMessage
+  t.match(next, { event: EVENT, data: { requestId, status: 'depositing', updatedAt } }, what)
+  t.equal(client.queued, 0, `${what}: nothing else queued`)
 }
 
 // ---- tests ----
@@ -408,7 +414,7 @@ for (const backend of [pglite, postgres]) {
       )
       // A notification without a change sends nothing twice.
       await store.client.transaction((tx) => notifyStatus(tx, request.id))
-      await quiet(t, client, 'no message for a rolled-back or unchanged request')
+      await nothingBefore(t, client, store, request.id, 'no message for a rolled-back or unchanged request')
       t.ok(client.isOpen)
     })
 
@@ -423,9 +429,9 @@ for (const backend of [pglite, postgres]) {
         data: { event: EVENT, filters: { id } },
         message: /no request/,
       })
-      await quiet(t, client, 'no status for it')
       await waitFor('the watch to be dropped', () => events.subscriberCount(id) === 0)
-      // Once quoted it can be subscribed.
+      // Once quoted it can be subscribed; a status sent for it before would come ahead of this
+      // acknowledgement (a connection's messages are answered in order).
       await store.insertRequest(newRequest({ id }))
       await subscribed(t, client, id)
     })
@@ -471,7 +477,8 @@ for (const backend of [pglite, postgres]) {
       t.match(await expectMessage(t, client, 'statusUpdate'), {
         data: { requestId: b.id, status: 'depositing', updatedAt },
       })
-      await quiet(t, client, 'nothing for the unsubscribed request')
+      // b's next change comes after a's; an update for a would come first.
+      await nothingBefore(t, client, store, b.id, 'nothing for the unsubscribed request')
       // Unsubscribing twice, or from something never subscribed, is still acknowledged.
       client.send(unsubscribeMessage(a.id))
       t.match(await expectMessage(t, client, 'subscription'), { type: 'unsubscribe', status: 'success' })
@@ -485,7 +492,7 @@ for (const backend of [pglite, postgres]) {
       t.equal(events.subscriberCount(request.id), 1)
       await transition(store, request.id, 'pending')
       t.match(await expectMessage(t, client, 'statusUpdate'), { data: { status: 'pending' } })
-      await quiet(t, client, 'one update, not two')
+      await nothingBefore(t, client, store, request.id, 'one update, not two')
     })
 
     t.test('several clients on one request share one event subscription', async (t) => {
@@ -554,13 +561,10 @@ for (const backend of [pglite, postgres]) {
       for (; sent < 300 && slowStream.stream.connections() === 2; sent++) {
         last = await transition(store, request.id, 'pending', hashes)
         // Keep the fast one drained so only the slow one falls behind.
-        await waitFor('the fast client', async () => {
-          while (fast.queued > 0) {
-            const message = (await fast.next()) as IntentsApi.WsStatusUpdateMessage
-            if (message.data.updatedAt === last) return true
-          }
-          return false
-        })
+        for (;;) {
+          const message = (await fast.next('the latest update')) as IntentsApi.WsStatusUpdateMessage
+          if (message.data.updatedAt === last) break
+        }
       }
       t.equal(slowStream.stream.connections(), 1, `terminated after ${sent} updates`)
       t.ok(
@@ -577,13 +581,16 @@ for (const backend of [pglite, postgres]) {
 
     t.test('heartbeat: a socket that misses a pong is terminated', async (t) => {
       const { logger, lines } = recordingLogger()
-      // Long enough for a pong to come back even on a busy test machine.
-      const beating = await serve(t, { store, events, logger, heartbeatMs: 250 })
+      // A pong must come back within one beat: long enough even when a busy machine pauses this
+      // process (client and server share it) between the ping and the pong.
+      const beating = await serve(t, { store, events, logger, heartbeatMs: 1000 })
       const deaf = await ready(t, beating, { autoPong: false })
       const healthy = await ready(t, beating)
-      await deaf.closed
+      await within('the deaf socket to be terminated', deaf.closed)
       t.ok(lines.some((line) => line.message === 'websocket missed a pong; terminating'))
-      await new Promise((resolve) => setTimeout(resolve, 1000))
+      // Only a socket that answered the last ping is pinged again: another ping is another beat survived.
+      const survived = healthy.pings
+      await waitFor('another heartbeat ping to the healthy client', () => healthy.pings > survived)
       t.ok(healthy.isOpen, 'a client answering pings stays')
       t.equal(beating.stream.connections(), 1)
     })
@@ -674,7 +681,7 @@ for (const backend of [pglite, postgres]) {
       t.match(await expectMessage(t, client, 'statusUpdate'), {
         data: { status: 'pending', updatedAt: afterAt },
       })
-      await quiet(t, client, 'each change once')
+      await nothingBefore(t, client, store, request.id, 'each change once')
     })
   })
 }

@@ -4,10 +4,13 @@
  * signature is recovered against our own digest and must match its claimed signer, high-s is
  * refused, signers are deduplicated across answers and sorted by address.
  */
+import { createHash } from 'node:crypto'
 import { secp256k1 } from '@noble/curves/secp256k1'
-import { type Eip712Domain, type Logger, PontisError } from '@pontis/core'
-import { type Address, type Hex, hexToBigInt, recoverAddress, slice } from 'viem'
+import { type Eip712Domain, FetchTimeoutError, type Logger, PontisError, timedFetch } from '@pontis/core'
+import { getAddress, type Hex, hexToBigInt } from 'viem'
 import type { UnsignedAttestation } from './attestations.js'
+import { defaultEcdsa, type Ecdsa } from './ecdsa.js'
+import type { OracleMetrics, PeerOutcome } from './metrics.js'
 import type { OracleSigner } from './signer.js'
 import { executionDigest, type JsonTypedData, typedDataDigest } from './typed-data.js'
 
@@ -76,30 +79,46 @@ export async function signAttestation(
   }
 }
 
+const HEX_SIGNATURE = /^0x[0-9a-fA-F]{130}$/
+const HEX_DIGEST = /^0x[0-9a-fA-F]{64}$/
+
 /**
  * Why `signature` is not a valid low-s signature of `digest` by `claimed`, or undefined when it is.
- * Recovery uses our digest, never the signer's word.
+ * Recovery uses our digest, never the signer's word; `ecdsa` is native libsecp256k1 when it loads
+ * (see ecdsa.ts).
  */
+export function signatureProblemSync(
+  digest: Hex,
+  signature: string,
+  claimed: string,
+  ecdsa: Ecdsa = defaultEcdsa(),
+): string | undefined {
+  if (!HEX_SIGNATURE.test(signature)) return 'is not 65 bytes of hex'
+  if (!HEX_DIGEST.test(digest)) throw new TypeError('the digest must be 32 bytes of 0x-hex')
+  const bytes = Buffer.from(signature.slice(2), 'hex')
+  const v = bytes[64]!
+  if (v !== 27 && v !== 28) return `has v ${v}, not 27 or 28`
+  const s = BigInt(`0x${signature.slice(66, 130)}`)
+  if (s === 0n || s > HALF_N) return 'is high-s (malleable) or has s = 0'
+  let recovered: string
+  try {
+    recovered = ecdsa.recoverAddress(Buffer.from(digest.slice(2), 'hex'), bytes.subarray(0, 64), v - 27)
+  } catch {
+    return 'does not recover to any address'
+  }
+  if (recovered !== claimed.toLowerCase())
+    return `recovers to ${getAddress(recovered)}, not to the claimed ${claimed}`
+  return undefined
+}
+
+/** {@link signatureProblemSync} as a promise (the form the package exported first). */
 export async function signatureProblem(
   digest: Hex,
   signature: string,
   claimed: string,
+  ecdsa?: Ecdsa,
 ): Promise<string | undefined> {
-  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return 'is not 65 bytes of hex'
-  const bytes = signature as Hex
-  const v = Number(hexToBigInt(slice(bytes, 64, 65)))
-  if (v !== 27 && v !== 28) return `has v ${v}, not 27 or 28`
-  const s = hexToBigInt(slice(bytes, 32, 64))
-  if (s === 0n || s > HALF_N) return 'is high-s (malleable) or has s = 0'
-  let recovered: Address
-  try {
-    recovered = await recoverAddress({ hash: digest, signature: bytes })
-  } catch {
-    return 'does not recover to any address'
-  }
-  if (recovered.toLowerCase() !== claimed.toLowerCase())
-    return `recovers to ${recovered}, not to the claimed ${claimed}`
-  return undefined
+  return signatureProblemSync(digest, signature, claimed, ecdsa)
 }
 
 /** Stable JSON (object keys sorted; array order kept): equal text means equal payloads. */
@@ -138,7 +157,17 @@ interface Group {
   readonly key: string
   readonly payload: SignedAttestation
   readonly signers: Map<string, SignerSignatures>
+  /** The peers (base URLs) whose valid answers carry this payload. */
+  readonly sources: Set<string>
   hasLocal: boolean
+}
+
+/**
+ * What operators compare in logs: SHA-256 of the payload's canonical JSON (messages' typed data and
+ * results, execution key and actions; no signatures), 0x-hex.
+ */
+function payloadDigest(key: string): string {
+  return `0x${createHash('sha256').update(key, 'utf8').digest('hex')}`
 }
 
 const sameDomain = (a: Eip712Domain, b: unknown): boolean =>
@@ -155,14 +184,16 @@ const sameDomain = (a: Eip712Domain, b: unknown): boolean =>
  * with their signatures. Throws (the answer fails validation) on any signature that is malformed,
  * high-s or does not recover to its claimed signer, and on a signing domain other than ours.
  */
-async function verifiedSigners(
+function verifiedSigners(
   answer: SignedAttestation,
   domain: Eip712Domain,
   ownSignatures: boolean,
-): Promise<Map<string, SignerSignatures>> {
+  ecdsa: Ecdsa,
+): Map<string, SignerSignatures> {
   // Our own signer already checked its signatures by recovery (KMS) or made them itself (raw key):
   // recovering them again costs a third of an aggregated request for nothing.
-  const problemOf = ownSignatures ? async () => undefined : signatureProblem
+  const problemOf = (digest: Hex, signature: string, claimed: string): string | undefined =>
+    ownSignatures ? undefined : signatureProblemSync(digest, signature, claimed, ecdsa)
   const arrays: Map<string, string>[] = []
   for (const [index, message] of answer.messages.entries()) {
     if (!sameDomain(domain, message.data.domain))
@@ -175,7 +206,7 @@ async function verifiedSigners(
     }
     const bySigner = new Map<string, string>()
     for (const entry of message.signatures ?? []) {
-      const problem = await problemOf(digest, entry.signature, entry.signer)
+      const problem = problemOf(digest, entry.signature, entry.signer)
       if (problem !== undefined) throw new Error(`messages[${index}] signature of ${entry.signer} ${problem}`)
       const signer = entry.signer.toLowerCase()
       if (!bySigner.has(signer)) bySigner.set(signer, entry.signature.toLowerCase())
@@ -194,7 +225,7 @@ async function verifiedSigners(
       ) {
         throw new Error(`execution signature of ${entry.oracleSigner} names another oracle domain`)
       }
-      const problem = await problemOf(digest, entry.signature, entry.oracleSigner)
+      const problem = problemOf(digest, entry.signature, entry.oracleSigner)
       if (problem !== undefined) throw new Error(`execution signature of ${entry.oracleSigner} ${problem}`)
       const signer = entry.oracleSigner.toLowerCase()
       if (!executionSignatures.has(signer)) executionSignatures.set(signer, entry.signature.toLowerCase())
@@ -223,6 +254,8 @@ export interface AggregatorOptions {
    * (another transaction, another order) fails validation, however many signers it carries.
    */
   readonly expectedData?: Record<string, unknown>
+  /** Default: native libsecp256k1 when it loads, else pure JS (see ecdsa.ts). */
+  readonly ecdsa?: Ecdsa
 }
 
 /** Collects answers into groups of equal payloads, counting unique (allowlisted) signers. */
@@ -231,6 +264,7 @@ export class SignatureAggregator {
   readonly #allowlist: ReadonlySet<string> | undefined
   readonly #logger: Logger
   readonly #expectedData: string | undefined
+  readonly #ecdsa: Ecdsa
   readonly #groups = new Map<string, Group>()
 
   constructor(options: AggregatorOptions) {
@@ -238,6 +272,7 @@ export class SignatureAggregator {
     this.#expectedData = options.expectedData === undefined ? undefined : canonicalJson(options.expectedData)
     this.#allowlist = options.allowlist && new Set(options.allowlist.map((address) => address.toLowerCase()))
     this.#logger = options.logger
+    this.#ecdsa = options.ecdsa ?? defaultEcdsa()
   }
 
   /**
@@ -254,7 +289,7 @@ export class SignatureAggregator {
       ) {
         throw new Error('it attests another request than the one asked')
       }
-      signers = await verifiedSigners(answer, this.#domain, isLocal)
+      signers = verifiedSigners(answer, this.#domain, isLocal, this.#ecdsa)
     } catch (error) {
       this.#logger.warn('skipped an oracle answer that failed validation', {
         source,
@@ -265,10 +300,11 @@ export class SignatureAggregator {
     const key = payloadKey(answer)
     let group = this.#groups.get(key)
     if (group === undefined) {
-      group = { key, payload: answer, signers: new Map(), hasLocal: false }
+      group = { key, payload: answer, signers: new Map(), sources: new Set(), hasLocal: false }
       this.#groups.set(key, group)
     }
     if (isLocal) group.hasLocal = true
+    else group.sources.add(source)
     for (const [signer, signatures] of signers) {
       if (this.#allowlist !== undefined && !this.#allowlist.has(signer)) continue
       if (!group.signers.has(signer)) group.signers.set(signer, signatures)
@@ -295,9 +331,9 @@ export class SignatureAggregator {
     return best
   }
 
-  /** How many answers' payloads differ from `chosen` (rule 9: skipped with a warning). */
-  otherGroups(chosen: Group | undefined): number {
-    return [...this.#groups.values()].filter((group) => group !== chosen).length
+  /** The group holding the valid answer of peer `source`, if it gave one. */
+  groupOf(source: string): Group | undefined {
+    return [...this.#groups.values()].find((group) => group.sources.has(source))
   }
 
   /** A group's answer with its signatures: unique signers, sorted ascending by address. */
@@ -354,55 +390,117 @@ export interface CollectOptions {
   readonly expectedData?: Record<string, unknown>
   /** Injected for tests; default global fetch. */
   readonly fetch?: typeof fetch
+  /** Where peer outcomes and payload disagreements are counted. */
+  readonly metrics?: OracleMetrics
+  /** Default: native libsecp256k1 when it loads, else pure JS (see ecdsa.ts). */
+  readonly ecdsa?: Ecdsa
 }
 
+/** One peer's answer, parsed; the call ends within `options.timeoutMs` or when `signal` aborts. */
 async function askPeer(peer: PeerTarget, options: CollectOptions, signal: AbortSignal): Promise<unknown> {
-  const doFetch = options.fetch ?? fetch
-  const response = await doFetch(`${peer.url}${options.path}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json',
-      ...(peer.apiKey === undefined ? {} : { 'x-api-key': peer.apiKey }),
+  const response = await timedFetch(
+    `${peer.url}${options.path}`,
+    {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(peer.apiKey === undefined ? {} : { 'x-api-key': peer.apiKey }),
+      },
+      body: JSON.stringify(options.peerBody),
+      redirect: 'error',
     },
-    body: JSON.stringify(options.peerBody),
-    redirect: 'error',
-    signal,
-  })
-  const text = await response.text()
-  if (!response.ok) throw new Error(`answered ${response.status}: ${text.slice(0, 200)}`)
+    { timeoutMs: options.timeoutMs, signal, ...(options.fetch ? { fetch: options.fetch } : {}) },
+  )
+  if (!response.ok) throw new Error(`answered ${response.status}: ${response.text.slice(0, 200)}`)
   try {
-    return JSON.parse(text) as unknown
+    return JSON.parse(response.text) as unknown
   } catch {
     throw new Error('answered a body that is not JSON')
   }
 }
 
+/** Where a peer stands within one aggregated request. */
+type PeerState = 'pending' | 'valid' | Exclude<PeerOutcome, 'ok' | 'mismatch' | 'cancelled'>
+
 /**
  * Runs the local attestation and asks every peer at once (rule 1), then returns per rules 2-9:
  * with an allowlist, the first group reaching the threshold, else the strongest group; without
- * one, the local answer with the signatures of peers that agree with it.
+ * one, the local answer with the signatures of peers that agree with it. Once the answer is
+ * decided, the peer calls still running are aborted; each peer's outcome is counted, and a
+ * returned payload other than the local reading (also one read after an early return) is logged
+ * at error level and counted as a disagreement.
  */
 export function collectSignatures(options: CollectOptions): Promise<SignedAttestation> {
-  const { logger, allowlist, threshold } = options
+  const { logger, allowlist, threshold, metrics, path } = options
   const aggregator = new SignatureAggregator({
     domain: options.domain,
     allowlist,
     logger,
     ...(options.expectedData === undefined ? {} : { expectedData: options.expectedData }),
+    ...(options.ecdsa === undefined ? {} : { ecdsa: options.ecdsa }),
   })
   const stop = new AbortController()
   const required = allowlist === undefined ? undefined : threshold
+  const peerStates = new Map<string, PeerState>(options.peers.map((peer) => [peer.url, 'pending']))
+
+  /** The local reading lost to the peers' payload: the operator must see it (rule 9 only warns). */
+  const localOutvoted = (localKey: string, returned: Group) => {
+    logger.error(
+      "peers outvoted the local attestation: the returned payload differs from this oracle's reading",
+      {
+        path,
+        localPayloadDigest: payloadDigest(localKey),
+        peerPayloadDigest: payloadDigest(returned.key),
+        peers: [...returned.sources].sort(),
+        // Lower-case hex of one length: text order is address order.
+        signers: [...returned.signers.keys()].sort(),
+      },
+    )
+    metrics?.payloadDisagreement(path, 'local_outvoted')
+  }
+
+  /** Counts every peer's outcome and reports the payloads left out, once the answer is decided. */
+  const report = (returned: Group | undefined) => {
+    let mismatches = 0
+    for (const [peer, state] of peerStates) {
+      let outcome: PeerOutcome
+      if (state === 'pending') outcome = 'cancelled'
+      else if (state !== 'valid') outcome = state
+      else {
+        const group = aggregator.groupOf(peer)
+        outcome = returned === undefined || group === returned ? 'ok' : 'mismatch'
+        if (outcome === 'mismatch' && group !== undefined && returned !== undefined) {
+          mismatches += 1
+          logger.warn('skipped a peer answer whose payload differs from the returned one', {
+            path,
+            peer,
+            peerPayloadDigest: payloadDigest(group.key),
+            returnedPayloadDigest: payloadDigest(returned.key),
+          })
+        }
+      }
+      metrics?.peerAnswered(peer, outcome)
+    }
+    if (returned === undefined) return
+    const local = aggregator.localGroup()
+    if (local !== undefined && local !== returned) localOutvoted(local.key, returned)
+    else if (local === returned && mismatches > 0) metrics?.payloadDisagreement(path, 'peers_outvoted')
+  }
 
   return new Promise<SignedAttestation>((resolve, reject) => {
     let pending = 1 + options.peers.length
     let localError: unknown
     let done = false
+    let returned: Group | undefined
 
-    const finish = (outcome: { answer: SignedAttestation } | { error: unknown }) => {
+    const finish = (outcome: { group: Group } | { error: unknown }) => {
       done = true
-      stop.abort()
-      if ('answer' in outcome) resolve(outcome.answer)
+      // Only when a call is still running: an abort builds a DOMException (a stack trace) per request.
+      if ([...peerStates.values()].includes('pending')) stop.abort()
+      returned = 'group' in outcome ? outcome.group : undefined
+      report(returned)
+      if ('group' in outcome) resolve(aggregator.render(outcome.group))
       else reject(outcome.error)
     }
 
@@ -411,13 +509,13 @@ export function collectSignatures(options: CollectOptions): Promise<SignedAttest
       if (required !== undefined) {
         const best = aggregator.strongest()
         if (best !== undefined && best.signers.size >= required) {
-          logger.info('oracle signatures collected', {
-            path: options.path,
+          logger.debug('oracle signatures collected', {
+            path,
             matched: best.signers.size,
             required,
             early: pending > 0,
           })
-          finish({ answer: aggregator.render(best) })
+          finish({ group: best })
           return
         }
       }
@@ -429,18 +527,12 @@ export function collectSignatures(options: CollectOptions): Promise<SignedAttest
           return finish({
             error: new PontisError('UNKNOWN_ERROR', 'The local attestation failed validation.'),
           })
-        const others = aggregator.otherGroups(group)
-        if (others > 0)
-          logger.warn('skipped peer answers whose payload differs from the local one', {
-            path: options.path,
-            groups: others,
-          })
-        logger.info('oracle signatures collected', { path: options.path, matched: group.signers.size })
-        return finish({ answer: aggregator.render(group) })
+        logger.debug('oracle signatures collected', { path, matched: group.signers.size })
+        return finish({ group })
       }
       const best = aggregator.strongest()
       if (best === undefined || best.signers.size === 0) {
-        logger.warn('no valid allowlisted signatures', { path: options.path, matched: 0, required })
+        logger.warn('no valid allowlisted signatures', { path, matched: 0, required })
         return finish({
           error:
             localError ??
@@ -451,24 +543,29 @@ export function collectSignatures(options: CollectOptions): Promise<SignedAttest
         })
       }
       logger.warn('threshold not reached; returning the strongest group', {
-        path: options.path,
+        path,
         matched: best.signers.size,
         required,
       })
-      finish({ answer: aggregator.render(best) })
+      finish({ group: best })
     }
 
     options
       .local()
       .then(
-        (answer) => aggregator.add('local', answer, true),
+        async (answer) => {
+          // Peers decided before the local reading came: it is still compared with what was returned.
+          if (done) {
+            const key = payloadKey(answer)
+            if (returned !== undefined && key !== returned.key) localOutvoted(key, returned)
+            return
+          }
+          await aggregator.add('local', answer, true)
+        },
         (error: unknown) => {
           localError = error
           if (allowlist !== undefined)
-            logger.warn('local attestation failed; relying on peers', {
-              path: options.path,
-              error: String(error),
-            })
+            logger.warn('local attestation failed; relying on peers', { path, error: String(error) })
         },
       )
       .finally(() => {
@@ -477,20 +574,34 @@ export function collectSignatures(options: CollectOptions): Promise<SignedAttest
       })
 
     for (const peer of options.peers) {
-      const signal = AbortSignal.any([stop.signal, AbortSignal.timeout(options.timeoutMs)])
-      askPeer(peer, options, signal)
-        .then(async (body) => {
-          const problem = options.checkShape(body)
-          if (problem !== undefined) throw new Error(`answer does not match the route's schema: ${problem}`)
-          await aggregator.add(peer.url, body as SignedAttestation, false)
-        })
-        .catch((error: unknown) => {
-          if (done) return
-          const reason =
-            signal.aborted && !stop.signal.aborted
-              ? `timed out after ${options.timeoutMs} ms`
-              : String((error as Error).message ?? error)
-          logger.warn('skipped a peer oracle', { peer: peer.url, reason })
+      // `stop` aborts every call still running once the answer is decided (early return included).
+      askPeer(peer, options, stop.signal)
+        .then(
+          async (body) => {
+            const problem = options.checkShape(body)
+            if (problem !== undefined) {
+              logger.warn('skipped a peer oracle', {
+                peer: peer.url,
+                reason: `answer does not match the route's schema: ${problem}`,
+              })
+              return 'invalid' as const
+            }
+            return (await aggregator.add(peer.url, body as SignedAttestation, false)) ? 'valid' : 'invalid'
+          },
+          (error: unknown) => {
+            if (done) return 'pending' as const
+            const timedOut = error instanceof FetchTimeoutError
+            logger.warn('skipped a peer oracle', {
+              peer: peer.url,
+              reason: timedOut
+                ? `timed out after ${options.timeoutMs} ms`
+                : String((error as Error).message ?? error),
+            })
+            return timedOut ? ('timeout' as const) : ('error' as const)
+          },
+        )
+        .then((state) => {
+          if (!done) peerStates.set(peer.url, state)
         })
         .finally(() => {
           pending -= 1

@@ -1,3 +1,4 @@
+import { BlockList } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import {
   hubSigningDomain,
@@ -10,6 +11,7 @@ import {
 import {
   type ApiApp,
   createApiApp,
+  createBearerCheck,
   createOpenApiAjv,
   describeProblems,
   type LoadedDocument,
@@ -28,7 +30,9 @@ import {
 } from './aggregate.js'
 import { type AttestationEngine, createAttestationEngine, type UnsignedAttestation } from './attestations.js'
 import type { OracleConfig } from './config.js'
+import { defaultEcdsa } from './ecdsa.js'
 import { createHubReader, type HubReader } from './hub.js'
+import { createOracleMetrics, type OracleMetrics } from './metrics.js'
 import { createApiKeyVerifier, createOracleRateLimit } from './ratelimit.js'
 import type { OracleSigner } from './signer.js'
 
@@ -37,7 +41,15 @@ export const ORACLE_DOCUMENT_PATH = fileURLToPath(new URL('../../../openapi/orac
 /** The parts of {@link OracleConfig} the app uses. */
 export type OracleAppConfig = Pick<
   OracleConfig,
-  'apiKeys' | 'rateLimit' | 'peers' | 'peerTimeoutMs' | 'signers' | 'threshold' | 'trustProxy' | 'proxyHops'
+  | 'apiKeys'
+  | 'rateLimit'
+  | 'peers'
+  | 'peerTimeoutMs'
+  | 'signers'
+  | 'threshold'
+  | 'trustProxy'
+  | 'proxyHops'
+  | 'metricsToken'
 >
 
 export interface OracleAppOptions {
@@ -51,6 +63,8 @@ export interface OracleAppOptions {
   readonly hubReader?: HubReader
   /** Replaces global fetch for peer requests (tests). */
   readonly fetch?: typeof fetch
+  /** Default: a registry of this app's own (`GET /metrics`). */
+  readonly metrics?: OracleMetrics
 }
 
 /** Defaults of the spec, for callers that configure only part of the app. */
@@ -63,6 +77,7 @@ export const DEFAULT_ORACLE_APP_CONFIG: OracleAppConfig = {
   threshold: 1,
   trustProxy: false,
   proxyHops: 1,
+  metricsToken: undefined,
 }
 
 function toOracleChain(chain: RegisteredChain): OracleApi.OracleChain {
@@ -148,6 +163,19 @@ const ROUTES: readonly AttestationRoute[] = [
 
 const DOCUMENT_ID = 'oracle.yaml'
 
+const LOOPBACK = new BlockList()
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4')
+LOOPBACK.addAddress('::1', 'ipv6')
+/** Headers a reverse proxy adds: a request carrying one did not come straight from this host. */
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const
+
+/** A connection from this host with no proxy in between (IPv4-mapped loopback counts). */
+function isDirectLoopback(request: OperationRequest): boolean {
+  if (FORWARDING_HEADERS.some((name) => request.headers[name] !== undefined)) return false
+  const address = request.clientIp
+  return LOOPBACK.check(address, address.includes(':') ? 'ipv6' : 'ipv4')
+}
+
 /** The `x-api-key` header as one string. */
 function presentedKey(request: OperationRequest): string | undefined {
   const value = request.headers['x-api-key']
@@ -167,6 +195,19 @@ export async function createOracleApp(options: OracleAppOptions): Promise<ApiApp
     createHubReader(hub, hubChain?.entry.rpc.url, hubChain?.adapter.finality.slowRequiresFinalized ?? true)
   const engine = createAttestationEngine({ registry, hub, domain, hubReader })
   const verifyKey = createApiKeyVerifier(config.apiKeys)
+  const metrics =
+    options.metrics ??
+    createOracleMetrics({
+      peers: config.peers.map((peer) => peer.url),
+      paths: ROUTES.map((route) => route.path),
+    })
+  const checkMetricsToken =
+    config.metricsToken === undefined ? undefined : createBearerCheck(config.metricsToken)
+  if (defaultEcdsa().implementation !== 'native') {
+    logger.warn(
+      'the native secp256k1 bindings did not load: signatures are made and peer signatures recovered in pure JavaScript, 20 to 40 times slower',
+    )
+  }
 
   // Peer answers are checked against the route's response schema before anything else (rule 3).
   const ajv = createOpenApiAjv()
@@ -189,6 +230,30 @@ export async function createOracleApp(options: OracleAppOptions): Promise<ApiApp
     status: 200,
     body: chainsBody,
   })
+
+  // Without METRICS_TOKEN the route exists only for this host's own scraper; anyone else sees the
+  // answer of a path that does not exist.
+  const getMetrics: OperationHandler = async (request) => {
+    if (checkMetricsToken === undefined) {
+      if (!isDirectLoopback(request))
+        throw new PontisError(
+          'ROUTE_NOT_FOUND',
+          'No route for GET /metrics. The API reference is at /documentation.',
+        )
+    } else {
+      const authorization = request.headers.authorization
+      const verdict = checkMetricsToken(Array.isArray(authorization) ? authorization[0] : authorization)
+      if (verdict === 'missing')
+        throw new PontisError('UNAUTHORIZED', '/metrics needs Authorization: Bearer <METRICS_TOKEN>.')
+      if (verdict === 'wrong') throw new PontisError('UNAUTHORIZED', 'The metrics token is wrong.')
+    }
+    return {
+      status: 200,
+      type: metrics.registry.contentType,
+      headers: { 'cache-control': 'no-store' },
+      body: await metrics.registry.metrics(),
+    }
+  }
 
   const handlerFor = (route: AttestationRoute): OperationHandler => {
     const checkShape = shapeChecker(route.responseSchema)
@@ -222,6 +287,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<ApiApp
         checkShape,
         local,
         expectedData,
+        metrics,
         ...(options.fetch ? { fetch: options.fetch } : {}),
       })
       return { status: 200, body: answer }
@@ -242,6 +308,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<ApiApp
     handlers: {
       getLives,
       getOracleChains,
+      getMetrics,
       ...Object.fromEntries(ROUTES.map((route) => [route.operationId, handlerFor(route)])),
     },
   })

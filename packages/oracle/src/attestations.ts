@@ -13,6 +13,7 @@ import {
   type FinalityMode,
   type HubConfig,
   hashOrderStruct,
+  keccak256Hex,
   ORDER_TYPES,
   type OracleApi,
   PontisError,
@@ -22,7 +23,7 @@ import {
   type Registry,
   type TransactionFacts,
 } from '@pontis/core'
-import { encodeAbiParameters, type Hex, isAddressEqual, keccak256, recoverMessageAddress } from 'viem'
+import { encodeAbiParameters, type Hex, isAddressEqual, recoverMessageAddress } from 'viem'
 import {
   encodeHubAction,
   HUB_ACTION,
@@ -193,7 +194,7 @@ export function createAttestationEngine(options: AttestationEngineOptions): Atte
 
   /** A deposit's id on the hub: chain, transaction and position. */
   const onchainIdOf = (protocolChainId: string, transactionId: Hex, index: number): Hex =>
-    keccak256(
+    keccak256Hex(
       encodeAbiParameters(
         [{ type: 'string' }, { type: 'bytes' }, { type: 'uint256' }],
         [protocolChainId, transactionId, BigInt(index)],

@@ -6,7 +6,7 @@
 
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { DEFAULT_ENVIRONMENT, type Logger } from '@pontis/core'
+import { checkLogLevel, DEFAULT_ENVIRONMENT, type Logger } from '@pontis/core'
 import { type Address, getAddress, type Hex, isAddress, isAddressEqual, zeroAddress } from 'viem'
 
 /** How the instance's single signer is built. */
@@ -52,6 +52,11 @@ export interface OracleConfig {
   readonly trustProxy: boolean
   /** `TRUST_PROXY_HOPS`: how many reverse proxies sit in front of the instance. */
   readonly proxyHops: number
+  /**
+   * `METRICS_TOKEN`: the bearer token `GET /metrics` asks for. Unset: the route answers only direct
+   * loopback connections (no forwarding header) and is 404 to everything else.
+   */
+  readonly metricsToken: string | undefined
 }
 
 /** A start-up problem an operator must fix; the process prints it and stops. */
@@ -85,21 +90,47 @@ const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e
 const PASS_THROUGH = 'pass-through'
 const ENVIRONMENT_VARIABLE_NAME = /^[A-Z_][A-Z0-9_]*$/
 const DIGITS = /^[0-9]+$/
+/** As the intent service's ADMIN_TOKEN: long enough that guessing it is hopeless. */
+export const MIN_METRICS_TOKEN_LENGTH = 24
 
-/** The value of a variable, trimmed; `undefined` when unset or blank (blank means "use the default"). */
+/** True when the variable is set to nothing but whitespace. */
+const isBlank = (value: string | undefined): boolean => value !== undefined && value.trim() === ''
+
+/**
+ * The value of a variable, trimmed; `undefined` when unset. A variable set to an empty or blank
+ * value stops start-up: `X=` is a half-made setting (a mistyped template, a secret that did not
+ * arrive), and taking the default instead would hide it.
+ */
 function readVariable(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const value = env[name]?.trim()
-  return value === undefined || value === '' ? undefined : value
+  const value = env[name]
+  if (value === undefined) return undefined
+  if (isBlank(value)) {
+    throw new OracleConfigError(`${name} is set but empty; give it a value, or unset it for the default`)
+  }
+  return value.trim()
 }
 
-/** `;`-separated entries, trimmed, empty ones skipped; positions are 1-based for messages. */
-function splitEntries(raw: string): Array<{ readonly position: number; readonly text: string }> {
-  return raw
-    .split(';')
-    .map((text) => text.trim())
-    .filter((text) => text !== '')
-    .map((text, index) => ({ position: index + 1, text }))
+/**
+ * `;`-separated entries, trimmed; positions are 1-based for messages. An empty entry (`A;;B`, or a
+ * leading or trailing `;`) stops start-up: it usually is an entry that went missing.
+ */
+function splitEntries(
+  name: string,
+  raw: string,
+): Array<{ readonly position: number; readonly text: string }> {
+  return raw.split(';').map((entry, index) => {
+    const text = entry.trim()
+    if (text === '') {
+      throw new OracleConfigError(
+        `${name} entry ${index + 1} is empty; remove the extra ';' or put the missing entry there`,
+      )
+    }
+    return { position: index + 1, text }
+  })
 }
+
+/** What an HTTP header value may hold here: visible ASCII, no spaces (fetch refuses the rest). */
+const HEADER_TOKEN = /^[\x21-\x7e]+$/
 
 function parsePositiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {
   const raw = readVariable(env, name)
@@ -114,10 +145,10 @@ function parsePositiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: nu
 /** The spec's order: `HTTP_PORT`, then `PORT`, then 3000. A set value that is not a port is an error. */
 export function resolveOraclePort(env: NodeJS.ProcessEnv): number {
   for (const name of ['HTTP_PORT', 'PORT'] as const) {
-    const raw = env[name]
-    if (raw === undefined || raw === '') continue
+    const raw = readVariable(env, name)
+    if (raw === undefined) continue
     // Digits only: `Number()` would also accept " ", "0x50" or "1e3" (a blank one even as port 0).
-    const port = DIGITS.test(raw.trim()) ? Number(raw) : Number.NaN
+    const port = DIGITS.test(raw) ? Number(raw) : Number.NaN
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
       throw new OracleConfigError(`${name} must be a port number (0-65535), got "${raw}"`)
     }
@@ -179,7 +210,7 @@ function parseApiKeys(env: NodeJS.ProcessEnv): ReadonlyMap<string, string> {
   if (raw === undefined) return apiKeys
   const positions = new Map<string, number>()
   // Keys are secrets: messages point at an entry by position, never by content.
-  for (const { position, text } of splitEntries(raw)) {
+  for (const { position, text } of splitEntries('API_KEYS', raw)) {
     const separator = text.indexOf(':')
     if (separator === -1) {
       throw new OracleConfigError(
@@ -188,9 +219,9 @@ function parseApiKeys(env: NodeJS.ProcessEnv): ReadonlyMap<string, string> {
     }
     const key = text.slice(0, separator).trim()
     const label = text.slice(separator + 1).trim()
-    if (key === '' || /\s/.test(key)) {
+    if (!HEADER_TOKEN.test(key)) {
       throw new OracleConfigError(
-        `API_KEYS entry ${position} has an empty key or a key containing whitespace`,
+        `API_KEYS entry ${position} has an empty key or a key with whitespace or characters other than visible ASCII (it could never be sent as x-api-key)`,
       )
     }
     if (label === '') {
@@ -230,7 +261,7 @@ function parsePeers(env: NodeJS.ProcessEnv): PeerConfig[] {
   if (raw === undefined) return []
   const peers: PeerConfig[] = []
   const positions = new Map<string, number>()
-  for (const { position, text } of splitEntries(raw)) {
+  for (const { position, text } of splitEntries('PEERS', raw)) {
     // A URL cannot contain a literal '|', so the first one separates URL from key.
     const separator = text.indexOf('|')
     if (separator === -1) {
@@ -243,6 +274,17 @@ function parsePeers(env: NodeJS.ProcessEnv): PeerConfig[] {
     if (secret === '') {
       throw new OracleConfigError(
         `PEERS entry ${position} (${url}) has an empty credential; give the peer's API key or "${PASS_THROUGH}"`,
+      )
+    }
+    // The peer key is a secret: the messages below never print it.
+    if (secret.toLowerCase() === PASS_THROUGH && secret !== PASS_THROUGH) {
+      throw new OracleConfigError(
+        `PEERS entry ${position} (${url}): write the credential "${PASS_THROUGH}" in lower case; any other spelling would be sent as a literal key`,
+      )
+    }
+    if (!HEADER_TOKEN.test(secret)) {
+      throw new OracleConfigError(
+        `PEERS entry ${position} (${url}) has a credential with whitespace or characters other than visible ASCII; give the peer's API key or "${PASS_THROUGH}"`,
       )
     }
     const earlier = positions.get(url)
@@ -260,22 +302,33 @@ function parsePeers(env: NodeJS.ProcessEnv): PeerConfig[] {
 }
 
 function parseSigners(env: NodeJS.ProcessEnv): Address[] | undefined {
+  // Every entry is checked below, so a set ORACLE_SIGNERS always yields at least one signer.
   const raw = readVariable(env, 'ORACLE_SIGNERS')
   if (raw === undefined) return undefined
   const signers: Address[] = []
-  for (const { position, text } of splitEntries(raw)) {
+  for (const { position, text } of splitEntries('ORACLE_SIGNERS', raw)) {
     if (!isAddress(text, { strict: false })) {
       throw new OracleConfigError(`ORACLE_SIGNERS entry ${position} is not a valid address: "${text}"`)
     }
     const address = getAddress(text)
+    // Mixed case claims an EIP-55 checksum: a wrong one is a mistyped signer, whose signatures would
+    // never count (the threshold unreachable without notice). One case throughout claims nothing.
+    if (hasMixedCase(text) && text !== address) {
+      throw new OracleConfigError(
+        `ORACLE_SIGNERS entry ${position} has a wrong EIP-55 checksum: "${text}" (checksummed it would read ${address}); check the address, or write it in lower case`,
+      )
+    }
     if (address === zeroAddress) {
       throw new OracleConfigError(`ORACLE_SIGNERS entry ${position} is the zero address, which cannot sign`)
     }
     // "Unique allowlist entries": a repeated address (in any letter case) counts once.
     if (!signers.includes(address)) signers.push(address)
   }
-  return signers.length === 0 ? undefined : signers
+  return signers
 }
+
+const hasMixedCase = (address: string): boolean =>
+  /[a-f]/.test(address.slice(2)) && /[A-F]/.test(address.slice(2))
 
 function parseThreshold(env: NodeJS.ProcessEnv): { readonly threshold: number; readonly explicit: boolean } {
   const raw = readVariable(env, 'ORACLE_SIGNERS_THRESHOLD')
@@ -295,8 +348,21 @@ function parseTrustProxy(env: NodeJS.ProcessEnv): boolean {
   throw new OracleConfigError(`TRUST_PROXY must be "true" or "false", got "${raw}"`)
 }
 
+function parseMetricsToken(env: NodeJS.ProcessEnv): string | undefined {
+  const token = readVariable(env, 'METRICS_TOKEN')
+  if (token === undefined) return undefined
+  // A secret: the message describes it, never shows it.
+  if (token.length < MIN_METRICS_TOKEN_LENGTH || !HEADER_TOKEN.test(token)) {
+    throw new OracleConfigError(
+      `METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} visible ASCII characters without spaces (for example: openssl rand -base64 32)`,
+    )
+  }
+  return token
+}
+
 /** Parses and validates everything that does not need the signer. Logs warnings (threshold without allowlist, local development key fallback). */
 export function loadOracleConfig(env: NodeJS.ProcessEnv, logger: Logger): OracleConfig {
+  checkLogLevel(env)
   const environment = readVariable(env, 'ENVIRONMENT') ?? DEFAULT_ENVIRONMENT
   const signing = parseSigning(env, environment, logger)
   const apiKeys = parseApiKeys(env)
@@ -338,6 +404,11 @@ export function loadOracleConfig(env: NodeJS.ProcessEnv, logger: Logger): Oracle
   }
   const trustProxy = parseTrustProxy(env)
   const proxyHops = parsePositiveInteger(env, 'TRUST_PROXY_HOPS', DEFAULT_PROXY_HOPS, Number.MAX_SAFE_INTEGER)
+  if (!trustProxy && env.TRUST_PROXY_HOPS !== undefined) {
+    logger.warn('TRUST_PROXY_HOPS is set but TRUST_PROXY is not "true": forwarding headers are ignored', {
+      proxyHops,
+    })
+  }
   return {
     environment,
     signing,
@@ -351,6 +422,7 @@ export function loadOracleConfig(env: NodeJS.ProcessEnv, logger: Logger): Oracle
     threshold,
     trustProxy,
     proxyHops,
+    metricsToken: parseMetricsToken(env),
   }
 }
 
@@ -456,7 +528,7 @@ export function loadVaultSecrets(env: NodeJS.ProcessEnv, dir?: string): NodeJS.P
   }
   const merged: NodeJS.ProcessEnv = { ...env }
   for (const [variable, { value }] of found) {
-    if (readVariable(env, variable) === undefined) merged[variable] = value
+    if (env[variable] === undefined || isBlank(env[variable])) merged[variable] = value
   }
   return merged
 }

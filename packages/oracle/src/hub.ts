@@ -7,7 +7,7 @@
  * and owners/currencies in their chain's byte encoding. Each action is
  * `abi.encode(uint8 kind, bytes32 from, bytes32 to, bytes32 asset, uint256 amount)`.
  */
-import { type HubConfig, PontisError } from '@pontis/core'
+import { type HubConfig, keccak256Hex, PontisError } from '@pontis/core'
 import {
   type Address,
   createPublicClient,
@@ -16,7 +16,6 @@ import {
   getAddress,
   type Hex,
   http,
-  keccak256,
   parseAbi,
   slice,
   stringToHex,
@@ -80,12 +79,12 @@ export function decodeHubAction(encoded: Hex): HubAction {
 
 /** The hub account of `owner` (bytes) on the chain named `chainId`. */
 export function hubAccountKey(chainId: string, owner: Hex): Hex {
-  return keccak256(encodeAbiParameters([{ type: 'string' }, { type: 'bytes' }], [chainId, owner]))
+  return keccak256Hex(encodeAbiParameters([{ type: 'string' }, { type: 'bytes' }], [chainId, owner]))
 }
 
 /** The hub asset of `currency` (bytes) on the chain named `chainId`. */
 export function hubAssetKey(chainId: string, currency: Hex): Hex {
-  return keccak256(encodeAbiParameters([{ type: 'string' }, { type: 'bytes' }], [chainId, currency]))
+  return keccak256Hex(encodeAbiParameters([{ type: 'string' }, { type: 'bytes' }], [chainId, currency]))
 }
 
 /**
@@ -94,13 +93,13 @@ export function hubAssetKey(chainId: string, currency: Hex): Hex {
  * nothing twice (the execution's idempotency key is the request hash too).
  */
 export function withdrawalAddressOf(withdrawalRequestHash: Hex): Address {
-  const digest = keccak256(`${stringToHex('pontis.withdrawal')}${withdrawalRequestHash.slice(2)}` as Hex)
+  const digest = keccak256Hex(`${stringToHex('pontis.withdrawal')}${withdrawalRequestHash.slice(2)}` as Hex)
   return getAddress(slice(digest, 12))
 }
 
 /** An idempotency key derived from a fact's kind and parts, so the same fact yields the same key. */
 export function idempotencyKey(kind: string, ...parts: readonly (string | Hex)[]): Hex {
-  return keccak256(
+  return keccak256Hex(
     encodeAbiParameters(
       [{ type: 'string' }, { type: 'string[]' }],
       [kind, parts.map((part) => part.toLowerCase())],

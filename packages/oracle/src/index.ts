@@ -18,6 +18,7 @@ export {
   DEFAULT_VAULT_SECRETS_DIR,
   loadOracleConfig,
   loadVaultSecrets,
+  MIN_METRICS_TOKEN_LENGTH,
   type OracleConfig,
   OracleConfigError,
   type PeerConfig,
@@ -36,6 +37,14 @@ export {
   idempotencyKey,
   withdrawalAddressOf,
 } from './hub.js'
+export {
+  createOracleMetrics,
+  type DisagreementResolution,
+  type OracleMetrics,
+  type OracleMetricsOptions,
+  PEER_OUTCOMES,
+  type PeerOutcome,
+} from './metrics.js'
 export { createApiKeyVerifier, createOracleRateLimit } from './ratelimit.js'
 export { type OracleServiceOptions, startOracleService } from './service.js'
 export { createSigner, type OracleSigner, type SigningConfig } from './signer.js'

@@ -1,5 +1,5 @@
 /** Runs the oracle alone: `tsx packages/oracle/src/main.ts`. */
-import { createLogger } from '@pontis/core'
+import { createLogger, startupFailure } from '@pontis/core'
 import { startOracleService } from './service.js'
 
 const logger = createLogger('oracle')
@@ -11,6 +11,6 @@ try {
   process.once('SIGTERM', stop)
 } catch (error) {
   // Configuration problems are the operator's to fix: the message says what, a stack trace would not help.
-  logger.error(`oracle failed to start: ${error instanceof Error ? error.message : String(error)}`)
+  logger.error(`oracle failed to start: ${startupFailure(error)}`)
   process.exit(1)
 }

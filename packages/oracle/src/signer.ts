@@ -18,8 +18,9 @@ import {
   recoverAddress,
   serializeSignature,
 } from 'viem'
-import { privateKeyToAccount, publicKeyToAddress, sign } from 'viem/accounts'
+import { privateKeyToAccount, publicKeyToAddress } from 'viem/accounts'
 import type { SigningConfig } from './config.js'
+import { defaultEcdsa, type Ecdsa } from './ecdsa.js'
 
 /** How the oracle signs; values are already validated by the configuration module. */
 export type { SigningConfig }
@@ -43,6 +44,8 @@ export interface CreateSignerOptions {
   /** Replaces `new KMSClient({ region })`, for tests. */
   readonly kmsClient?: KmsClientLike
   readonly logger?: Logger
+  /** Default: native libsecp256k1 when it loads, else pure JS (see ecdsa.ts). */
+  readonly ecdsa?: Ecdsa
 }
 
 const CURVE_ORDER = secp256k1.CURVE.n
@@ -58,19 +61,20 @@ export async function createSigner(
   const logger = options.logger ?? silentLogger
   const signer =
     config.module === 'raw-private-key'
-      ? createRawPrivateKeySigner(config.privateKey)
+      ? createRawPrivateKeySigner(config.privateKey, options.ecdsa ?? defaultEcdsa())
       : await createKmsSigner(config, options.kmsClient ?? new KMSClient({ region: config.region }))
   logger.info('oracle signer ready', { module: signer.module, address: signer.address })
   return signer
 }
 
-function createRawPrivateKeySigner(privateKey: Hex): OracleSigner {
+function createRawPrivateKeySigner(privateKey: Hex, ecdsa: Ecdsa): OracleSigner {
   const { address } = privateKeyToAccount(privateKey)
+  const key = hexToBytes(privateKey)
   return {
     address,
     module: 'raw-private-key',
-    // viem signs with low-s and serializes v as 27/28.
-    signDigest: async (digest) => sign({ hash: assertDigest(digest), privateKey, to: 'hex' }),
+    // RFC 6979 and low-s on both implementations: the same signature viem's `sign` makes.
+    signDigest: async (digest) => bytesToHex(ecdsa.sign(hexToBytes(assertDigest(digest)), key)),
   }
 }
 

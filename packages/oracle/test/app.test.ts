@@ -1,9 +1,11 @@
+import { networkInterfaces } from 'node:os'
 import { loadRegistry, silentLogger } from '@pontis/core'
 import { listen, loadOpenApiDocument } from '@pontis/http'
 import { createTestClient } from '@pontis/http/testing'
 import t from 'tap'
 import {
   createOracleApp,
+  createOracleMetrics,
   createSigner,
   DEFAULT_ORACLE_APP_CONFIG,
   ORACLE_DOCUMENT_PATH,
@@ -39,6 +41,7 @@ t.test('every operation of the document is routed', async (t) => {
     'attestWithdrawalInitiation',
     'getDocumentation',
     'getLives',
+    'getMetrics',
     'getOracleChains',
   ])
 })
@@ -123,7 +126,87 @@ t.test('port: HTTP_PORT, then PORT, then 3000', async (t) => {
   t.equal(resolveOraclePort({}), 3000)
   t.equal(resolveOraclePort({ PORT: '3100' }), 3100)
   t.equal(resolveOraclePort({ HTTP_PORT: '3200', PORT: '3100' }), 3200)
-  t.equal(resolveOraclePort({ HTTP_PORT: '', PORT: '3100' }), 3100)
+  t.throws(() => resolveOraclePort({ HTTP_PORT: '', PORT: '3100' }), /HTTP_PORT is set but empty/)
   t.throws(() => resolveOraclePort({ HTTP_PORT: 'x' }), /HTTP_PORT must be a port number/)
   t.throws(() => resolveOraclePort({ PORT: '-1' }), /PORT must be a port number/)
 })
+
+/** A non-loopback address of this host, to reach a server bound to every interface from outside loopback. */
+function externalAddress(): string {
+  const address = Object.values(networkInterfaces())
+    .flat()
+    .find((entry) => entry !== undefined && !entry.internal)
+  if (address === undefined) throw new Error('this test needs a network interface besides loopback')
+  return address.family === 'IPv6' ? `[${address.address}]` : address.address
+}
+
+t.test('GET /metrics without METRICS_TOKEN: served to direct loopback connections only', async (t) => {
+  const metrics = createOracleMetrics({ peers: ['http://peer.example'], paths: ['/attestations/x/v1'] })
+  metrics.payloadDisagreement('/attestations/x/v1', 'local_outvoted')
+  const app = await createOracleApp({
+    registry,
+    signer,
+    logger: silentLogger,
+    // One request per window: /metrics must not count against it.
+    config: { ...DEFAULT_ORACLE_APP_CONFIG, rateLimit: { max: 1, windowMs: 60_000 } },
+    document: loaded,
+    metrics,
+  })
+  const everywhere = await listen(app.koa, { port: 0, host: '0.0.0.0' })
+  t.teardown(() => everywhere.close())
+  const loopback = createTestClient(t, `http://127.0.0.1:${everywhere.port}`, loaded.document)
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const scrape = await loopback.get('/metrics')
+    t.equal(scrape.status, 200, `scrape ${attempt + 1} (exempt from the rate limit of 1)`)
+    t.match(scrape.headers['content-type'], /^text\/plain; version=0\.0\.4/)
+    t.match(
+      scrape.text,
+      'pontis_oracle_payload_disagreements_total{path="/attestations/x/v1",resolution="local_outvoted"} 1',
+    )
+    t.match(scrape.text, 'pontis_oracle_peer_responses_total{peer="http://peer.example",outcome="timeout"} 0')
+    t.match(scrape.text, /process_cpu_seconds_total/, 'with the process metrics')
+  }
+  for (const header of ['x-forwarded-for', 'forwarded', 'x-real-ip']) {
+    const proxied = await loopback.get('/metrics', { headers: { [header]: '203.0.113.7' } })
+    t.equal(proxied.status, 404, `through a proxy (${header}): as if there were no such route`)
+    t.equal((proxied.body as ErrorAnswer).errorCode, 'ROUTE_NOT_FOUND')
+  }
+  const outside = createTestClient(t, `http://${externalAddress()}:${everywhere.port}`, loaded.document)
+  const remote = await outside.get('/metrics')
+  t.equal(remote.status, 404, 'from a non-loopback address')
+  t.equal(
+    (remote.body as ErrorAnswer).message,
+    'No route for GET /metrics. The API reference is at /documentation.',
+    'the words of any unknown path',
+  )
+})
+
+t.test(
+  'GET /metrics with METRICS_TOKEN: the bearer token, compared in constant time, from anywhere',
+  async (t) => {
+    const token = 'metrics-token-0123456789abcdef'
+    const app = await createOracleApp({
+      registry,
+      signer,
+      logger: silentLogger,
+      config: { ...DEFAULT_ORACLE_APP_CONFIG, metricsToken: token },
+      document: loaded,
+    })
+    const running = await listen(app.koa, { port: 0 })
+    t.teardown(() => running.close())
+    const client = createTestClient(t, running.url, loaded.document)
+    const missing = await client.get('/metrics')
+    t.equal(missing.status, 401, 'no token: 401 even on loopback')
+    t.equal((missing.body as ErrorAnswer).errorCode, 'UNAUTHORIZED')
+    t.equal((missing.body as ErrorAnswer).message, '/metrics needs Authorization: Bearer <METRICS_TOKEN>.')
+    const wrong = await client.get('/metrics', { headers: { authorization: `Bearer ${token}x` } })
+    t.equal(wrong.status, 401)
+    t.equal((wrong.body as ErrorAnswer).message, 'The metrics token is wrong.')
+    t.notMatch(JSON.stringify(wrong.body), token, 'the token is never echoed')
+    const right = await client.get('/metrics', {
+      headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': '203.0.113.7' },
+    })
+    t.equal(right.status, 200, 'the right token is served whatever the route to it')
+    t.match(right.text, /pontis_oracle_payload_disagreements_total/)
+  },
+)

@@ -55,7 +55,7 @@ async function deposit(id: Hex, amount: bigint): Promise<string> {
     nowSeconds: Math.floor(Date.now() / 1000),
   })) as readonly PreparedStep[]
   const psbt = String((steps[0]?.items[0]?.data as { psbt?: string } | undefined)?.psbt)
-  const transaction = btc.Transaction.fromPSBT(Buffer.from(psbt, 'base64'), { allowUnknownOutputs: true })
+  const transaction = btc.Transaction.fromPSBT(Buffer.from(psbt, 'hex'), { allowUnknownOutputs: true })
   transaction.sign(user.keypair.privateKey as Uint8Array)
   transaction.finalize()
   return broadcast(transaction.hex)

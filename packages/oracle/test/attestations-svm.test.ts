@@ -18,6 +18,7 @@ import {
 } from '@solana/web3.js'
 import t from 'tap'
 import { type Hex, keccak256, recoverAddress, stringToHex } from 'viem'
+import { waitFor } from '../../../test/helpers/wait.js'
 import { hubAccountKey, hubAssetKey, type SignedAttestation } from '../src/index.js'
 import { typedDataDigest } from '../src/typed-data.js'
 import { hubBalance, relayExecution, signOrder, startDevnetOracle } from './fixtures/devnet-oracle.js'
@@ -53,14 +54,18 @@ async function send(payer: Keypair, instructions: TransactionInstruction[]): Pro
   const transaction = new VersionedTransaction(message.compileToV0Message())
   transaction.sign([payer])
   const signature = await connection.sendRawTransaction(transaction.serialize())
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const status = (await connection.getSignatureStatuses([signature])).value[0]
-    if (status?.err) throw new Error(`transaction failed: ${JSON.stringify(status.err)}`)
-    if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized')
-      return signature
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-  throw new Error(`transaction ${signature} not confirmed`)
+  const status = await waitFor(
+    `transaction ${signature} to be confirmed`,
+    async () => (await connection.getSignatureStatuses([signature])).value[0],
+    {
+      until: (seen) =>
+        Boolean(seen?.err) ||
+        seen?.confirmationStatus === 'confirmed' ||
+        seen?.confirmationStatus === 'finalized',
+    },
+  )
+  if (status?.err) throw new Error(`transaction failed: ${JSON.stringify(status.err)}`)
+  return signature
 }
 
 async function depositSol(user: Keypair, id: string, lamports: bigint): Promise<string> {

@@ -77,33 +77,73 @@ t.test('defaults: local environment, development key with a warning, spec defaul
   t.equal(config.threshold, 1)
   t.equal(config.trustProxy, false)
   t.equal(config.proxyHops, 1)
+  t.equal(config.metricsToken, undefined)
   t.equal(calls.length, 1, 'one warning: the development key')
   t.equal(calls[0]?.level, 'warn')
   t.match(calls[0]?.message, /ECDSA_PRIVATE_KEY is not set.*local environment only/)
   t.notMatch(JSON.stringify(calls), /2a871d0798f97d79/, 'the development key itself is not logged')
 })
 
-t.test('blank variables mean their defaults', async (t) => {
-  const config = loadOracleConfig(
-    {
-      ...VALID,
-      HOST: ' ',
-      HTTP_PORT: '',
-      UNAUTHENTICATED_RATE_LIMIT_MAX: '',
-      PEERS: '',
-      API_KEYS: ' ; ',
-      ORACLE_SIGNERS: ';',
-      TRUST_PROXY: '',
-    },
-    silentLogger,
+t.test('a variable set to an empty or blank value stops start-up, naming it', async (t) => {
+  const variables = [
+    'ENVIRONMENT',
+    'SIGNING_MODULE',
+    'ECDSA_PRIVATE_KEY',
+    'API_KEYS',
+    'HTTP_PORT',
+    'PORT',
+    'HOST',
+    'UNAUTHENTICATED_RATE_LIMIT_MAX',
+    'UNAUTHENTICATED_RATE_LIMIT_WINDOW_MS',
+    'PEERS',
+    'PEER_REQUEST_TIMEOUT_MS',
+    'ORACLE_SIGNERS',
+    'ORACLE_SIGNERS_THRESHOLD',
+    'TRUST_PROXY',
+    'TRUST_PROXY_HOPS',
+    'METRICS_TOKEN',
+  ]
+  for (const name of variables) {
+    for (const blank of ['', ' ', '\n']) {
+      t.equal(
+        configFailure(t, { [name]: blank }),
+        `${name} is set but empty; give it a value, or unset it for the default`,
+        `${name}=${JSON.stringify(blank)}`,
+      )
+    }
+  }
+  t.equal(
+    configFailure(t, { SIGNING_MODULE: 'aws-kms', AWS_KMS_KEY_ID: 'k', AWS_REGION: '' }),
+    'AWS_REGION is set but empty; give it a value, or unset it for the default',
   )
-  t.equal(config.host, '127.0.0.1')
-  t.equal(config.port, 3000)
-  t.equal(config.rateLimit.max, 2)
-  t.same(config.peers, [])
-  t.equal(config.apiKeys.size, 0)
-  t.equal(config.signers, undefined, 'an allowlist with no entries is no allowlist')
-  t.equal(config.trustProxy, false)
+  t.equal(
+    failure(t, () => resolveOraclePort({ HTTP_PORT: '', PORT: '3100' })),
+    'HTTP_PORT is set but empty; give it a value, or unset it for the default',
+    'an empty HTTP_PORT does not fall through to PORT',
+  )
+})
+
+t.test('an empty entry in a list stops start-up, naming the variable and the entry', async (t) => {
+  const cases: Array<[string, string, number]> = [
+    ['ORACLE_SIGNERS', `${SIGNER_0};;${SIGNER_1}`, 2],
+    ['ORACLE_SIGNERS', `${SIGNER_0}; ;${SIGNER_1}`, 2],
+    ['ORACLE_SIGNERS', `${SIGNER_0};`, 2],
+    ['ORACLE_SIGNERS', `;${SIGNER_0}`, 1],
+    ['ORACLE_SIGNERS', ';', 1],
+    ['API_KEYS', `${API_KEY}:a;;other-key:b`, 2],
+    ['API_KEYS', `${API_KEY}:a;`, 2],
+    ['PEERS', `https://a.example|${PEER_KEY};;https://b.example|pass-through`, 2],
+  ]
+  for (const [name, value, position] of cases) {
+    const message = configFailure(t, { [name]: value })
+    t.equal(
+      message,
+      `${name} entry ${position} is empty; remove the extra ';' or put the missing entry there`,
+      `${name}=${value}`,
+    )
+    t.notMatch(message, PEER_KEY, 'no secret in the message')
+    t.notMatch(message, API_KEY, 'no secret in the message')
+  }
 })
 
 t.test('every variable is parsed', async (t) => {
@@ -113,7 +153,7 @@ t.test('every variable is parsed', async (t) => {
       ENVIRONMENT: 'mainnet',
       SIGNING_MODULE: 'raw-private-key',
       ECDSA_PRIVATE_KEY: ` ${KEY_0.slice(2).toUpperCase()}\n`,
-      API_KEYS: ` ${API_KEY}:partner-a ; other-key:ops:team ;`,
+      API_KEYS: ` ${API_KEY}:partner-a ; other-key:ops:team `,
       HTTP_PORT: '4100',
       PORT: '4200',
       HOST: '0.0.0.0',
@@ -170,10 +210,8 @@ t.test('aws-kms signing needs a key id and a region', async (t) => {
     /^SIGNING_MODULE=aws-kms requires AWS_KMS_KEY_ID to be set$/,
   )
   t.match(configFailure(t, { ...kms, AWS_KMS_KEY_ID: 'alias/oracle' }), /requires AWS_REGION to be set$/)
-  t.match(
-    configFailure(t, { ...kms, AWS_KMS_KEY_ID: ' ' }),
-    /requires AWS_KMS_KEY_ID and AWS_REGION to be set/,
-  )
+  t.match(configFailure(t, { ...kms }), /requires AWS_KMS_KEY_ID and AWS_REGION to be set/)
+  t.match(configFailure(t, { ...kms, AWS_KMS_KEY_ID: ' ' }), /^AWS_KMS_KEY_ID is set but empty/)
 })
 
 t.test('startup fails on an unknown SIGNING_MODULE, naming both allowed values', async (t) => {
@@ -188,7 +226,7 @@ t.test('startup fails on a missing or invalid ECDSA_PRIVATE_KEY outside local', 
     configFailure(t, { ECDSA_PRIVATE_KEY: undefined }),
     /ECDSA_PRIVATE_KEY is required with SIGNING_MODULE=raw-private-key \(ENVIRONMENT "testnet"\)/,
   )
-  t.match(configFailure(t, { ECDSA_PRIVATE_KEY: '' }), /ECDSA_PRIVATE_KEY is required/)
+  t.match(configFailure(t, { ECDSA_PRIVATE_KEY: '' }), /^ECDSA_PRIVATE_KEY is set but empty/)
   t.match(configFailure(t, { ECDSA_PRIVATE_KEY: KEY_0.slice(0, 40) }), /must be 32 bytes of hex/)
   t.match(configFailure(t, { ECDSA_PRIVATE_KEY: `${KEY_0.slice(0, 65)}z` }), /contains non-hex characters/)
   t.match(configFailure(t, { ECDSA_PRIVATE_KEY: `0x${'0'.repeat(64)}` }), /not a valid secp256k1 private key/)
@@ -206,9 +244,10 @@ t.test('startup fails on malformed API_KEYS entries, naming the entry by positio
     /API_KEYS entry 2 must have the form <API_KEY>:<label>/,
   )
   t.match(configFailure(t, { API_KEYS: ':label' }), /API_KEYS entry 1 has an empty key/)
+  t.match(configFailure(t, { API_KEYS: 'bad key:label' }), /API_KEYS entry 1 has .*a key with whitespace/)
   t.match(
-    configFailure(t, { API_KEYS: 'bad key:label' }),
-    /API_KEYS entry 1 has .*a key containing whitespace/,
+    configFailure(t, { API_KEYS: 'schlüssel:label' }),
+    /API_KEYS entry 1 has .*characters other than visible ASCII \(it could never be sent as x-api-key\)/,
   )
   t.match(configFailure(t, { API_KEYS: `${API_KEY}: ` }), /API_KEYS entry 1 has an empty label/)
   t.match(
@@ -246,6 +285,18 @@ t.test('startup fails on malformed PEERS entries', async (t) => {
     configFailure(t, { PEERS: `https://a.example/|${PEER_KEY};https://A.example|pass-through` }),
     /PEERS entries 1 and 2 both name https:\/\/a\.example/,
   )
+  for (const spelling of ['Pass-Through', 'PASS-THROUGH']) {
+    t.equal(
+      configFailure(t, { PEERS: `https://a.example|${spelling}` }),
+      'PEERS entry 1 (https://a.example): write the credential "pass-through" in lower case; any other spelling would be sent as a literal key',
+      `${spelling} is not taken as a literal key`,
+    )
+  }
+  const spaced = configFailure(t, { PEERS: `https://a.example|${PEER_KEY} extra` })
+  t.equal(
+    spaced,
+    `PEERS entry 1 (https://a.example) has a credential with whitespace or characters other than visible ASCII; give the peer's API key or "pass-through"`,
+  )
 })
 
 t.test('startup fails on numbers that are not positive whole numbers', async (t) => {
@@ -272,9 +323,8 @@ t.test('port: HTTP_PORT, then PORT, then 3000; a bad port fails startup', async 
   t.equal(resolveOraclePort({}), 3000)
   t.equal(resolveOraclePort({ PORT: '3100' }), 3100)
   t.equal(resolveOraclePort({ HTTP_PORT: '3200', PORT: '3100' }), 3200)
-  t.equal(resolveOraclePort({ HTTP_PORT: '', PORT: '3100' }), 3100)
   t.equal(resolveOraclePort({ HTTP_PORT: '0' }), 0, 'port 0 asks for any free port')
-  for (const bad of ['x', '65536', '1.5', ' ', '0x50', '1e3']) {
+  for (const bad of ['x', '65536', '1.5', '0x50', '1e3', '8 0']) {
     t.match(
       failure(t, () => resolveOraclePort({ HTTP_PORT: bad })),
       /^HTTP_PORT must be a port number \(0-65535\)/,
@@ -358,6 +408,28 @@ t.test('startup fails when an allowlist entry is not a valid address', async (t)
   )
 })
 
+t.test('ORACLE_SIGNERS: a mixed-case entry must carry a valid EIP-55 checksum', async (t) => {
+  // SIGNER_1 with the case of one letter flipped: the same address, a wrong checksum.
+  const flipped = SIGNER_1.replace('C51812dc', 'c51812dc')
+  t.not(flipped, SIGNER_1)
+  t.equal(
+    configFailure(t, { ORACLE_SIGNERS: `${SIGNER_0};${flipped}` }),
+    `ORACLE_SIGNERS entry 2 has a wrong EIP-55 checksum: "${flipped}" (checksummed it would read ${SIGNER_1}); check the address, or write it in lower case`,
+  )
+  const config = loadOracleConfig(
+    {
+      ...VALID,
+      ORACLE_SIGNERS: `${SIGNER_0};${SIGNER_1.toLowerCase()};0x${SIGNER_2.slice(2).toUpperCase()}`,
+    },
+    silentLogger,
+  )
+  t.same(
+    config.signers,
+    [SIGNER_0, SIGNER_1, SIGNER_2],
+    'checksummed, all lower case and all upper case pass',
+  )
+})
+
 t.test('startup fails when an allowlist entry is the zero address', async (t) => {
   t.match(
     configFailure(t, { ORACLE_SIGNERS: `${SIGNER_0};0x0000000000000000000000000000000000000000` }),
@@ -396,6 +468,35 @@ t.test('a threshold without an allowlist logs a startup warning and is ignored',
   t.same(quiet.calls, [], 'no warning when the threshold is not set')
 })
 
+t.test('METRICS_TOKEN: at least 24 visible ASCII characters, never shown in a message', async (t) => {
+  const token = 'metrics-token-0123456789abcdef'
+  t.equal(loadOracleConfig({ ...VALID, METRICS_TOKEN: ` ${token} ` }, silentLogger).metricsToken, token)
+  t.equal(loadOracleConfig(VALID, silentLogger).metricsToken, undefined, 'unset by default')
+  for (const bad of ['short-token', `${token.slice(0, 12)} ${token.slice(12)}`, `${token}é`]) {
+    const message = configFailure(t, { METRICS_TOKEN: bad })
+    t.equal(
+      message,
+      'METRICS_TOKEN must be at least 24 visible ASCII characters without spaces (for example: openssl rand -base64 32)',
+    )
+    t.notMatch(message, bad.slice(0, 8), 'the value is not in the message')
+  }
+})
+
+t.test('TRUST_PROXY_HOPS without TRUST_PROXY=true warns that it has no effect', async (t) => {
+  const { logger, calls } = recordingLogger()
+  loadOracleConfig({ ...VALID, TRUST_PROXY_HOPS: '2' }, logger)
+  t.same(calls, [
+    {
+      level: 'warn',
+      message: 'TRUST_PROXY_HOPS is set but TRUST_PROXY is not "true": forwarding headers are ignored',
+      fields: { proxyHops: 2 },
+    },
+  ])
+  const quiet = recordingLogger()
+  loadOracleConfig({ ...VALID, TRUST_PROXY: 'true', TRUST_PROXY_HOPS: '2' }, quiet.logger)
+  t.same(quiet.calls, [], 'no warning when the proxy is trusted')
+})
+
 t.test('secret values never appear in error messages or logs', async (t) => {
   const lines: string[] = []
   const logger = createLogger('oracle', { level: 'debug', write: (line) => lines.push(line) })
@@ -410,6 +511,9 @@ t.test('secret values never appear in error messages or logs', async (t) => {
     { PEERS: `${PEER_KEY}|https://a.example` },
     { PEERS: `https://${PEER_KEY}:x@a.example|k` },
     { PEERS: `https://a.example|${PEER_KEY};https://a.example|${PEER_KEY}` },
+    { PEERS: `https://a.example|${PEER_KEY} x` },
+    { PEERS: `https://a.example|${PEER_KEY};;` },
+    { API_KEYS: `${API_KEY}:a;;` },
   ]
   for (const env of failing) {
     const message = failure(t, () => loadOracleConfig({ ...VALID, ...env }, logger))

@@ -7,7 +7,7 @@
 import { fileURLToPath } from 'node:url'
 import { type Logger, silentLogger } from '@pontis/core'
 import { createApiApp, listen, loadOpenApiDocument, MemoryRateLimiter, type RateLimiter } from '@pontis/http'
-import { createTestClient, type TestResponse } from '@pontis/http/testing'
+import { createTestClient, errorDataOf, type TestResponse } from '@pontis/http/testing'
 import t, { type Test } from 'tap'
 import {
   createApiKeyVerifier,
@@ -83,7 +83,7 @@ async function startOracle(t: Test, options: StartOptions = {}) {
 type RateLimitedAnswer = {
   message: string
   errorCode: string
-  errorData: { retryAfterSeconds: number; limit: number; windowMs: number }
+  errorData: string
   requestId: string
 }
 
@@ -111,7 +111,7 @@ function assertLimited(
   t.match(res.headers['access-control-expose-headers'], /retry-after, ratelimit, ratelimit-policy/)
   const body = res.body as RateLimitedAnswer
   t.equal(body.errorCode, 'RATE_LIMITED')
-  t.same(body.errorData, { retryAfterSeconds: reset, limit: max, windowMs })
+  t.same(errorDataOf(body), { retryAfterSeconds: reset, limit: max, windowMs })
   t.match(body.message, /retry in \d+ seconds? or use an API key/)
   t.equal(body.requestId, res.headers['x-request-id'])
 }

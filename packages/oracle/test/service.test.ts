@@ -70,6 +70,17 @@ t.test('secrets come from the vault directory when the environment lacks them', 
   t.same(statuses, [200, 200, 200, 200, 200])
 })
 
+/** `address` with the letter case of its first hex letter flipped: mixed case, a wrong EIP-55 checksum. */
+function mixedCaseWithWrongChecksum(address: string): string {
+  const index = address.slice(2).search(/[a-fA-F]/) + 2
+  const letter = address[index]!
+  const flipped = letter === letter.toLowerCase() ? letter.toUpperCase() : letter.toLowerCase()
+  const result = `${address.slice(0, index)}${flipped}${address.slice(index + 1)}`
+  // Still mixed case (so it claims a checksum) after the flip.
+  if (!/[a-f]/.test(result.slice(2)) || !/[A-F]/.test(result.slice(2))) throw new Error('not mixed case')
+  return result
+}
+
 async function runMain(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     env: { PATH: process.env.PATH ?? '', HTTP_PORT: '0', VAULT_SECRETS_DIR: emptyVault, ...env },
@@ -98,6 +109,18 @@ t.test('main exits 1 naming the variable for each start-up failure', async (t) =
     [{ ORACLE_SIGNERS: `0x${'00'.repeat(20)}`, ECDSA_PRIVATE_KEY: key }, /zero address/],
     [{ ORACLE_SIGNERS: other, ECDSA_PRIVATE_KEY: key }, /is not in ORACLE_SIGNERS/],
     [{ ENVIRONMENT: 'testnet' }, /ECDSA_PRIVATE_KEY/],
+    [
+      { ORACLE_SIGNERS: `${address};${mixedCaseWithWrongChecksum(other)}`, ECDSA_PRIVATE_KEY: key },
+      /oracle failed to start: ORACLE_SIGNERS entry 2 has a wrong EIP-55 checksum/,
+    ],
+    [
+      { ORACLE_SIGNERS: `${address};;${other}`, ECDSA_PRIVATE_KEY: key },
+      /oracle failed to start: ORACLE_SIGNERS entry 2 is empty/,
+    ],
+    [
+      { ORACLE_SIGNERS: address, ORACLE_SIGNERS_THRESHOLD: '', ECDSA_PRIVATE_KEY: key },
+      /oracle failed to start: ORACLE_SIGNERS_THRESHOLD is set but empty/,
+    ],
     [{ SIGNING_MODULE: 'aws-kms' }, /AWS_KMS_KEY_ID and AWS_REGION/],
   ]
   const results = await Promise.all(cases.map(([env]) => runMain(env)))
@@ -106,6 +129,9 @@ t.test('main exits 1 naming the variable for each start-up failure', async (t) =
     t.equal(result.code, 1, `exit code for ${JSON.stringify(Object.keys(env))}`)
     t.match(result.output, expected)
     t.notMatch(result.output, key.slice(2, 18), 'the key never reaches the output')
+    const failed = result.output.split('\n').filter((line) => line.includes('oracle failed to start'))
+    t.equal(failed.length, 1, 'one line says why')
+    t.notMatch(result.output, /\n\s+at /, 'no stack trace')
   })
 })
 

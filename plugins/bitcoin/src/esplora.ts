@@ -12,6 +12,7 @@ import {
   type FailoverTarget,
   fetchWithFailover,
   PontisError,
+  type TimedResponse,
   unexpectedAnswer,
 } from '@pontis/core'
 
@@ -115,34 +116,36 @@ export class EsploraClient {
   }
 
   /** Runs one request against each base URL in turn until one answers (any status but 429/5xx). */
-  #request(path: string, init: FailoverRequest = {}): Promise<Response> {
+  #request(path: string, init: FailoverRequest = {}): Promise<TimedResponse> {
     return fetchWithFailover(this.#urls, path, { ...init, contentType: 'text/plain' }, this.#target)
   }
 
-  async #unexpected(path: string, response: Response): Promise<never> {
-    const body = await response.text().catch(() => '')
-    throw unexpectedAnswer(this.#target, path.split('/').slice(0, 3).join('/'), response.status, body)
+  #unexpected(path: string, response: TimedResponse): never {
+    throw unexpectedAnswer(
+      this.#target,
+      path.split('/').slice(0, 3).join('/'),
+      response.status,
+      response.text,
+    )
   }
 
   /** GET `path` as JSON; undefined on 404 (and on 400 when `missingOn400`: Esplora's answer to an unknown id). */
   async #json<T>(path: string, options: { missingOn400?: boolean } = {}): Promise<T | undefined> {
     const response = await this.#request(path)
-    if (response.status === 404 || (options.missingOn400 && response.status === 400)) {
-      await response.text().catch(() => '')
-      return undefined
-    }
+    if (response.status === 404 || (options.missingOn400 && response.status === 400)) return undefined
     if (!response.ok) return this.#unexpected(path, response)
-    return (await response.json()) as T
+    try {
+      return JSON.parse(response.text) as T
+    } catch {
+      return this.#unexpected(path, response)
+    }
   }
 
   async #text(path: string): Promise<string | undefined> {
     const response = await this.#request(path)
-    if (response.status === 404) {
-      await response.text().catch(() => '')
-      return undefined
-    }
+    if (response.status === 404) return undefined
     if (!response.ok) return this.#unexpected(path, response)
-    return (await response.text()).trim()
+    return response.text.trim()
   }
 
   async #required<T>(path: string, value: Promise<T | undefined>): Promise<T> {
@@ -216,7 +219,7 @@ export class EsploraClient {
    */
   async broadcast(hex: string): Promise<string> {
     const response = await this.#request('/tx', { method: 'POST', body: hex })
-    const body = (await response.text()).trim()
+    const body = response.text.trim()
     if (!response.ok) throw new EsploraBroadcastError(response.status, body)
     return body
   }

@@ -25,7 +25,8 @@ import { OutpointReservations } from './reservations.js'
  * The finality policy of a Bitcoin chain: a deposit is acted on after `confirmations` blocks, or
  * `highValueConfirmations` when its amount is above its currency's threshold (`confirmationsFor`;
  * reads apply the same rule to `final`, which slow attestations wait for). Deposits are shown from
- * the mempool on (`showsUnconfirmedDeposits`). Bitcoin has no finalized checkpoint.
+ * the mempool on (`showsUnconfirmedDeposits`). Bitcoin has no finalized checkpoint. A fill to Bitcoin
+ * waits for a block, so clients stop following it at `submitted` (`clientsStopAtSubmitted`).
  */
 export function bitcoinFinality(context: BitcoinChainContext, blockTimeSeconds: number): FinalityPolicy {
   return Object.freeze({
@@ -36,6 +37,7 @@ export function bitcoinFinality(context: BitcoinChainContext, blockTimeSeconds: 
       requiredConfirmations(context, currencyId, amount),
     showsUnconfirmedDeposits: true,
     blockTimeSeconds,
+    clientsStopAtSubmitted: true,
   })
 }
 

@@ -161,8 +161,8 @@ function depositOutputs(
 /** A deposit PSBT with what it pays. */
 export interface DepositPsbt {
   readonly psbt: Psbt
-  /** The PSBT, base64 (the step item's `psbt`). */
-  readonly base64: string
+  /** The PSBT, hex without 0x (the step item's `psbt`, as Relay serves it: wallets read it with `Psbt.fromHex`). */
+  readonly hex: string
   readonly fee: bigint
   readonly feeRate: bigint
   /** Estimated virtual size once signed. */
@@ -241,7 +241,7 @@ export async function buildDepositPsbt(
   if (selection.change > 0n) psbt.addOutput({ script: spend.address.script, value: selection.change })
   return {
     psbt,
-    base64: psbt.toBase64(),
+    hex: psbt.toHex(),
     fee: selection.fee,
     feeRate: rate,
     vsize: selection.vsize,
@@ -366,7 +366,7 @@ export function createBitcoinQuoting(context: BitcoinChainContext): QuotingCapab
           description: request.depositAddress
             ? `Sign the PSBT and broadcast it: it sends the deposit to your request's deposit address on ${context.label.displayName}`
             : `Sign the PSBT and broadcast it: it deposits on ${context.label.displayName}`,
-          items: [{ data: { format: 'bitcoin-psbt', psbt: built.base64, chainId: context.label.id } }],
+          items: [{ data: { format: 'bitcoin-psbt', psbt: built.hex, chainId: context.label.id } }],
         },
       ]
     },

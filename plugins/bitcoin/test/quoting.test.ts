@@ -1,5 +1,6 @@
 import { type DepositStepsRequest, PontisError } from '@pontis/core'
 import * as btc from '@scure/btc-signer'
+import { Psbt } from 'bitcoinjs-lib'
 import t from 'tap'
 import { BITCOIN_NATIVE_CURRENCY_ID, estimateVsize } from '../src/index.js'
 import {
@@ -72,6 +73,9 @@ for (const user of Object.values(BITCOIN_USERS)) {
       t.match(steps[0], { id: 'deposit', kind: 'transaction' })
       t.match(steps[0]?.items[0]?.data, { format: 'bitcoin-psbt', chainId: 8253038 })
       const psbt = psbtOf(steps)
+      // Relay's shape: hex without 0x, which bitcoinjs-lib's Psbt.fromHex (what wallet adapters call) reads.
+      t.match(psbt, /^70736274ff([0-9a-f]{2})+$/, 'the PSBT is hex, starting with the magic "psbt\\xff"')
+      t.equal(Psbt.fromHex(psbt).txInputs.length, 1, 'Psbt.fromHex reads it')
 
       // Decoded independently.
       const decoded = decodePsbt(psbt)

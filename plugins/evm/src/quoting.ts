@@ -22,6 +22,9 @@ import { privateKeyToAddress } from 'viem/accounts'
 import { depositoryAbi, erc20Abi, multicallerAbi, RECEIVE_WITH_AUTHORIZATION_TYPES } from './abi.js'
 import { type ReadCache, rpc } from './rpc.js'
 
+/** The execute API's `kind` for an EIP-3009 `receiveWithAuthorization` the depository redeems. */
+const PERMIT_KIND = 'eip3009-receive'
+
 /** Fallback gas limits for when a simulation cannot run (no balance or allowance yet on an indicative quote). */
 export const GAS = {
   transfer: 21_000n,
@@ -391,15 +394,10 @@ export function createEvmQuoting(context: EvmChainContext): QuotingCapability {
                   post: {
                     endpoint: request.executeEndpoint,
                     method: 'POST',
-                    body: {
-                      kind: 'eip3009-receive',
-                      requestId: request.requestId,
-                      chainId: context.chainId,
-                      currency: token,
-                      ...value,
-                    },
+                    body: { kind: PERMIT_KIND, requestId: request.requestId },
                   },
                 },
+                permit: { kind: PERMIT_KIND, validAfter, validBefore },
               },
             ],
           },

@@ -1,4 +1,4 @@
-import { type ChainLabel, PontisError } from '@pontis/core'
+import { type ChainLabel, keepAliveFetch, PontisError } from '@pontis/core'
 
 export { ReadCache } from '@pontis/core'
 
@@ -17,6 +17,8 @@ export function createRpcClient(options: RpcOptions): PublicClient {
     http(url, {
       timeout: options.timeoutMs ?? 10_000,
       retryCount: 1,
+      // A third of the CPU of Node's fetch per call (see keepAliveFetch).
+      fetchFn: keepAliveFetch,
       ...(options.headers ? { fetchOptions: { headers: { ...options.headers } } } : {}),
     })
   const urls = [options.url, ...(options.fallbackUrls ?? [])]

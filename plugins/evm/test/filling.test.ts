@@ -42,6 +42,7 @@ import {
   toHex,
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { waitFor } from '../../../test/helpers/wait.js'
 import evmPlugin, {
   CALL_REQUEST_TYPES,
   decodeRevert,
@@ -104,14 +105,10 @@ function parts(chain: DevnetChain) {
     publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [owner] })
   const ethOf = (owner: Address) => publicClient.getBalance({ address: owner })
   /** Polls `outcome` until the transaction is mined. */
-  const settled = async (transactionId: string): Promise<TransactionOutcome> => {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const outcome = await filling.outcome(transactionId)
-      if (outcome.state === 'success' || outcome.state === 'reverted') return outcome
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-    throw new Error(`${transactionId} was not mined`)
-  }
+  const settled = (transactionId: string): Promise<TransactionOutcome> =>
+    waitFor(`${transactionId} to be mined`, () => filling.outcome(transactionId), {
+      until: (outcome) => outcome.state === 'success' || outcome.state === 'reverted',
+    })
   const mined = async (hash: Hex) => {
     const receipt = await publicClient.waitForTransactionReceipt({ hash })
     if (receipt.status !== 'success') throw new Error(`${hash} reverted`)

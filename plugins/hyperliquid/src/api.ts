@@ -4,7 +4,13 @@
  * (network error, timeout, 429, 5xx) moves on to the next; when all fail the call throws the
  * transient RPC_HTTP_ERROR naming the chain.
  */
-import { type ChainLabel, type FailoverTarget, fetchWithFailover, unexpectedAnswer } from '@pontis/core'
+import {
+  type ChainLabel,
+  type FailoverTarget,
+  fetchWithFailover,
+  type TimedResponse,
+  unexpectedAnswer,
+} from '@pontis/core'
 import type { HyperliquidSend, HyperliquidSignedAction } from './actions.js'
 
 /** A transaction as the explorer's `txDetails` shows it. */
@@ -67,20 +73,28 @@ export class HyperliquidApi {
     }
   }
 
-  #post(bases: readonly string[], path: string, body: unknown): Promise<Response> {
+  #post(bases: readonly string[], path: string, body: unknown): Promise<TimedResponse> {
     return fetchWithFailover(bases, path, { method: 'POST', body: JSON.stringify(body) }, this.#target)
   }
 
-  async #unexpected(path: string, response: Response): Promise<never> {
-    const body = await response.text().catch(() => '')
-    throw unexpectedAnswer(this.#target, path, response.status, body)
+  #unexpected(path: string, response: TimedResponse): never {
+    throw unexpectedAnswer(this.#target, path, response.status, response.text)
+  }
+
+  /** The answer's JSON; a body that does not parse is the API failing. */
+  #json<T>(path: string, response: TimedResponse): T {
+    try {
+      return JSON.parse(response.text) as T
+    } catch {
+      return this.#unexpected(path, response)
+    }
   }
 
   /** `POST /info` with `body`; the answer as JSON. */
   async info<T>(body: Readonly<Record<string, unknown>>): Promise<T> {
     const response = await this.#post(this.#urls, '/info', body)
     if (!response.ok) return this.#unexpected(`/info ${String(body.type)}`, response)
-    return (await response.json()) as T
+    return this.#json<T>(`/info ${String(body.type)}`, response)
   }
 
   /** The spot tokens (`spotMeta`). */
@@ -96,22 +110,22 @@ export class HyperliquidApi {
     if (response.status >= 400 && response.status < 500) {
       return {
         status: 'err',
-        response: `${response.status}: ${(await response.text().catch(() => '')).slice(0, 300)}`,
+        response: `${response.status}: ${response.text.slice(0, 300)}`,
       }
     }
     if (!response.ok) return this.#unexpected('/exchange', response)
-    return (await response.json()) as HyperliquidExchangeAnswer
+    return this.#json<HyperliquidExchangeAnswer>('/exchange', response)
   }
 
   /** The transaction with `hash`, or undefined when the explorer does not know it. */
   async txDetails(hash: string): Promise<HyperliquidExplorerTx | undefined> {
     const response = await this.#post(this.#explorerUrls, '/explorer', { type: 'txDetails', hash })
-    if (response.status === 404) {
-      await response.text().catch(() => '')
-      return undefined
-    }
+    if (response.status === 404) return undefined
     if (!response.ok) return this.#unexpected('/explorer txDetails', response)
-    const answer = (await response.json()) as { type?: string; tx?: HyperliquidExplorerTx | null }
+    const answer = this.#json<{ type?: string; tx?: HyperliquidExplorerTx | null }>(
+      '/explorer txDetails',
+      response,
+    )
     return answer.type === 'txDetails' && answer.tx ? answer.tx : undefined
   }
 }

@@ -101,7 +101,7 @@ export class LighterApiClient {
       body === undefined ? {} : { method: 'POST', body },
       this.#target,
     )
-    const text = await response.text()
+    const { text } = response
     let json: Record<string, unknown> | undefined
     try {
       const parsed: unknown = JSON.parse(text)

@@ -2,7 +2,13 @@
  * Client of the swap-route source: the aggregator's `GET /quote` and `POST /swap-instructions`
  * (the public v1 swap API shapes). Origin swaps run inside the deposit transaction.
  */
-import { type OriginSwapQuote, type OriginSwapRequest, PontisError } from '@pontis/core'
+import {
+  type OriginSwapQuote,
+  type OriginSwapRequest,
+  PontisError,
+  type TimedResponse,
+  timedFetch,
+} from '@pontis/core'
 import type { TransactionInstruction } from '@solana/web3.js'
 import { isNative, mintInfo, type SvmChainContext, WRAPPED_NATIVE_MINT } from './context.js'
 import { instructionFromRoute } from './transactions.js'
@@ -44,10 +50,10 @@ function swapApi(context: SvmChainContext): string {
   return context.swapApiUrl.replace(/\/+$/, '')
 }
 
-async function call(context: SvmChainContext, url: string, init?: RequestInit): Promise<unknown> {
-  let response: Response
+async function call(context: SvmChainContext, url: string, init: RequestInit = {}): Promise<unknown> {
+  let response: TimedResponse
   try {
-    response = await fetch(url, { ...init, signal: AbortSignal.timeout(context.swapApiTimeoutMs) })
+    response = await timedFetch(url, init, { timeoutMs: context.swapApiTimeoutMs })
   } catch (error) {
     throw new PontisError(
       'SWAP_QUOTE_FAILED',
@@ -56,7 +62,12 @@ async function call(context: SvmChainContext, url: string, init?: RequestInit): 
       { cause: error },
     )
   }
-  const body = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined
+  let body: Record<string, unknown> | undefined
+  try {
+    body = JSON.parse(response.text) as Record<string, unknown>
+  } catch {
+    // Reported below by status.
+  }
   if (response.ok && body !== undefined) return body
   const code = typeof body?.errorCode === 'string' ? body.errorCode : ''
   const reason = typeof body?.error === 'string' ? body.error : `HTTP ${response.status}`

@@ -69,7 +69,7 @@ export function wireSize(message: MessageV0): number {
 export interface InstructionJson {
   readonly programId: string
   readonly keys: ReadonlyArray<{ pubkey: string; isSigner: boolean; isWritable: boolean }>
-  /** Base64. */
+  /** Hex without a 0x prefix, as Relay serves it (its SVM wallet adapter reads `Buffer.from(data, 'hex')`). */
   readonly data: string
 }
 
@@ -81,7 +81,7 @@ export function instructionToJson(instruction: TransactionInstruction): Instruct
       isSigner: key.isSigner,
       isWritable: key.isWritable,
     })),
-    data: Buffer.from(instruction.data).toString('base64'),
+    data: Buffer.from(instruction.data).toString('hex'),
   }
 }
 

@@ -142,7 +142,15 @@ t.test('native and USDC deposits land in the vault and read back from their memo
     [SystemProgram.programId.toBase58(), MEMO_PROGRAM_ID.toBase58()],
     'a transfer to the vault, then the memo',
   )
-  t.equal(Buffer.from(item.instructions[1]?.data ?? '', 'base64').toString(), nativeId.toLowerCase())
+  t.equal(Buffer.from(item.instructions[1]?.data ?? '', 'hex').toString(), nativeId.toLowerCase())
+  // Relay's shape: instruction data in hex (its SVM wallet adapter rebuilds the transaction from
+  // `instructions` with Buffer.from(data, 'hex')), the very bytes of the served transaction.
+  const served = VersionedTransaction.deserialize(Buffer.from(item.transaction, 'base64'))
+  t.same(
+    item.instructions.map((instruction) => instruction.data),
+    served.message.compiledInstructions.map((instruction) => Buffer.from(instruction.data).toString('hex')),
+    'each instruction’s data is the hex of the served transaction’s instruction data',
+  )
   t.same(svm.quoting.checkTransactionSize?.(steps[0] as (typeof steps)[0]), {
     sizeBytes: item.size,
     limitBytes: 1232,
@@ -253,11 +261,11 @@ t.test('includeComputeUnitLimit adds exactly the compute-budget instruction', as
   t.equal(item.size - plain.size, 32 + 1 + 1 + 1 + budget.data.length, 'grows by the instruction bytes')
   const [first] = item.instructions
   t.equal(first?.programId, ComputeBudgetProgram.programId.toBase58())
-  t.same(Buffer.from(first?.data ?? '', 'base64'), budget.data, 'the configured default: 200000 units')
+  t.same(Buffer.from(first?.data ?? '', 'hex'), budget.data, 'the configured default: 200000 units')
 
   const tight = await devnet.adapter({ computeUnitLimit: 50_000 })
   const tightItem = depositItem(await tight.quoting.buildDepositSteps(limited))
-  t.equal(Buffer.from(tightItem.instructions[0]?.data ?? '', 'base64').readUInt32LE(1), 50_000)
+  t.equal(Buffer.from(tightItem.instructions[0]?.data ?? '', 'hex').readUInt32LE(1), 50_000)
 
   const signature = await deposit(t, limited, [ALICE.keypair])
   t.match((await svm.reading.readDeposits(signature)).facts, [
@@ -290,7 +298,7 @@ t.test('a mint without a vault token account: created by the deposit, its rent e
   const item = depositItem(await svm.quoting.buildDepositSteps(request))
   const [create] = item.instructions
   t.equal(create?.programId, ASSOCIATED_TOKEN_PROGRAM_ID.toBase58())
-  t.same([...Buffer.from(create?.data ?? '', 'base64')], [1], 'CreateIdempotent')
+  t.same([...Buffer.from(create?.data ?? '', 'hex')], [1], 'CreateIdempotent')
   t.same(
     create?.keys.slice(0, 3).map((key) => key.pubkey),
     [DAVE.address, vaultAccount, VAULT],

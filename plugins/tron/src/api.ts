@@ -2,7 +2,7 @@
  * A client of the Tron full-node HTTP API (`/wallet/*`): JSON POSTs, transport failures and non-200
  * answers reported as RPC_HTTP_ERROR (retryable).
  */
-import { type ChainLabel, PontisError } from '@pontis/core'
+import { type ChainLabel, PontisError, type TimedResponse, timedFetch } from '@pontis/core'
 
 /** Options of {@link TronApiClient}. */
 export interface TronApiOptions {
@@ -31,14 +31,17 @@ export class TronApiClient {
   async call<T = Record<string, unknown>>(method: string, body: Record<string, unknown> = {}): Promise<T> {
     const { label } = this.#options
     const path = method.startsWith('/') ? method : `/wallet/${method}`
-    let response: Response
+    let response: TimedResponse
     try {
-      response = await fetch(`${this.#options.url.replace(/\/$/, '')}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(this.#options.headers ?? {}) },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.#options.timeoutMs),
-      })
+      response = await timedFetch(
+        `${this.#options.url.replace(/\/$/, '')}${path}`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(this.#options.headers ?? {}) },
+          body: JSON.stringify(body),
+        },
+        { timeoutMs: this.#options.timeoutMs },
+      )
     } catch (error) {
       throw new PontisError(
         'RPC_HTTP_ERROR',
@@ -47,7 +50,7 @@ export class TronApiClient {
         { cause: error },
       )
     }
-    const text = await response.text().catch(() => '')
+    const { text } = response
     if (!response.ok) {
       throw new PontisError(
         'RPC_HTTP_ERROR',

@@ -3,10 +3,9 @@
  * operator's bearer token (`ADMIN_TOKEN`). Secrets appear only in the answers of create and rotate,
  * never in logs.
  */
-import crypto from 'node:crypto'
 import type { IncomingHttpHeaders } from 'node:http'
-import { type IntentsApi, type Logger, PontisError, silentLogger } from '@pontis/core'
-import type { OperationHandler, RequestOf, ResponseOf } from '@pontis/http'
+import { ConfigError, type IntentsApi, type Logger, PontisError, silentLogger } from '@pontis/core'
+import { createBearerCheck, type OperationHandler, type RequestOf, type ResponseOf } from '@pontis/http'
 import { ApiKeyError, type ApiKeyStore, type WebhookConfig } from './api-keys.js'
 
 type Handler<Data, Responses> = OperationHandler<RequestOf<Data>, ResponseOf<Responses>>
@@ -41,30 +40,23 @@ export function resolveAdminToken(env: Readonly<Record<string, string | undefine
   const token = env.ADMIN_TOKEN
   if (token === undefined || token === '') return undefined
   if (token.length < MIN_ADMIN_TOKEN_LENGTH || /\s/.test(token)) {
-    throw new Error(
+    throw new ConfigError(
       `ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters without spaces (for example: openssl rand -base64 32)`,
     )
   }
   return token
 }
 
-const sha256 = (text: string): Buffer => crypto.createHash('sha256').update(text, 'utf8').digest()
-
-/**
- * Checks `Authorization: Bearer <token>`. Both sides are hashed first, so the comparison takes
- * the same time whatever was sent (timingSafeEqual needs equal lengths; hashing gives them).
- */
+/** Checks `Authorization: Bearer <token>` in constant time (see `createBearerCheck`). */
 export function adminAuthorizer(adminToken: string | undefined): (headers: IncomingHttpHeaders) => void {
-  const expected = adminToken === undefined || adminToken === '' ? undefined : sha256(adminToken)
+  const check = adminToken === undefined || adminToken === '' ? undefined : createBearerCheck(adminToken)
   return (headers) => {
-    if (expected === undefined) throw new PontisError('FORBIDDEN', 'admin API disabled: set ADMIN_TOKEN')
-    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(headers.authorization ?? '')
-    if (match === null) {
+    if (check === undefined) throw new PontisError('FORBIDDEN', 'admin API disabled: set ADMIN_TOKEN')
+    const verdict = check(headers.authorization)
+    if (verdict === 'missing') {
       throw new PontisError('UNAUTHORIZED', 'The admin API needs Authorization: Bearer <ADMIN_TOKEN>')
     }
-    if (!crypto.timingSafeEqual(sha256(match[1]!), expected)) {
-      throw new PontisError('UNAUTHORIZED', 'The admin token is wrong')
-    }
+    if (verdict === 'wrong') throw new PontisError('UNAUTHORIZED', 'The admin token is wrong')
   }
 }
 
@@ -77,6 +69,13 @@ function toPontisError(error: unknown, keyId: string | undefined): unknown {
       return notFound(keyId ?? '')
     case 'revoked':
       return new PontisError('INVALID_REQUEST', `API key ${keyId} is revoked; create a new key instead`, data)
+    case 'webhook_target': {
+      const target = { ...data, ...error.target }
+      // The resolver could not answer now: the same URL may pass in a moment.
+      if (error.target?.reason === 'dns-failure')
+        return new PontisError('SERVICE_UNAVAILABLE', `${error.message}; try again shortly`, target)
+      return new PontisError('INVALID_WEBHOOK_URL', error.message, target)
+    }
     default:
       return new PontisError('INVALID_REQUEST', error.message, data)
   }

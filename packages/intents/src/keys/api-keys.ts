@@ -17,10 +17,19 @@
  *   delivery side that digest as `signingKey`.
  */
 import crypto from 'node:crypto'
-import type { IncomingHttpHeaders } from 'node:http'
+import { type IncomingHttpHeaders, validateHeaderValue } from 'node:http'
 import { PontisError } from '@pontis/core'
 import { LRUCache } from 'lru-cache'
 import type { SqlClient } from '../store/index.js'
+import { PROTECTED_HEADERS } from '../webhooks/deliver.js'
+import {
+  type AddressCategory,
+  checkTarget,
+  type WebhookLookup,
+  WebhookTargetError,
+  type WebhookTargetPolicy,
+  type WebhookTargetReason,
+} from '../webhooks/ssrf.js'
 
 /** Rate-limit tiers a key can have. `public` gets the anonymous limits (but counted per key). */
 export const API_KEY_TIERS = ['public', 'standard', 'elevated'] as const
@@ -38,10 +47,13 @@ export const API_KEYS_CHANNEL = 'pontis_api_keys'
 /** The request header carrying a partner's API key. */
 export const API_KEY_HEADER = 'x-api-key'
 
-/** One key's webhook: where `request.status.updated` events go. Delivery checks the URL's scheme rules. */
+/**
+ * One key's webhook: where `request.status.updated` events go. The URL passes the delivery's
+ * target rules ({@link checkTarget}) when it is set, and again at every delivery.
+ */
 export interface WebhookConfig {
   readonly enabled: boolean
-  /** `https://` (`http://` only to loopback, with the delivery side's development flag). */
+  /** `https://` (`http://` only to loopback, with the operator's development flag). */
   readonly url: string
   /** Extra headers sent on every webhook request. */
   readonly headers?: Readonly<Record<string, string>>
@@ -82,7 +94,13 @@ export interface WebhookTarget {
 }
 
 /** Why a key operation was refused. */
-export type ApiKeyErrorReason = 'not_found' | 'revoked' | 'invalid'
+export type ApiKeyErrorReason = 'not_found' | 'revoked' | 'invalid' | 'webhook_target'
+
+/** Why a webhook URL was refused when it was set: the target check's reason and address category. */
+export interface WebhookTargetRefusal {
+  readonly reason: WebhookTargetReason
+  readonly category?: AddressCategory
+}
 
 /** Thrown by the store for an unknown or revoked key, or invalid input (label, tier, webhook). */
 export class ApiKeyError extends Error {
@@ -90,6 +108,8 @@ export class ApiKeyError extends Error {
   constructor(
     readonly reason: ApiKeyErrorReason,
     message: string,
+    /** For `webhook_target`: what the target check found. */
+    readonly target?: WebhookTargetRefusal,
   ) {
     super(message)
   }
@@ -102,6 +122,13 @@ export interface ApiKeyStoreOptions {
   readonly cacheTtlMs?: number
   /** Most lookups kept. Default 10000. */
   readonly cacheMax?: number
+  /**
+   * Where webhooks may go: the operator's policy, the same the delivery uses. Default: `https://`
+   * to public addresses only.
+   */
+  readonly webhookPolicy?: WebhookTargetPolicy
+  /** Resolver of the target check; defaults to `dns.promises.lookup`. */
+  readonly webhookLookup?: WebhookLookup
 }
 
 const KEY_ID = /^key_[0-9a-f]{24}$/
@@ -110,25 +137,26 @@ const SECRET_BYTES = 48
 const PREFIX_LENGTH = 8
 const MAX_LABEL = 100
 const MAX_URL = 2048
+/** How long setting a webhook waits for its host to resolve (the delivery has its own budget). */
+const TARGET_CHECK_TIMEOUT_MS = 10_000
 const MAX_HEADERS = 20
 const MAX_HEADER_VALUE = 1024
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/
-// Control characters other than tab would split or corrupt a header line.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const HEADER_VALUE_FORBIDDEN = /[\u0000-\u0008\u000a-\u001f\u007f]/
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const LABEL_FORBIDDEN = /[\u0000-\u001f\u007f]/
-/** Headers the delivery side sets itself; a webhook may not override them. */
-const RESERVED_HEADERS = new Set([
-  'content-type',
-  'content-length',
-  'host',
-  'connection',
-  'transfer-encoding',
-  'x-signature-timestamp',
-  'x-signature-sha256',
-  'x-event-id',
-])
+
+/**
+ * True when Node will send `value` as a header value: tab, visible ASCII and Latin-1, no control
+ * characters (the delivery refuses, and dead-letters, what it will not send).
+ */
+function sendableHeaderValue(name: string, value: string): boolean {
+  try {
+    validateHeaderValue(name, value)
+    return true
+  } catch {
+    return false
+  }
+}
 
 interface ApiKeyRow {
   id: string
@@ -193,10 +221,11 @@ export function checkLabel(label: string): string {
 }
 
 /**
- * Checks a webhook configuration and returns the normalised copy that is stored: `url` an absolute
- * `http(s)` URL without credentials (send those as headers), `headers` at most 20 valid header
- * names (not the ones the delivery side sets) with single-line values. Whether a plain `http` URL
- * may be used (loopback, development only) is the delivery side's decision.
+ * Checks a webhook configuration's shape and returns the normalised copy that is stored: `url` an
+ * absolute URL of at most 2048 characters, `headers` at most 20 valid header names (not the ones
+ * the delivery side sets) with single-line values. The URL's scheme, credentials and where it
+ * points are the target check's decision ({@link checkTarget}, one rule for setting and
+ * delivering), which {@link ApiKeyStore} runs with the operator's policy.
  */
 export function checkWebhookConfig(webhook: WebhookConfig): WebhookConfig {
   if (typeof webhook !== 'object' || webhook === null)
@@ -211,15 +240,6 @@ export function checkWebhookConfig(webhook: WebhookConfig): WebhookConfig {
     url = new URL(webhook.url)
   } catch {
     throw new ApiKeyError('invalid', 'webhook.url is not an absolute URL')
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ApiKeyError(
-      'invalid',
-      'webhook.url must be an https:// (or, for local development, http://) URL',
-    )
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new ApiKeyError('invalid', 'webhook.url must not carry credentials; send them in webhook.headers')
   }
   const normalised: { enabled: boolean; url: string; headers?: Record<string, string> } = {
     enabled: webhook.enabled,
@@ -239,7 +259,8 @@ export function checkWebhookConfig(webhook: WebhookConfig): WebhookConfig {
       const lower = name.toLowerCase()
       if (!HEADER_NAME.test(name))
         throw new ApiKeyError('invalid', `webhook header name "${name}" is not valid`)
-      if (RESERVED_HEADERS.has(lower)) {
+      // The delivery's own list: what it sets itself or what controls the connection is never sent.
+      if (PROTECTED_HEADERS.has(lower)) {
         throw new ApiKeyError(
           'invalid',
           `webhook header ${name} is set by the service and cannot be configured`,
@@ -247,14 +268,10 @@ export function checkWebhookConfig(webhook: WebhookConfig): WebhookConfig {
       }
       if (seen.has(lower)) throw new ApiKeyError('invalid', `webhook header ${name} is given twice`)
       seen.add(lower)
-      if (
-        typeof value !== 'string' ||
-        value.length > MAX_HEADER_VALUE ||
-        HEADER_VALUE_FORBIDDEN.test(value)
-      ) {
+      if (typeof value !== 'string' || value.length > MAX_HEADER_VALUE || !sendableHeaderValue(name, value)) {
         throw new ApiKeyError(
           'invalid',
-          `webhook header ${name} must be a single-line value of at most ${MAX_HEADER_VALUE} characters`,
+          `webhook header ${name} must be a single-line value of at most ${MAX_HEADER_VALUE} characters (visible ASCII, Latin-1 letters, spaces and tabs)`,
         )
       }
       headers[name] = value
@@ -276,12 +293,43 @@ export class ApiKeyStore {
   readonly #ttlMs: number
   /** Successful lookups by secret hash. */
   readonly #cache: LRUCache<string, CachedKey>
+  readonly #webhookPolicy: WebhookTargetPolicy
+  readonly #webhookLookup: WebhookLookup | undefined
 
   constructor(client: SqlClient, options: ApiKeyStoreOptions = {}) {
     this.client = client
     this.#now = options.now ?? Date.now
     this.#ttlMs = Math.max(0, options.cacheTtlMs ?? DEFAULT_KEY_CACHE_TTL_MS)
     this.#cache = new LRUCache({ max: Math.max(1, options.cacheMax ?? 10_000) })
+    this.#webhookPolicy = options.webhookPolicy ?? { allowHttpLoopback: false, allowPrivate: false }
+    this.#webhookLookup = options.webhookLookup
+  }
+
+  /**
+   * The delivery's target check, when the URL is set: an operator hears at once that a URL can
+   * never be delivered to, instead of finding its events dead-lettered later.
+   * @throws ApiKeyError `webhook_target` with the check's reason.
+   */
+  async #checkTarget(url: string): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    try {
+      // A resolver that hangs must not hang the admin call: past the bound it counts as unanswered.
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new WebhookTargetError('dns-failure', 'the webhook host did not resolve in time')),
+          TARGET_CHECK_TIMEOUT_MS,
+        )
+      })
+      await Promise.race([checkTarget(url, this.#webhookPolicy, this.#webhookLookup), timedOut])
+    } catch (error) {
+      if (!(error instanceof WebhookTargetError)) throw error
+      throw new ApiKeyError('webhook_target', `webhook.url refused (${error.reason}): ${error.message}`, {
+        reason: error.reason,
+        ...(error.category === undefined ? {} : { category: error.category }),
+      })
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   /** Creates a key; the secret in the answer is never retrievable again. */
@@ -289,6 +337,7 @@ export class ApiKeyStore {
     const label = checkLabel(input.label)
     const tier = checkTier(input.tier ?? DEFAULT_API_KEY_TIER)
     const webhook = input.webhook == null ? null : checkWebhookConfig(input.webhook)
+    if (webhook !== null) await this.#checkTarget(webhook.url)
     const { secret, hash, prefix } = newSecret()
     const { rows } = await this.client.query<ApiKeyRow>(
       `INSERT INTO api_keys (id, label, tier, key_hash, key_prefix, webhook, created_at)
@@ -352,11 +401,19 @@ export class ApiKeyStore {
   }
 
   /**
-   * Sets (or, with null, removes) the key's webhook. Throws {@link ApiKeyError} for an unknown or
-   * revoked key or an invalid configuration.
+   * Sets (or, with null, removes) the key's webhook. A URL is checked against the target rules
+   * whenever it changes or the webhook is enabled; pausing the stored one (the same URL, disabled,
+   * as a 410 answer does) needs no check. Throws {@link ApiKeyError} for an unknown or revoked key
+   * or an invalid configuration.
    */
   async setWebhook(id: string, webhook: WebhookConfig | null): Promise<ApiKeyRecord> {
     const checked = webhook === null ? null : checkWebhookConfig(webhook)
+    if (checked !== null) {
+      // An unknown or revoked key is told so before its URL is looked at.
+      const row = await this.#row(this.client, id)
+      if (row === undefined || row.revoked_at !== null) await this.#refuse(this.client, id)
+      if (checked.enabled || checked.url !== row?.webhook?.url) await this.#checkTarget(checked.url)
+    }
     const row = await this.client.transaction(async (tx) => {
       const { rows } = await tx.query<ApiKeyRow>(
         `UPDATE api_keys SET webhook = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING ${COLUMNS}`,

@@ -28,4 +28,5 @@ export {
   unauthorized,
   type WebhookConfig,
   type WebhookTarget,
+  type WebhookTargetRefusal,
 } from './api-keys.js'

@@ -1,5 +1,6 @@
-import { type IntentsApi, PontisError, type Registry } from '@pontis/core'
+import { type IntentsApi, PontisError } from '@pontis/core'
 import type { OperationHandler, RequestOf, ResponseOf } from '@pontis/http'
+import type { StoredPermit } from '../quote/engine.js'
 import type { Indexer } from './indexer.js'
 import type { LifecycleStore } from './lifecycle-store.js'
 import type { Solver } from './solver.js'
@@ -15,7 +16,6 @@ type ExecuteHandler = OperationHandler<
 
 /** `POST /transactions/index` and the execute API `POST /execute/permits`. */
 export function createLifecycleHandlers(options: {
-  registry: Registry
   indexer: Indexer
   lifecycle: LifecycleStore
   solver: Solver
@@ -42,10 +42,14 @@ export function createLifecycleHandlers(options: {
         'REQUEST_NOT_FOUND',
         `No request ${body.requestId}; quote first and post the signature step's body.`,
       )
-    if (body.kind !== 'eip3009-receive') {
+    // The quote kept what its signature item authorizes; the body only names it.
+    const issued = ((request.quote as { permits?: readonly StoredPermit[] }).permits ?? []).find(
+      (permit) => permit.kind === body.kind,
+    )
+    if (!issued) {
       throw new PontisError(
         'UNSUPPORTED_EXECUTION_TYPE',
-        `Permits of kind ${body.kind} are not accepted; sign the quote's eip3009-receive step.`,
+        `Request ${request.id} issued no signature of kind ${body.kind}; post its signature step's data.post.body as issued.`,
       )
     }
     const jobKey = `submit_deposit:${request.id}`
@@ -60,30 +64,11 @@ export function createLifecycleHandlers(options: {
         },
       }
     }
-    const chain = options.registry.chain(request.originChainId)
-    const mismatch = [
-      body.chainId !== request.originChainId &&
-        `chainId is ${body.chainId}, the request's origin is ${request.originChainId}`,
-      body.currency.toLowerCase() !== request.originCurrency.toLowerCase() &&
-        `currency ${body.currency} is not the quoted ${request.originCurrency}`,
-      body.from.toLowerCase() !== request.userAddress.toLowerCase() &&
-        `from ${body.from} is not the quoted user ${request.userAddress}`,
-      body.value !== request.amountIn.toString() &&
-        `value ${body.value} is not the quoted ${request.amountIn}`,
-      body.nonce.toLowerCase() !== request.id && 'nonce must be the request id',
-      body.to.toLowerCase() !== (chain.record.protocol?.v2?.depository ?? '').toLowerCase() &&
-        `to ${body.to} is not the depository`,
-    ].filter(Boolean)
-    if (mismatch.length > 0) {
-      throw new PontisError(
-        'INVALID_SIGNATURE',
-        `The permit does not match request ${request.id}: ${mismatch.join('; ')}.`,
-      )
-    }
-    if (BigInt(body.validBefore) * 1000n <= BigInt(now())) {
+    if (BigInt(issued.validBefore) * 1000n <= BigInt(now())) {
       throw new PontisError(
         'SIGNATURE_EXPIRED',
-        `The permit expired at ${new Date(Number(body.validBefore) * 1000).toISOString()}; quote again.`,
+        `The permit expired at ${new Date(Number(issued.validBefore) * 1000).toISOString()}; quote again.`,
+        { deadline: Number(issued.validBefore) },
       )
     }
     await options.lifecycle.enqueue({
@@ -94,11 +79,11 @@ export function createLifecycleHandlers(options: {
       // Reserved for the synchronous run below; the background solver only picks it up if that failed.
       notBefore: now() + 60_000,
       payload: {
-        depositor: body.from,
-        currency: body.currency,
-        amount: body.value,
-        validAfter: body.validAfter,
-        validBefore: body.validBefore,
+        depositor: request.userAddress,
+        currency: request.originCurrency,
+        amount: request.amountIn.toString(),
+        validAfter: issued.validAfter,
+        validBefore: issued.validBefore,
         signature: query.signature,
       },
     })

@@ -28,9 +28,10 @@ export interface SolverOptions {
   readonly now?: () => number
   /**
    * Crash-test hook: called at named points (`after-sign`: the signed bytes are stored but not
-   * broadcast; `after-broadcast`: broadcast but not yet confirmed). Tests kill the process there.
+   * broadcast; `broadcast-recorded`: broadcast and recorded on the job, the request not yet moved to
+   * `submitted`; `after-broadcast`: broadcast but not yet confirmed). Tests kill the process there.
    */
-  readonly failpoint?: (point: 'after-sign' | 'after-broadcast') => void
+  readonly failpoint?: (point: 'after-sign' | 'broadcast-recorded' | 'after-broadcast') => void
 }
 
 class LeaseLost extends Error {}
@@ -251,6 +252,7 @@ export class Solver {
       releaseLease: true,
       notBefore: this.#now() + (this.#options.pollMs ?? 500),
     })
+    this.#options.failpoint?.('broadcast-recorded')
     if (job.requestId === null) return
     if (job.kind === 'fill')
       await lifecycle.transition(job.requestId, { to: 'submitted', txHash: job.transactionId as string })
@@ -294,6 +296,9 @@ export class Solver {
     if (job.requestId === null) return
     const txHash = job.transactionId as string
     if (job.kind === 'fill') {
+      // A crash after the broadcast was recorded but before the request moved leaves it `pending`,
+      // from where `success` is refused: it catches up with `submitted` first (a no-op otherwise).
+      await lifecycle.transition(job.requestId, { to: 'submitted', txHash })
       await lifecycle.transition(job.requestId, { to: 'success', txHash })
     } else if (job.kind === 'refund') {
       const payload = job.payload as unknown as RefundPayload

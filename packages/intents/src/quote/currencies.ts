@@ -51,6 +51,20 @@ export class CurrencyCatalog {
     return this.native
   }
 
+  /**
+   * A currency the chain does not list but a swap source trades (an origin swap's input): known
+   * by its id and decimals only, so its id stands in for the symbol and name.
+   */
+  unlisted(address: string, decimals: number): ChainCurrency {
+    return (
+      this.#byAddress.get(address) ?? {
+        entry: { id: address, symbol: address, name: address, address, decimals },
+        address,
+        isNative: false,
+      }
+    )
+  }
+
   /** @throws UNSUPPORTED_CURRENCY naming the chain and what it supports. */
   get(address: string, chain: RegisteredChain, side: 'input' | 'output'): ChainCurrency {
     const found = this.#byAddress.get(address)

@@ -7,6 +7,7 @@ import {
   ORDER_VERSION,
   type OriginRequestOptions,
   type OriginSwapQuote,
+  type PermitTerms,
   PontisError,
   type PreparedStep,
   parseUnits,
@@ -80,6 +81,23 @@ export interface StoredQuote {
   readonly calls: ReadonlyArray<{ to: string; value: string; data: string }>
   readonly topupNativeAmount: string
   readonly slippageBps: number
+  /** The authorizations the quote's signature items issued, for the execute API. */
+  readonly permits?: readonly StoredPermit[]
+}
+
+/** {@link PermitTerms} as JSON: what the execute API redeems for a `usePermit` request. */
+export interface StoredPermit {
+  readonly kind: string
+  readonly validAfter: string
+  readonly validBefore: string
+}
+
+function storedPermit(terms: PermitTerms): StoredPermit {
+  return {
+    kind: terms.kind,
+    validAfter: terms.validAfter.toString(),
+    validBefore: terms.validBefore.toString(),
+  }
 }
 
 export interface QuoteEngineOptions {
@@ -529,7 +547,7 @@ export class QuoteEngine {
           orderData: order,
           orderSignature,
           paymentDetails: {
-            chainId: originChain.id,
+            chainId: protocolChainIdOf(originChain),
             depository: depositAddress ?? originChain.record.protocol?.v2?.depository ?? '',
             currency: inCurrency.address,
             amount: breakdown.amountIn.toString(),
@@ -574,8 +592,18 @@ export class QuoteEngine {
           items: step.items.map((item) => ({
             status: 'incomplete' as const,
             data: item.data as IntentsApi.StepItemData,
-            ...(step.kind === 'transaction' && step.id !== 'approve'
-              ? { check: { endpoint: `${STATUS_PATH}?requestId=${id}`, method: 'GET' as const } }
+            // Every item but an approval ends in the request's status: a client polls it until the
+            // fill (the Relay SDK keeps polling a signature item only when it has a check).
+            ...(step.id !== 'approve'
+              ? {
+                  check: {
+                    endpoint: `${STATUS_PATH}?requestId=${id}`,
+                    method: 'GET' as const,
+                    finalStatuses: destinationChain.adapter.finality.clientsStopAtSubmitted
+                      ? (['submitted', 'success'] as const)
+                      : (['success'] as const),
+                  },
+                }
               : {}),
           })),
         }))
@@ -608,6 +636,9 @@ export class QuoteEngine {
             calls: calls.map((call) => ({ to: call.to, value: call.value.toString(), data: call.data })),
             topupNativeAmount: topupNativeAmount.toString(),
             slippageBps,
+            permits: prepared.flatMap((step) =>
+              step.items.flatMap((item) => (item.permit ? [storedPermit(item.permit)] : [])),
+            ),
           },
         })
         return response
@@ -763,7 +794,12 @@ export class QuoteEngine {
         'strict ties a deposit address to one order; it needs useDepositAddress: true.',
       )
     }
-    if (request.permitExpiry !== undefined && !request.usePermit) {
+    // A member at its documented default means what leaving it out means (generated clients fill them in).
+    if (
+      request.permitExpiry !== undefined &&
+      request.permitExpiry !== PERMIT_EXPIRY_DEFAULT &&
+      !request.usePermit
+    ) {
       reject(
         'UNSUPPORTED_EXECUTION_TYPE',
         'permitExpiry sets how long a permit signature is valid; it needs usePermit: true.',
@@ -858,8 +894,12 @@ export class QuoteEngine {
 
   #sponsoredComponents(request: QuoteRequest): ReadonlySet<FeeComponent> | undefined {
     if (!request.subsidizeFees && !request.subsidizeRent) return undefined
+    const requested = request.sponsoredFeeComponents ?? DEFAULT_SPONSORED_COMPONENTS
+    // `service` is the specs' name for the `relay` bucket.
     const components = new Set<FeeComponent>(
-      request.subsidizeFees ? (request.sponsoredFeeComponents ?? DEFAULT_SPONSORED_COMPONENTS) : [],
+      request.subsidizeFees
+        ? requested.map((component) => (component === 'service' ? 'relay' : component))
+        : [],
     )
     if (request.subsidizeRent) components.add('rent')
     return components
@@ -886,9 +926,16 @@ export class QuoteEngine {
       : this.#options.settings.slippage.crossAssetBps
   }
 
-  #fee(amount: bigint, currency: ChainCurrency, chainId: number, priced: PricedCurrency): IntentsApi.Fee {
+  /** A fee object; `pricedAmount` is what `priced` values when that is not `amount` itself. */
+  #fee(
+    amount: bigint,
+    currency: ChainCurrency,
+    chainId: number,
+    priced: PricedCurrency,
+    pricedAmount: bigint = amount,
+  ): IntentsApi.Fee {
     const catalog = this.#catalogs.get(chainId) as CurrencyCatalog
-    const usd = amount < 0n ? -usdValue(-amount, priced) : usdValue(amount, priced)
+    const usd = pricedAmount < 0n ? -usdValue(-pricedAmount, priced) : usdValue(pricedAmount, priced)
     return {
       currency: catalog.toApi(currency, chainId),
       amount: amount.toString(),
@@ -929,6 +976,10 @@ export class QuoteEngine {
       }
     }
     const components = Object.fromEntries(FEE_COMPONENTS.map((component) => [component, bucket(component)]))
+    const userPays = FEE_COMPONENTS.reduce((sum, component) => {
+      const { total, sponsored } = breakdown.components[component]
+      return sum + total - sponsored
+    }, 0n)
     return {
       quoted: {
         selectedComponents: FEE_COMPONENTS.filter((component) => selected.has(component)),
@@ -937,6 +988,8 @@ export class QuoteEngine {
           : {}),
         capHit: breakdown.capHit,
         components: components as IntentsApi.FeeSponsorship['quoted']['components'],
+        sponsoredTotal: inFee(breakdown.subsidized),
+        userPaysTotal: inFee(userPays),
       },
     }
   }
@@ -990,6 +1043,7 @@ export class QuoteEngine {
       expandedPriceImpact: {
         swap: { usd: formatUsd(-inUsd(breakdown.components.swap.total)) },
         execution: { usd: formatUsd(-inUsd(breakdown.relayerGas)) },
+        relay: { usd: formatUsd(-inUsd(breakdown.relayerService)) },
         service: { usd: formatUsd(-inUsd(breakdown.relayerService)) },
         app: { usd: formatUsd(-inUsd(breakdown.app)) },
         sponsored: { usd: formatUsd(inUsd(breakdown.subsidized)) },
@@ -1009,18 +1063,29 @@ export class QuoteEngine {
       route: {
         origin: input.originSwap
           ? {
-              inputCurrency: input.originSwap.fromCurrency,
-              outputCurrency: origin.currency.address,
+              // The swap's input is priced at what it buys: the origin currency it turns into.
+              inputCurrency: this.#fee(
+                input.originSwap.amountIn,
+                origin.catalog.unlisted(input.originSwap.fromCurrency, input.originSwap.fromDecimals),
+                origin.chain.id,
+                origin.priced,
+                input.originSwap.amountOut,
+              ),
+              outputCurrency: {
+                ...this.#fee(input.originSwap.amountOut, origin.currency, origin.chain.id, origin.priced),
+                minimumAmount: input.originSwap.minimumAmountOut.toString(),
+              },
               router: input.originSwap.sources.join(' > '),
+              includedSwapSources: [...input.originSwap.sources],
             }
           : {
-              inputCurrency: origin.currency.address,
-              outputCurrency: origin.currency.address,
+              inputCurrency: currencyIn,
+              outputCurrency: currencyIn,
               router: origin.chain.record.protocol?.v2?.depository ?? 'depository',
             },
         destination: {
-          inputCurrency: destination.currency.address,
-          outputCurrency: destination.currency.address,
+          inputCurrency: currencyOut,
+          outputCurrency: currencyOut,
           router: 'pontis-solver',
         },
       },

@@ -9,12 +9,13 @@
  */
 import { BPS_DENOMINATOR, mulDiv, PontisError } from '@pontis/core'
 
-export type FeeComponent = 'execution' | 'swap' | 'service' | 'app' | 'rent'
+/** A sponsorable fee bucket; `relay` is the service's own fee (the specs' `service`). */
+export type FeeComponent = 'execution' | 'swap' | 'relay' | 'app' | 'rent'
 
 /** Cap allocation order: destination costs first, the swap last (its size depends on the others). */
-export const FEE_COMPONENTS: readonly FeeComponent[] = ['execution', 'rent', 'service', 'app', 'swap']
+export const FEE_COMPONENTS: readonly FeeComponent[] = ['execution', 'rent', 'relay', 'app', 'swap']
 /** What `subsidizeFees` sponsors when `sponsoredFeeComponents` is omitted (`rent` stays user-paid). */
-export const DEFAULT_SPONSORED_COMPONENTS: readonly FeeComponent[] = ['execution', 'swap', 'service', 'app']
+export const DEFAULT_SPONSORED_COMPONENTS: readonly FeeComponent[] = ['execution', 'swap', 'relay', 'app']
 
 /** out = in × numerator / denominator; both positive. */
 export interface Conversion {
@@ -105,7 +106,7 @@ export function breakdownForInput(
   const totals: Record<Exclude<FeeComponent, 'swap'>, bigint> = {
     execution: terms.executionCost,
     rent: terms.rentCost,
-    service: relayerService,
+    relay: relayerService,
     app,
   }
   let sponsoredBeforeSwap = 0n

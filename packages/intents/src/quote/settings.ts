@@ -1,4 +1,9 @@
-import { type EnvironmentVariables, loadEnvironmentFile, type SolverCredentials } from '@pontis/core'
+import {
+  type EnvironmentVariables,
+  loadEnvironmentFile,
+  type Registry,
+  type SolverCredentials,
+} from '@pontis/core'
 
 /** A solver inventory target: paying out of a balance above it earns the user a rebalance reward. */
 export interface InventoryTarget {
@@ -123,12 +128,53 @@ export const solverSettingsSchema = {
   },
 } as const
 
+/**
+ * Reads `configs/solver.<environment>.json`. With `registry`, each key must also be usable on the
+ * families it serves (the family derives its account from it), so a bad key stops start-up naming
+ * its field and variable instead of failing the first fill. Messages never contain a key.
+ */
 export function loadSolverSettings(options: {
   environment?: string
   configDir?: string
   env?: EnvironmentVariables
+  registry?: Registry
 }): Promise<SolverSettings> {
-  return loadEnvironmentFile<SolverSettings>({ ...options, name: 'solver', schema: solverSettingsSchema })
+  const { registry, ...fileOptions } = options
+  return loadEnvironmentFile<SolverSettings>({
+    ...fileOptions,
+    name: 'solver',
+    schema: solverSettingsSchema,
+    ...(registry ? { check: (value) => unusableKeys(value as SolverSettings, registry) } : {}),
+  })
+}
+
+function unusableKeys(
+  settings: SolverSettings,
+  registry: Registry,
+): Array<{ path: string; message: string }> {
+  const problems = new Map<string, string>()
+  for (const chain of registry.chains()) {
+    const filling = chain.adapter.filling
+    if (!filling) continue
+    const vmType = chain.record.vmType
+    const base = settings.solver.familyKeys?.[vmType] ? `solver.familyKeys.${vmType}` : 'solver'
+    const credentials = solverCredentialsFor(settings, vmType)
+    const keys: Array<[string, string | undefined]> = [
+      [`${base}.privateKey`, credentials.solverKey],
+      [`${base}.allocatorPrivateKey`, credentials.allocatorKey],
+    ]
+    for (const [path, key] of keys) {
+      if (key === undefined || problems.has(path)) continue
+      try {
+        // An allocator key is a key of the same family: its account derives the same way.
+        filling.solverAddress({ solverKey: key })
+      } catch {
+        // The family's own message may quote the key: name the field only.
+        problems.set(path, `${path} is not a usable ${vmType} key (chain ${chain.id} ${chain.record.name})`)
+      }
+    }
+  }
+  return [...problems].map(([path, message]) => ({ path, message }))
 }
 
 /** The solver's keys for one chain family: its `familyKeys` entry, else the EVM keys. Never logged. */

@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import type { Logger } from '@pontis/core'
 import {
@@ -26,6 +28,10 @@ export interface PgliteClientOptions {
  */
 export async function createPgliteClient(options: PgliteClientOptions = {}): Promise<SqlClient> {
   const schema = checkSchemaName(options.schema)
+  // PGlite creates only the last directory of its data dir; a fresh clone has none of the parents.
+  // (`memory://` and other URL forms are not directories.)
+  if (options.dataDir && !options.dataDir.includes('://'))
+    await mkdir(dirname(options.dataDir), { recursive: true })
   const db = await PGlite.create({
     dataDir: options.dataDir,
     parsers: { [INT8_OID]: parseInt8 },

@@ -6,6 +6,13 @@
 /** Delivery attempts per event: the first one plus up to 10 retries (the contract's "up to 10 retries"). */
 export const MAX_ATTEMPTS = 11
 
+/**
+ * Attempts per event while its host name does not exist (NXDOMAIN): a DNS change in flight gets a
+ * few seconds of backoff, a name that is gone is dead-lettered with the reason instead of being
+ * tried for a quarter of an hour.
+ */
+export const UNRESOLVABLE_MAX_ATTEMPTS = 4
+
 /** Largest `Retry-After` honoured; a receiver cannot park an event for longer than this per retry. */
 export const MAX_RETRY_AFTER_MS = 60 * 60_000
 

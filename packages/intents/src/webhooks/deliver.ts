@@ -54,14 +54,16 @@ export const PROTECTED_HEADERS: ReadonlySet<string> = new Set([
 const EVENT_ID_PATTERN = /^[\x21-\x7e]{1,128}$/
 
 /** What the outbox should do after an attempt. */
-export type DeliveryOutcome = 'delivered' | 'retry' | 'disable' | 'rejected-target'
+export type DeliveryOutcome = 'delivered' | 'retry' | 'unresolvable' | 'disable' | 'rejected-target'
 
 /**
  * Result of {@link deliverOnce}.
  *
  * - `delivered`: a 2xx answer.
- * - `retry`: another non-2xx (3xx included: redirects are never followed), a timeout, a network or
- *   DNS error. `retryAfterMs` carries the receiver's `Retry-After`, if any.
+ * - `retry`: another non-2xx (3xx included: redirects are never followed), a timeout, a network
+ *   error or a resolver that could not answer. `retryAfterMs` carries the receiver's `Retry-After`.
+ * - `unresolvable`: the host name does not exist (NXDOMAIN). It passed the check when it was set,
+ *   so it may come back (a DNS change in flight): retried a few times only, then dead-lettered.
  * - `disable`: 410 Gone; the receiver asks for the endpoint to be switched off.
  * - `rejected-target`: the configuration is unusable (SSRF policy, scheme, credentials in the URL,
  *   an invalid custom header); retrying cannot help until it changes.
@@ -227,7 +229,13 @@ export async function deliverOnce(options: DeliverOptions): Promise<DeliveryResu
     } catch (error) {
       if (error instanceof WebhookTargetError) {
         // A failed resolution may be transient; everything else is the configuration's fault.
-        return { outcome: error.reason === 'dns-failure' ? 'retry' : 'rejected-target', error: error.message }
+        const outcome =
+          error.reason === 'dns-failure'
+            ? 'retry'
+            : error.reason === 'unresolvable'
+              ? 'unresolvable'
+              : 'rejected-target'
+        return { outcome, error: error.message }
       }
       if (controller.signal.aborted) return abortedResult()
       return { outcome: 'retry', error: error instanceof Error ? error.message : 'target check failed' }

@@ -3,7 +3,12 @@ import type { Logger } from '@pontis/core'
 import type { ApiKeyStore, WebhookTarget } from '../keys/index.js'
 import { type Loop, startLoop } from '../lifecycle/loop.js'
 import type { SqlClient } from '../store/index.js'
-import { type BackoffOptions, MAX_ATTEMPTS, nextAttemptDelayMs } from './backoff.js'
+import {
+  type BackoffOptions,
+  MAX_ATTEMPTS,
+  nextAttemptDelayMs,
+  UNRESOLVABLE_MAX_ATTEMPTS,
+} from './backoff.js'
 import { type DeliveryResult, deliverOnce } from './deliver.js'
 import type { WebhookLookup, WebhookTargetPolicy } from './ssrf.js'
 
@@ -45,6 +50,8 @@ export interface WebhookDispatcherOptions {
   readonly timeoutMs?: number
   /** Attempts before an event is dead-lettered (1 + retries). Default 11. */
   readonly maxAttempts?: number
+  /** Attempts while the webhook host name does not exist. Default {@link UNRESOLVABLE_MAX_ATTEMPTS}. */
+  readonly unresolvableMaxAttempts?: number
   readonly backoff?: BackoffOptions
   readonly lookup?: WebhookLookup
 }
@@ -171,7 +178,9 @@ export class WebhookDispatcher {
       await this.#finish(row, 'disabled', details, attempts)
     } else if (
       result.outcome === 'rejected-target' ||
-      attempts >= (this.#options.maxAttempts ?? MAX_ATTEMPTS)
+      attempts >= (this.#options.maxAttempts ?? MAX_ATTEMPTS) ||
+      (result.outcome === 'unresolvable' &&
+        attempts >= (this.#options.unresolvableMaxAttempts ?? UNRESOLVABLE_MAX_ATTEMPTS))
     ) {
       logger.warn('webhook event dead-lettered', { eventId: row.event_id, attempts, outcome: result.outcome })
       await this.#finish(row, 'dead', details, attempts)

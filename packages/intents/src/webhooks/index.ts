@@ -7,6 +7,7 @@ export {
   MAX_ATTEMPTS,
   MAX_RETRY_AFTER_MS,
   nextAttemptDelayMs,
+  UNRESOLVABLE_MAX_ATTEMPTS,
 } from './backoff.js'
 export {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -38,6 +39,7 @@ export {
   type CheckedTarget,
   checkTarget,
   classifyAddress,
+  classifyHostName,
   type ResolvedAddress,
   type WebhookLookup,
   WebhookTargetError,

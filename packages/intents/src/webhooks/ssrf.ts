@@ -40,8 +40,17 @@ export interface CheckedTarget {
   family: 4 | 6
 }
 
-/** Why a target was refused. `dns-failure` may be transient; the others need a config change. */
-export type WebhookTargetReason = 'invalid-url' | 'scheme' | 'credentials' | 'dns-failure' | 'address-denied'
+/**
+ * Why a target was refused. `dns-failure` (the resolver could not answer now) may be transient;
+ * `unresolvable` (the name does not exist) usually is not; the others need a config change.
+ */
+export type WebhookTargetReason =
+  | 'invalid-url'
+  | 'scheme'
+  | 'credentials'
+  | 'unresolvable'
+  | 'dns-failure'
+  | 'address-denied'
 
 /** What an IP address is, as far as the SSRF guard cares. */
 export type AddressCategory =
@@ -249,6 +258,53 @@ function errorCode(error: unknown): string {
   return typeof code === 'string' ? code : 'lookup failed'
 }
 
+/** Resolver answers that mean "no such name" (NXDOMAIN, no address records), not "cannot ask now". */
+const NAME_DOES_NOT_EXIST = new Set(['ENOTFOUND', 'ENODATA', 'EAI_NONAME'])
+
+/** Cloud metadata services by name (GCP, AWS): refused whatever they resolve to. */
+const METADATA_NAMES = new Set([
+  'metadata',
+  'metadata.google.internal',
+  'metadata.goog',
+  'instance-data',
+  'instance-data.ec2.internal',
+])
+
+/** Special-use suffixes of private networks: `.internal` (ICANN), `.local` (mDNS), `.home.arpa` (RFC 8375). */
+const PRIVATE_NAME_SUFFIXES = ['.internal', '.local', '.home.arpa', '.localdomain']
+
+/**
+ * What a host name is before any resolution, for names whose meaning is fixed: `localhost` and
+ * every name under it are loopback (RFC 6761 6.3, whatever a resolver says: glibc answers
+ * `foo.localhost` with ENOTFOUND), `.invalid` never exists (RFC 6761 6.4), metadata and private
+ * network names are what they say. Undefined for ordinary names, which DNS decides.
+ */
+export function classifyHostName(host: string): AddressCategory | 'unresolvable' | undefined {
+  const name = normalizeHost(host)
+  if (name === 'localhost' || name.endsWith('.localhost')) return 'loopback'
+  if (name === 'invalid' || name.endsWith('.invalid')) return 'unresolvable'
+  if (METADATA_NAMES.has(name)) return 'metadata'
+  if (PRIVATE_NAME_SUFFIXES.some((suffix) => name.endsWith(suffix))) return 'private'
+  return undefined
+}
+
+/** The addresses of a host name, or why there are none. */
+async function resolveHost(host: string, lookup: WebhookLookup): Promise<ResolvedAddress[]> {
+  let addresses: ResolvedAddress[]
+  try {
+    addresses = await lookup(host, { all: true })
+  } catch (error) {
+    const code = errorCode(error)
+    if (NAME_DOES_NOT_EXIST.has(code))
+      throw new WebhookTargetError('unresolvable', `webhook host ${host} does not resolve: ${code}`)
+    throw new WebhookTargetError('dns-failure', `could not resolve webhook host ${host}: ${code}`)
+  }
+  if (addresses.length === 0) {
+    throw new WebhookTargetError('unresolvable', `webhook host ${host} has no addresses`)
+  }
+  return addresses
+}
+
 /**
  * Checks a webhook URL against the SSRF policy and resolves it to the address to connect to.
  *
@@ -256,7 +312,8 @@ function errorCode(error: unknown): string {
  * address is loopback); no user name or password in the URL; the host (an IP literal, or a name
  * resolved with `lookup(host, { all: true })`) must not have ANY address in a refused category
  * (private, loopback, link-local, metadata, multicast, unspecified, broadcast, documentation,
- * reserved — IPv4, IPv6 and IPv4-in-IPv6 forms), except as `policy` allows. Numeric IPv4 spellings
+ * reserved — IPv4, IPv6 and IPv4-in-IPv6 forms), except as `policy` allows. Names whose meaning is
+ * fixed are judged by name first (see {@link classifyHostName}). Numeric IPv4 spellings
  * (`2130706433`, `0x7f.0.0.1`, `017700000001`) are normalized to dotted quads by the WHATWG URL
  * parser before the check.
  *
@@ -265,7 +322,8 @@ function errorCode(error: unknown): string {
  * @param lookup - Resolver; defaults to `dns.promises.lookup`.
  * @returns The parsed URL and the first resolved address (all were checked); connect to that
  *   address only, keeping the URL's host name for Host and TLS SNI.
- * @throws WebhookTargetError with a `reason` when the target is refused or cannot be resolved.
+ * @throws WebhookTargetError with a `reason` when the target is refused or cannot be resolved
+ *   (`unresolvable`: the name does not exist; `dns-failure`: the resolver failed, try later).
  */
 export async function checkTarget(
   url: string,
@@ -292,25 +350,30 @@ export async function checkTarget(
   const host = bareAddress(parsed.hostname)
   if (host === '') throw new WebhookTargetError('invalid-url', 'webhook URL has no host')
 
+  const trustedHost = hostIsAllowed(host, policy.allowedHosts)
   let addresses: ResolvedAddress[]
   const literalFamily = isIP(host)
+  const named = literalFamily === 0 ? classifyHostName(host) : undefined
   if (literalFamily !== 0) {
     addresses = [{ address: host, family: literalFamily }]
+  } else if (named === 'unresolvable') {
+    throw new WebhookTargetError(
+      'unresolvable',
+      `webhook host ${host} does not exist (.invalid names never resolve)`,
+    )
+  } else if (named !== undefined && !categoryAllowed(named, policy, trustedHost)) {
+    throw new WebhookTargetError(
+      'address-denied',
+      `webhook host ${host} is a ${named} name, which is not an allowed webhook target`,
+      named,
+    )
+  } else if (named === 'loopback') {
+    // Allowed (development): a localhost name is the loopback address, asked of no resolver.
+    addresses = [{ address: '127.0.0.1', family: 4 }]
   } else {
-    try {
-      addresses = await lookup(host, { all: true })
-    } catch (error) {
-      throw new WebhookTargetError(
-        'dns-failure',
-        `could not resolve webhook host ${host}: ${errorCode(error)}`,
-      )
-    }
-    if (addresses.length === 0) {
-      throw new WebhookTargetError('dns-failure', `webhook host ${host} has no addresses`)
-    }
+    addresses = await resolveHost(host, lookup)
   }
 
-  const trustedHost = hostIsAllowed(host, policy.allowedHosts)
   const checked: Array<{ address: string; family: 4 | 6; category: AddressCategory }> = []
   for (const { address } of addresses) {
     const bare = bareAddress(address)
