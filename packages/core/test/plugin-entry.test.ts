@@ -3,12 +3,11 @@
  * of the services' runtime. Every name it exports, types included, is read with the TypeScript
  * checker and traced to the module that declares it.
  */
-import { basename } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as core from '@pontis/core'
 import * as pluginEntry from '@pontis/core/plugin'
 import t from 'tap'
-import ts from 'typescript'
+import { declaredExports } from '../../../scripts/module-exports.js'
 
 const ENTRY_FILE = fileURLToPath(new URL('../src/plugin-entry.ts', import.meta.url))
 
@@ -66,30 +65,6 @@ const SERVICE_ONLY_NAMES = [
   'createAjv',
   'satisfiesRange',
 ]
-
-/** Each name the entry exports, types included, with the file that declares it. */
-function declaredExports(entryFile: string): Map<string, string> {
-  const program = ts.createProgram([entryFile], {
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2023,
-    strict: true,
-    noEmit: true,
-    skipLibCheck: true,
-    types: ['node'],
-  })
-  const checker = program.getTypeChecker()
-  const source = program.getSourceFile(entryFile)
-  const moduleSymbol = source === undefined ? undefined : checker.getSymbolAtLocation(source)
-  if (moduleSymbol === undefined) throw new Error(`cannot read the exports of ${entryFile}`)
-  const declared = new Map<string, string>()
-  for (const symbol of checker.getExportsOfModule(moduleSymbol)) {
-    const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol
-    const file = target.declarations?.[0]?.getSourceFile().fileName
-    declared.set(symbol.name, file === undefined ? '?' : basename(file))
-  }
-  return declared
-}
 
 t.test('the entry exports the contract whole, and only the picked names besides', async (t) => {
   const declared = declaredExports(ENTRY_FILE)
