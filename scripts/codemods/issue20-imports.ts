@@ -29,6 +29,9 @@ const CORE_NAMED_IMPORT = /\b(import|export)(\s+type)?(\s*\{)([^{}]*)(\}\s*from\
 /** A relative module specifier after `from`, `import` or `import(`. */
 const RELATIVE_SPECIFIER = /(\bfrom\s*|\bimport\s*\(?\s*)(['"])(\.{1,2}\/[^'"\n]*)\2/g
 
+/** A file's leading block comment, a blank line, then the first import. */
+const HEADER_THEN_BLANK_LINE = /^(\/\*[\s\S]*?\*\/\n)\n+(import\b)/
+
 /** The names of a brace list: `type A, B as C` → A, B. */
 function importedNames(list: string): string[] {
   return list
@@ -114,6 +117,7 @@ const pluginNames = new Set(declaredExports(join(REPO_ROOT, 'packages/core/src/p
 const specifiers = await generatedSpecifiers()
 const pluginsRoot = join(REPO_ROOT, 'plugins')
 const changedFiles: string[] = []
+const originals = new Map<string, string>()
 let changedLines = 0
 const problems: string[] = []
 for (const file of await listSourceFiles(REPO_ROOT)) {
@@ -131,6 +135,7 @@ for (const file of await listSourceFiles(REPO_ROOT)) {
   const changes = core.changes + generated.changes
   if (changes === 0) continue
   changedFiles.push(file)
+  originals.set(file, original)
   changedLines += changes
   if (checkOnly) console.log(`${shown}: ${changes} import(s) to rewrite`)
   else await writeFile(file, generated.text)
@@ -140,6 +145,13 @@ if (!checkOnly && changedFiles.length > 0) {
   execFileSync(join(REPO_ROOT, 'node_modules', '.bin', 'biome'), ['check', '--write', ...changedFiles], {
     stdio: 'inherit',
   })
+  // When the first import moves down, biome leaves a blank line under the file's header comment.
+  for (const file of changedFiles) {
+    const sorted = await readFile(file, 'utf8')
+    const tidy = sorted.replace(HEADER_THEN_BLANK_LINE, '$1$2')
+    if (tidy !== sorted && !HEADER_THEN_BLANK_LINE.test(originals.get(file) ?? ''))
+      await writeFile(file, tidy)
+  }
 }
 console.log(
   `${checkOnly ? 'would rewrite' : 'rewrote'} ${changedLines} import(s) in ${changedFiles.length} file(s)` +
