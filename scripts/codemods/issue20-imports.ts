@@ -15,6 +15,7 @@
 import { execFileSync } from 'node:child_process'
 import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { REPO_ROOT } from '../generate.js'
 import { declaredExports } from '../module-exports.js'
 
@@ -52,7 +53,7 @@ async function listSourceFiles(dir: string): Promise<string[]> {
 }
 
 /** Each file `generated/package.json` exports, mapped to its `@pontis/generated/...` specifier. */
-async function generatedSpecifiers(): Promise<Map<string, string>> {
+export async function generatedSpecifiers(): Promise<Map<string, string>> {
   const manifest = JSON.parse(await readFile(join(GENERATED_ROOT, 'package.json'), 'utf8')) as {
     name: string
     exports: Record<string, string>
@@ -65,13 +66,13 @@ async function generatedSpecifiers(): Promise<Map<string, string>> {
   )
 }
 
-interface Rewrite {
+export interface Rewrite {
   readonly text: string
   readonly changes: number
   readonly problems: string[]
 }
 
-function rewriteCoreImports(text: string, pluginNames: ReadonlySet<string>): Rewrite {
+export function rewriteCoreImports(text: string, pluginNames: ReadonlySet<string>): Rewrite {
   let changes = 0
   const rewritten = text.replace(CORE_NAMED_IMPORT, (match, keyword, type, open, list, from, quote) => {
     if (!importedNames(list).every((name) => pluginNames.has(name))) return match
@@ -81,7 +82,7 @@ function rewriteCoreImports(text: string, pluginNames: ReadonlySet<string>): Rew
   return { text: rewritten, changes, problems: [] }
 }
 
-function rewriteGeneratedImports(
+export function rewriteGeneratedImports(
   file: string,
   text: string,
   specifiers: ReadonlyMap<string, string>,
@@ -112,49 +113,55 @@ function coreImportsLeft(text: string, pluginNames: ReadonlySet<string>): string
   )
 }
 
-const checkOnly = process.argv.includes('--check')
-const pluginNames = new Set(declaredExports(join(REPO_ROOT, 'packages/core/src/plugin-entry.ts')).keys())
-const specifiers = await generatedSpecifiers()
-const pluginsRoot = join(REPO_ROOT, 'plugins')
-const changedFiles: string[] = []
-const originals = new Map<string, string>()
-let changedLines = 0
-const problems: string[] = []
-for (const file of await listSourceFiles(REPO_ROOT)) {
-  const original = await readFile(file, 'utf8')
-  const shown = relative(REPO_ROOT, file)
-  const isPluginCode = file.startsWith(pluginsRoot + sep) || file === PLUGIN_SCAFFOLD
-  const core = isPluginCode
-    ? rewriteCoreImports(original, pluginNames)
-    : { text: original, changes: 0, problems: [] }
-  const generated = rewriteGeneratedImports(file, core.text, specifiers)
-  problems.push(...generated.problems.map((problem) => `${shown}: ${problem}`))
-  if (file.startsWith(pluginsRoot + sep) && shown.split(sep)[2] === 'src') {
-    problems.push(...coreImportsLeft(generated.text, pluginNames).map((left) => `${shown}: ${left}`))
+/** Rewrites (or, with `checkOnly`, reports) every file of the repository; exit code 1 on a problem. */
+async function main(checkOnly: boolean): Promise<void> {
+  const pluginNames = new Set(declaredExports(join(REPO_ROOT, 'packages/core/src/plugin-entry.ts')).keys())
+  const specifiers = await generatedSpecifiers()
+  const pluginsRoot = join(REPO_ROOT, 'plugins')
+  const changedFiles: string[] = []
+  const originals = new Map<string, string>()
+  let changedLines = 0
+  const problems: string[] = []
+  for (const file of await listSourceFiles(REPO_ROOT)) {
+    const original = await readFile(file, 'utf8')
+    const shown = relative(REPO_ROOT, file)
+    const isPluginCode = file.startsWith(pluginsRoot + sep) || file === PLUGIN_SCAFFOLD
+    const core = isPluginCode
+      ? rewriteCoreImports(original, pluginNames)
+      : { text: original, changes: 0, problems: [] }
+    const generated = rewriteGeneratedImports(file, core.text, specifiers)
+    problems.push(...generated.problems.map((problem) => `${shown}: ${problem}`))
+    if (file.startsWith(pluginsRoot + sep) && shown.split(sep)[2] === 'src') {
+      problems.push(...coreImportsLeft(generated.text, pluginNames).map((left) => `${shown}: ${left}`))
+    }
+    const changes = core.changes + generated.changes
+    if (changes === 0) continue
+    changedFiles.push(file)
+    originals.set(file, original)
+    changedLines += changes
+    if (checkOnly) console.log(`${shown}: ${changes} import(s) to rewrite`)
+    else await writeFile(file, generated.text)
   }
-  const changes = core.changes + generated.changes
-  if (changes === 0) continue
-  changedFiles.push(file)
-  originals.set(file, original)
-  changedLines += changes
-  if (checkOnly) console.log(`${shown}: ${changes} import(s) to rewrite`)
-  else await writeFile(file, generated.text)
-}
-if (!checkOnly && changedFiles.length > 0) {
-  // A name import sorts elsewhere than a relative path did.
-  execFileSync(join(REPO_ROOT, 'node_modules', '.bin', 'biome'), ['check', '--write', ...changedFiles], {
-    stdio: 'inherit',
-  })
-  // When the first import moves down, biome leaves a blank line under the file's header comment.
-  for (const file of changedFiles) {
-    const sorted = await readFile(file, 'utf8')
-    const tidy = sorted.replace(HEADER_THEN_BLANK_LINE, '$1$2')
-    if (tidy !== sorted && !HEADER_THEN_BLANK_LINE.test(originals.get(file) ?? ''))
-      await writeFile(file, tidy)
+  if (!checkOnly && changedFiles.length > 0) {
+    // A name import sorts elsewhere than a relative path did.
+    execFileSync(join(REPO_ROOT, 'node_modules', '.bin', 'biome'), ['check', '--write', ...changedFiles], {
+      stdio: 'inherit',
+    })
+    // When the first import moves down, biome leaves a blank line under the file's header comment.
+    for (const file of changedFiles) {
+      const sorted = await readFile(file, 'utf8')
+      const tidy = sorted.replace(HEADER_THEN_BLANK_LINE, '$1$2')
+      if (tidy !== sorted && !HEADER_THEN_BLANK_LINE.test(originals.get(file) ?? ''))
+        await writeFile(file, tidy)
+    }
   }
+  console.log(
+    `${checkOnly ? 'would rewrite' : 'rewrote'} ${changedLines} import(s) in ${changedFiles.length} file(s)` +
+      (problems.length === 0 ? '' : `; to fix by hand:\n  ${problems.join('\n  ')}`),
+  )
+  if (problems.length > 0 || (checkOnly && changedLines > 0)) process.exitCode = 1
 }
-console.log(
-  `${checkOnly ? 'would rewrite' : 'rewrote'} ${changedLines} import(s) in ${changedFiles.length} file(s)` +
-    (problems.length === 0 ? '' : `; to fix by hand:\n  ${problems.join('\n  ')}`),
-)
-if (problems.length > 0 || (checkOnly && changedLines > 0)) process.exitCode = 1
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await main(process.argv.includes('--check'))
+}
