@@ -5,7 +5,7 @@
  * process: `toPublicChainRecord` is the only way from one to the other.
  */
 
-import type { VmType } from './plugin.js'
+import type { VmType } from './vm-type.js'
 
 /** Display metadata of a currency item. */
 export interface CurrencyMetadata {

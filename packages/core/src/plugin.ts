@@ -11,26 +11,10 @@ import { PontisError } from './errors.js'
 import type { Logger } from './logger.js'
 import { assertValidRange } from './semver.js'
 import type { JsonSchema } from './validation.js'
+import type { VmType } from './vm-type.js'
 
 /** The version of this contract. A plugin's `coreApi` range must include it. */
 export const CORE_API_VERSION = '1.0.0'
-
-/** The families this interface knows: EVM, Solana VM, Bitcoin, Lighter, Hyperliquid, Tron, TON. */
-export type KnownVmType = 'evm' | 'svm' | 'bvm' | 'lvm' | 'hypevm' | 'tvm' | 'tonvm'
-
-/** The known families, in the order above. */
-export const KNOWN_VM_TYPES: readonly KnownVmType[] = Object.freeze([
-  'evm',
-  'svm',
-  'bvm',
-  'lvm',
-  'hypevm',
-  'tvm',
-  'tonvm',
-])
-
-/** A family id: a known one, or any lower-case word a plugin author picks for a new family. */
-export type VmType = KnownVmType | (string & {})
 
 // ------------------------------------------------------------------------------------------------
 // identity

@@ -33,10 +33,10 @@ import {
   CORE_API_VERSION,
   isPontisPlugin,
   type PontisPlugin,
-  type VmType,
 } from './plugin.js'
 import { satisfiesRange } from './semver.js'
 import { createAjv, validateWith } from './validation.js'
+import type { VmType } from './vm-type.js'
 
 /** A plugin the registry accepted, with where it came from (for messages). */
 export interface RegisteredPlugin {
