@@ -5,6 +5,8 @@ import {
   type IntentsApi,
   type Logger,
   ORDER_VERSION,
+  ORIGIN_REQUEST_OPTIONS,
+  type OriginRequestOption,
   type OriginRequestOptions,
   type OriginSwapQuote,
   type PermitTerms,
@@ -117,18 +119,6 @@ export interface QuoteContext {
   readonly apiKeyId?: string
 }
 
-/** Request members that only some families honour as origin; see `QuotingCapability.originRequestOptions`. */
-const FAMILY_ORIGIN_OPTIONS = [
-  'depositFeePayer',
-  'maxRouteLength',
-  'useSharedAccounts',
-  'includeComputeUnitLimit',
-  'includedOriginSwapSources',
-  'includedSwapSources',
-  'excludedSwapSources',
-  'additionalData.userPublicKey',
-] as const
-
 const PLACEHOLDER_ID: Hex = `0x${'00'.repeat(32)}`
 /** Nonces tried for a memo-less deposit before a quote gives up (each taken one is another instance's). */
 const DEPOSIT_TAG_ATTEMPTS = 3
@@ -165,9 +155,11 @@ function reject(
   throw new PontisError(code, message)
 }
 
-function present(request: QuoteRequest, option: string): boolean {
-  if (option === 'additionalData.userPublicKey') return request.additionalData?.userPublicKey !== undefined
-  return (request as Record<string, unknown>)[option] !== undefined
+/** The value of an origin option in the request, by its path (`additionalData.userPublicKey`). */
+function optionValue(request: QuoteRequest, option: OriginRequestOption): unknown {
+  return option
+    .split('.')
+    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], request)
 }
 
 /**
@@ -676,20 +668,12 @@ export class QuoteEngine {
   /** The family options the request set; `#checkOptions` already refused those the origin does not honour. */
   #familyOptions(request: QuoteRequest, quoting: QuotingCapability): OriginRequestOptions {
     const honoured = new Set(quoting.originRequestOptions ?? [])
-    const pick = <Key extends keyof OriginRequestOptions>(key: Key, value: OriginRequestOptions[Key]) =>
-      value !== undefined && honoured.has(key) ? { [key]: value } : {}
-    return {
-      ...pick('depositFeePayer', request.depositFeePayer),
-      ...pick('maxRouteLength', request.maxRouteLength),
-      ...pick('useSharedAccounts', request.useSharedAccounts),
-      ...pick('includeComputeUnitLimit', request.includeComputeUnitLimit),
-      ...pick('includedOriginSwapSources', request.includedOriginSwapSources),
-      ...pick('includedSwapSources', request.includedSwapSources),
-      ...pick('excludedSwapSources', request.excludedSwapSources),
-      ...(request.additionalData?.userPublicKey !== undefined && honoured.has('additionalData.userPublicKey')
-        ? { userPublicKey: request.additionalData.userPublicKey }
-        : {}),
+    const options: Record<string, unknown> = {}
+    for (const [option, key] of Object.entries(ORIGIN_REQUEST_OPTIONS)) {
+      const value = optionValue(request, option as OriginRequestOption)
+      if (value !== undefined && honoured.has(option)) options[key] = value
     }
+    return options as OriginRequestOptions
   }
 
   /** Refuses a deposit transaction over its family's wire-size limit, saying how far over and what helps. */
@@ -749,8 +733,8 @@ export class QuoteEngine {
     outCurrency: ChainCurrency,
   ): void {
     const honoured = new Set(originQuoting.originRequestOptions ?? [])
-    for (const option of FAMILY_ORIGIN_OPTIONS) {
-      if (present(request, option) && !honoured.has(option)) {
+    for (const option of Object.keys(ORIGIN_REQUEST_OPTIONS) as OriginRequestOption[]) {
+      if (optionValue(request, option) !== undefined && !honoured.has(option)) {
         reject(
           'UNSUPPORTED_ROUTE',
           `${option} does not apply to ${originChain.record.vmType} origins such as ${originChain.record.displayName} (${originChain.id}); remove it.`,
