@@ -676,7 +676,7 @@ export class QuoteEngine {
     return options as OriginRequestOptions
   }
 
-  /** Refuses a deposit transaction over its family's wire-size limit, saying how far over and what helps. */
+  /** Refuses a deposit transaction over its family's wire-size limit, with the family's error and remedy. */
   #checkSize(
     quoting: QuotingCapability,
     steps: readonly PreparedStep[],
@@ -688,12 +688,10 @@ export class QuoteEngine {
       const { sizeBytes, limitBytes, fits } = check(step)
       if (fits) continue
       const overBy = sizeBytes - limitBytes
-      const hint = originSwap
-        ? `the origin swap takes ${originSwap.hops} hop${originSwap.hops === 1 ? '' : 's'} (${originSwap.sources.join(', ')}): set maxRouteLength (start at 4, then 3) or includedOriginSwapSources to a single size-conservative source`
-        : 'remove includeComputeUnitLimit or depositFeePayer, or change the amount'
+      const oversized = quoting.oversizedTransaction
       throw new PontisError(
-        'SOLANA_TX_TOO_LARGE',
-        `transaction is ${sizeBytes} bytes, ${overBy} over the ${limitBytes} byte limit; ${hint}.`,
+        oversized?.errorCode ?? 'UNSUPPORTED_ROUTE',
+        `transaction is ${sizeBytes} bytes, ${overBy} over the ${limitBytes} byte limit; ${oversized?.remedy(originSwap) ?? 'change the amount'}.`,
         { size: sizeBytes, limit: limitBytes, overBy },
       )
     }
