@@ -18,7 +18,7 @@ import {
   type RegisteredChain,
   type Registry,
 } from '@pontis/core'
-import { encodeAbiParameters, type Hex } from 'viem'
+import type { Hex } from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { DepositTagTakenError } from '../store/index.js'
 import { type ChainCurrency, CurrencyCatalog } from './currencies.js'
@@ -153,6 +153,17 @@ function reject(
   message: string,
 ): never {
   throw new PontisError(code, message)
+}
+
+/** One destination call in the order's encoding, which is the destination family's. */
+function encodeCall(quoting: QuotingCapability, chain: RegisteredChain, call: DestinationCall): Hex {
+  if (!quoting.encodeDestinationCall) {
+    throw new PontisError(
+      'EXTRA_TXS_NOT_SUPPORTED',
+      `${chain.record.displayName} (${chain.record.vmType}) cannot run txs calls: its plugin does not encode them.`,
+    )
+  }
+  return quoting.encodeDestinationCall(call)
 }
 
 /** The value of an origin option in the request, by its path (`additionalData.userPublicKey`). */
@@ -484,12 +495,7 @@ export class QuoteEngine {
             expectedAmount: paidOut.toString(),
           },
         ],
-        calls: calls.map((call) =>
-          encodeAbiParameters(
-            [{ type: 'address' }, { type: 'uint256' }, { type: 'bytes' }],
-            [call.to as Hex, call.value, call.data as Hex],
-          ),
-        ),
+        calls: calls.map((call) => encodeCall(destinationQuoting, destinationChain, call)),
         deadline,
         extraData: '0x',
       },
