@@ -658,14 +658,22 @@ export class QuoteEngine {
     return fill + (finality.blockTimeSeconds ?? fill) * confirmations
   }
 
-  /** The solver's account on `chain` (its family's key), for fill costs and liquidity. */
+  /**
+   * The solver's account on `chain` (its family's key), for fill costs and liquidity. Only the
+   * destination's plugin can name it: a chain without filling cannot be paid on.
+   */
   #solverOn(chain: RegisteredChain): string {
     let address = this.#solverAddresses.get(chain.id)
     if (address === undefined) {
       const filling = chain.adapter.filling
-      address = filling
-        ? filling.solverAddress(solverCredentialsFor(this.#options.settings, chain.record.vmType))
-        : this.#solver.address
+      if (!filling) {
+        throw new PontisError(
+          'UNSUPPORTED_CHAIN',
+          `${chain.record.displayName} (${chain.id}) cannot be used as destination: its ${chain.record.vmType} plugin has no filling capability, so no solver can pay there.`,
+          { chainId: chain.id },
+        )
+      }
+      address = filling.solverAddress(solverCredentialsFor(this.#options.settings, chain.record.vmType))
       this.#solverAddresses.set(chain.id, address)
     }
     return address
