@@ -34,6 +34,7 @@ import {
   parseBps,
   withSlippage,
 } from './fees.js'
+import { type InventoryLookup, inventoryLookup } from './inventory.js'
 import { orderId, randomSalt, signOrder } from './order.js'
 import {
   convert,
@@ -184,9 +185,11 @@ export class QuoteEngine {
   readonly #solver: PrivateKeyAccount
   readonly #solverAddresses = new Map<number, string>()
   readonly #now: () => number
+  readonly #inventory: InventoryLookup
 
   constructor(options: QuoteEngineOptions) {
     this.#options = options
+    this.#inventory = inventoryLookup(options.registry, options.settings.inventory)
     this.#now = options.now ?? Date.now
     this.#solver = privateKeyToAccount(options.settings.solver.privateKey)
     for (const chain of options.registry.chains()) this.#catalogs.set(chain.id, new CurrencyCatalog(chain))
@@ -372,11 +375,7 @@ export class QuoteEngine {
         origin.priced,
         'ceil',
       ) + convert(solverPaidOrigin, origin.nativePriced, origin.priced, 'ceil')
-    const target = settings.inventory.find(
-      (item) =>
-        item.chainId === destinationChain.id &&
-        item.currency.toLowerCase() === outCurrency.address.toLowerCase(),
-    )
+    const target = this.#inventory(destinationChain.id, outCurrency.address)
     const rebalances =
       target !== undefined && solverBalance !== undefined && solverBalance > BigInt(target.targetAmount)
     const sponsoredComponents = this.#sponsoredComponents(request)
