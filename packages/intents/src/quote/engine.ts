@@ -46,6 +46,7 @@ import {
   usdValue,
 } from './prices.js'
 import { type SolverSettings, solverCredentialsFor } from './settings.js'
+import { createStepCheck, type StepCheck } from './step-check.js'
 
 export type QuoteRequest = IntentsApi.QuoteRequest
 
@@ -186,10 +187,12 @@ export class QuoteEngine {
   readonly #solverAddresses = new Map<number, string>()
   readonly #now: () => number
   readonly #inventory: InventoryLookup
+  readonly #checkSteps: StepCheck
 
   constructor(options: QuoteEngineOptions) {
     this.#options = options
     this.#inventory = inventoryLookup(options.registry, options.settings.inventory)
+    this.#checkSteps = createStepCheck(options.registry)
     this.#now = options.now ?? Date.now
     this.#solver = privateKeyToAccount(options.settings.solver.privateKey)
     for (const chain of options.registry.chains()) this.#catalogs.set(chain.id, new CurrencyCatalog(chain))
@@ -578,6 +581,7 @@ export class QuoteEngine {
           ...(nonceTag ? { depositNonce: nonceTag.nonce } : {}),
         })
         this.#checkSize(originQuoting, prepared, originSwap)
+        this.#checkSteps(originChain, prepared)
         if (!context.withSteps || !id) return response
         response.steps = prepared.map((step) => ({
           id: step.id,
