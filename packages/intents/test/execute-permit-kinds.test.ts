@@ -36,8 +36,8 @@ function executeFor(originChainId: keyof typeof chains) {
   return { post, queued: () => queued }
 }
 
-async function refusal(t: Test, attempt: Promise<unknown>): Promise<PontisError> {
-  const error = await attempt.then(
+async function refusal(t: Test, attempt: unknown): Promise<PontisError> {
+  const error = await Promise.resolve(attempt).then(
     () => undefined,
     (caught: unknown) => caught,
   )
