@@ -180,7 +180,7 @@ t.test('config addresses are checked with EVM rules at start-up', async (t) => {
   const error = await registry
     .addChains([
       entry({
-        erc20Currencies: [{ id: 'usdc', symbol: 'USDC', name: 'USD Coin', address: 'usdc', decimals: 6 }],
+        currencies: [{ id: 'usdc', symbol: 'USDC', name: 'USD Coin', address: 'usdc', decimals: 6 }],
         protocol: { v2: { chainId: 'base', depository: CHECKSUMMED.toLowerCase() } },
       }),
     ])
@@ -190,7 +190,7 @@ t.test('config addresses are checked with EVM rules at start-up', async (t) => {
     )
   t.match(
     error?.message,
-    "chain 8453 (base): erc20Currencies[0].address: currency 'usdc' is not a valid currency id",
+    "chain 8453 (base): currencies[0].address: currency 'usdc' is not a valid currency id",
   )
   t.notMatch(error?.message, 'depository', 'a lower-case address is valid')
 })

@@ -65,7 +65,7 @@ export default definePlugin<SvmPluginConfig>({
     const label = { id: chain.id, displayName: chain.displayName }
     const identity = createSvmIdentity(label)
     const depository = chain.protocol?.v2?.depository
-    const tokenCurrencies = [...(chain.erc20Currencies ?? []), ...(chain.solverCurrencies ?? [])]
+    const tokenCurrencies = [...(chain.currencies ?? []), ...(chain.solverCurrencies ?? [])]
       .map((currency) => currency.address)
       .filter((address) => address !== SVM_NATIVE_CURRENCY_ID && addressProblem(address) === undefined)
     const context: SvmChainContext = {
