@@ -117,7 +117,7 @@ t.test('the registry loads it from a chains file by path; the quote engine serve
     displayName: name,
     vmType: NAME,
     currency: { id: 'toy', symbol: 'TOY', name: 'Toy', address: address('0'.repeat(40)), decimals: 18 },
-    erc20Currencies: [usdt],
+    currencies: [usdt],
     solverCurrencies: [usdt],
     protocol: { v2: { chainId: name, depository: address('de'.repeat(20)) } },
     rpc: { url: 'http://127.0.0.1:1' },

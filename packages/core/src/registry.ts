@@ -258,7 +258,7 @@ export function createRegistry(options: CreateRegistryOptions = {}): Registry {
     const currency = (value: string) => adapter.identity.normalizeCurrency(value, 'currency')
     const address = (role: AddressRole) => (value: string) => adapter.identity.normalizeAddress(value, role)
     check('currency.address', entry.currency.address, currency)
-    for (const list of ['featuredTokens', 'erc20Currencies', 'solverCurrencies'] as const) {
+    for (const list of ['featuredTokens', 'currencies', 'solverCurrencies'] as const) {
       for (const [index, item] of (entry[list] ?? []).entries()) {
         check(`${list}[${index}].address`, item.address, currency)
       }

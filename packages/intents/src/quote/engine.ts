@@ -5,6 +5,8 @@ import {
   type IntentsApi,
   type Logger,
   ORDER_VERSION,
+  ORIGIN_REQUEST_OPTIONS,
+  type OriginRequestOption,
   type OriginRequestOptions,
   type OriginSwapQuote,
   type PermitTerms,
@@ -16,7 +18,7 @@ import {
   type RegisteredChain,
   type Registry,
 } from '@pontis/core'
-import { encodeAbiParameters, type Hex } from 'viem'
+import type { Hex } from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { DepositTagTakenError } from '../store/index.js'
 import { type ChainCurrency, CurrencyCatalog } from './currencies.js'
@@ -32,6 +34,7 @@ import {
   parseBps,
   withSlippage,
 } from './fees.js'
+import { type InventoryLookup, inventoryLookup } from './inventory.js'
 import { orderId, randomSalt, signOrder } from './order.js'
 import {
   convert,
@@ -43,6 +46,7 @@ import {
   usdValue,
 } from './prices.js'
 import { type SolverSettings, solverCredentialsFor } from './settings.js'
+import { createStepCheck, type StepCheck } from './step-check.js'
 
 export type QuoteRequest = IntentsApi.QuoteRequest
 
@@ -117,18 +121,6 @@ export interface QuoteContext {
   readonly apiKeyId?: string
 }
 
-/** Request members that only some families honour as origin; see `QuotingCapability.originRequestOptions`. */
-const FAMILY_ORIGIN_OPTIONS = [
-  'depositFeePayer',
-  'maxRouteLength',
-  'useSharedAccounts',
-  'includeComputeUnitLimit',
-  'includedOriginSwapSources',
-  'includedSwapSources',
-  'excludedSwapSources',
-  'additionalData.userPublicKey',
-] as const
-
 const PLACEHOLDER_ID: Hex = `0x${'00'.repeat(32)}`
 /** Nonces tried for a memo-less deposit before a quote gives up (each taken one is another instance's). */
 const DEPOSIT_TAG_ATTEMPTS = 3
@@ -165,9 +157,22 @@ function reject(
   throw new PontisError(code, message)
 }
 
-function present(request: QuoteRequest, option: string): boolean {
-  if (option === 'additionalData.userPublicKey') return request.additionalData?.userPublicKey !== undefined
-  return (request as Record<string, unknown>)[option] !== undefined
+/** One destination call in the order's encoding, which is the destination family's. */
+function encodeCall(quoting: QuotingCapability, chain: RegisteredChain, call: DestinationCall): Hex {
+  if (!quoting.encodeDestinationCall) {
+    throw new PontisError(
+      'EXTRA_TXS_NOT_SUPPORTED',
+      `${chain.record.displayName} (${chain.record.vmType}) cannot run txs calls: its plugin does not encode them.`,
+    )
+  }
+  return quoting.encodeDestinationCall(call)
+}
+
+/** The value of an origin option in the request, by its path (`additionalData.userPublicKey`). */
+function optionValue(request: QuoteRequest, option: OriginRequestOption): unknown {
+  return option
+    .split('.')
+    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], request)
 }
 
 /**
@@ -181,9 +186,13 @@ export class QuoteEngine {
   readonly #solver: PrivateKeyAccount
   readonly #solverAddresses = new Map<number, string>()
   readonly #now: () => number
+  readonly #inventory: InventoryLookup
+  readonly #checkSteps: StepCheck
 
   constructor(options: QuoteEngineOptions) {
     this.#options = options
+    this.#inventory = inventoryLookup(options.registry, options.settings.inventory)
+    this.#checkSteps = createStepCheck(options.registry)
     this.#now = options.now ?? Date.now
     this.#solver = privateKeyToAccount(options.settings.solver.privateKey)
     for (const chain of options.registry.chains()) this.#catalogs.set(chain.id, new CurrencyCatalog(chain))
@@ -369,11 +378,7 @@ export class QuoteEngine {
         origin.priced,
         'ceil',
       ) + convert(solverPaidOrigin, origin.nativePriced, origin.priced, 'ceil')
-    const target = settings.inventory.find(
-      (item) =>
-        item.chainId === destinationChain.id &&
-        item.currency.toLowerCase() === outCurrency.address.toLowerCase(),
-    )
+    const target = this.#inventory(destinationChain.id, outCurrency.address)
     const rebalances =
       target !== undefined && solverBalance !== undefined && solverBalance > BigInt(target.targetAmount)
     const sponsoredComponents = this.#sponsoredComponents(request)
@@ -492,12 +497,7 @@ export class QuoteEngine {
             expectedAmount: paidOut.toString(),
           },
         ],
-        calls: calls.map((call) =>
-          encodeAbiParameters(
-            [{ type: 'address' }, { type: 'uint256' }, { type: 'bytes' }],
-            [call.to as Hex, call.value, call.data as Hex],
-          ),
-        ),
+        calls: calls.map((call) => encodeCall(destinationQuoting, destinationChain, call)),
         deadline,
         extraData: '0x',
       },
@@ -581,6 +581,7 @@ export class QuoteEngine {
           ...(nonceTag ? { depositNonce: nonceTag.nonce } : {}),
         })
         this.#checkSize(originQuoting, prepared, originSwap)
+        this.#checkSteps(originChain, prepared)
         if (!context.withSteps || !id) return response
         response.steps = prepared.map((step) => ({
           id: step.id,
@@ -660,14 +661,22 @@ export class QuoteEngine {
     return fill + (finality.blockTimeSeconds ?? fill) * confirmations
   }
 
-  /** The solver's account on `chain` (its family's key), for fill costs and liquidity. */
+  /**
+   * The solver's account on `chain` (its family's key), for fill costs and liquidity. Only the
+   * destination's plugin can name it: a chain without filling cannot be paid on.
+   */
   #solverOn(chain: RegisteredChain): string {
     let address = this.#solverAddresses.get(chain.id)
     if (address === undefined) {
       const filling = chain.adapter.filling
-      address = filling
-        ? filling.solverAddress(solverCredentialsFor(this.#options.settings, chain.record.vmType))
-        : this.#solver.address
+      if (!filling) {
+        throw new PontisError(
+          'UNSUPPORTED_CHAIN',
+          `${chain.record.displayName} (${chain.id}) cannot be used as destination: its ${chain.record.vmType} plugin has no filling capability, so no solver can pay there.`,
+          { chainId: chain.id },
+        )
+      }
+      address = filling.solverAddress(solverCredentialsFor(this.#options.settings, chain.record.vmType))
       this.#solverAddresses.set(chain.id, address)
     }
     return address
@@ -676,23 +685,15 @@ export class QuoteEngine {
   /** The family options the request set; `#checkOptions` already refused those the origin does not honour. */
   #familyOptions(request: QuoteRequest, quoting: QuotingCapability): OriginRequestOptions {
     const honoured = new Set(quoting.originRequestOptions ?? [])
-    const pick = <Key extends keyof OriginRequestOptions>(key: Key, value: OriginRequestOptions[Key]) =>
-      value !== undefined && honoured.has(key) ? { [key]: value } : {}
-    return {
-      ...pick('depositFeePayer', request.depositFeePayer),
-      ...pick('maxRouteLength', request.maxRouteLength),
-      ...pick('useSharedAccounts', request.useSharedAccounts),
-      ...pick('includeComputeUnitLimit', request.includeComputeUnitLimit),
-      ...pick('includedOriginSwapSources', request.includedOriginSwapSources),
-      ...pick('includedSwapSources', request.includedSwapSources),
-      ...pick('excludedSwapSources', request.excludedSwapSources),
-      ...(request.additionalData?.userPublicKey !== undefined && honoured.has('additionalData.userPublicKey')
-        ? { userPublicKey: request.additionalData.userPublicKey }
-        : {}),
+    const options: Record<string, unknown> = {}
+    for (const [option, key] of Object.entries(ORIGIN_REQUEST_OPTIONS)) {
+      const value = optionValue(request, option as OriginRequestOption)
+      if (value !== undefined && honoured.has(option)) options[key] = value
     }
+    return options as OriginRequestOptions
   }
 
-  /** Refuses a deposit transaction over its family's wire-size limit, saying how far over and what helps. */
+  /** Refuses a deposit transaction over its family's wire-size limit, with the family's error and remedy. */
   #checkSize(
     quoting: QuotingCapability,
     steps: readonly PreparedStep[],
@@ -704,12 +705,10 @@ export class QuoteEngine {
       const { sizeBytes, limitBytes, fits } = check(step)
       if (fits) continue
       const overBy = sizeBytes - limitBytes
-      const hint = originSwap
-        ? `the origin swap takes ${originSwap.hops} hop${originSwap.hops === 1 ? '' : 's'} (${originSwap.sources.join(', ')}): set maxRouteLength (start at 4, then 3) or includedOriginSwapSources to a single size-conservative source`
-        : 'remove includeComputeUnitLimit or depositFeePayer, or change the amount'
+      const oversized = quoting.oversizedTransaction
       throw new PontisError(
-        'SOLANA_TX_TOO_LARGE',
-        `transaction is ${sizeBytes} bytes, ${overBy} over the ${limitBytes} byte limit; ${hint}.`,
+        oversized?.errorCode ?? 'UNSUPPORTED_ROUTE',
+        `transaction is ${sizeBytes} bytes, ${overBy} over the ${limitBytes} byte limit; ${oversized?.remedy(originSwap) ?? 'change the amount'}.`,
         { size: sizeBytes, limit: limitBytes, overBy },
       )
     }
@@ -749,8 +748,8 @@ export class QuoteEngine {
     outCurrency: ChainCurrency,
   ): void {
     const honoured = new Set(originQuoting.originRequestOptions ?? [])
-    for (const option of FAMILY_ORIGIN_OPTIONS) {
-      if (present(request, option) && !honoured.has(option)) {
+    for (const option of Object.keys(ORIGIN_REQUEST_OPTIONS) as OriginRequestOption[]) {
+      if (optionValue(request, option) !== undefined && !honoured.has(option)) {
         reject(
           'UNSUPPORTED_ROUTE',
           `${option} does not apply to ${originChain.record.vmType} origins such as ${originChain.record.displayName} (${originChain.id}); remove it.`,
