@@ -56,6 +56,8 @@ const EXPECTED_FAILURES: Record<ToyDefect, RegExp> = {
   'negative-cost': /not ok \d+ - estimateOriginCost: amount -5000 is not negative/,
   'read-back': /not ok \d+ - the devnet deposit reads back as the expected facts/,
   'missing-filling-fixture': /not ok \d+ - the adapter declares filling: give fixtures.filling/,
+  'unexecutable-step':
+    /not ok \d+ - step 0 \(deposit\) item 0: cannot be executed: the toy ledger rejects the transaction/,
 }
 
 t.test('each breach of the contract fails the suite, naming the check', async (t) => {
