@@ -14,11 +14,7 @@ const OBSERVE_INTERVAL_MS = 100
 
 /** The steps to run, and the deposit they must make. */
 interface Deposit {
-  readonly steps: readonly {
-    readonly id: string
-    readonly kind: string
-    readonly items: readonly ExecutableItem['data'][]
-  }[]
+  readonly steps: readonly PreparedStep[]
   readonly depositId: string
   readonly depositor: string
   readonly currencyId: string
@@ -67,7 +63,8 @@ async function servedDeposit(t: Test, execution: ExecutionFixtures): Promise<Dep
   t.ok(requestId !== undefined, `the service served ${steps.length} step(s) for request ${requestId}`)
   const request = served.quoteRequest as { user?: string; originCurrency?: string }
   return {
-    steps: steps.map((step) => ({ ...step, items: (step.items ?? []).map((item) => item.data) })),
+    // Served steps are JSON: the members a wallet reads are a PreparedStep's.
+    steps: steps as unknown as readonly PreparedStep[],
     depositId: execution.depositId ?? String(requestId),
     depositor: String(request.user),
     currencyId: String(request.originCurrency),
@@ -82,7 +79,7 @@ async function builtDeposit(
 ): Promise<Deposit> {
   const steps: readonly PreparedStep[] = (await adapter.quoting?.buildDepositSteps(request)) ?? []
   return {
-    steps: steps.map((step) => ({ ...step, items: step.items.map((item) => item.data) })),
+    steps,
     depositId: depositId ?? request.requestId,
     depositor: request.depositor,
     currencyId: request.currencyId,
@@ -106,7 +103,9 @@ async function postSignature(
   const url = new URL(post.endpoint, baseUrl)
   url.searchParams.set('signature', signature)
   const answer = await postJson(url.href, post.body)
-  t.equal(answer.status, 200, `${label}: the execute API ${post.endpoint} accepts it`, { found: answer.body })
+  const refusal =
+    answer.status === 200 ? '' : `: refused ${answer.status} ${answer.body.errorCode}: ${answer.body.message}`
+  t.equal(answer.status, 200, `${label}: the execute API ${post.endpoint} accepts it${refusal}`)
   const txHash = answer.body.txHash
   t.equal(typeof txHash, 'string', `${label}: the execute API submitted the deposit`)
   return typeof txHash === 'string' ? txHash : undefined
@@ -198,9 +197,9 @@ export async function checkExecution(t: Test, adapter: ChainAdapter, fixtures: P
   if (deposit === undefined) return
   const transactionIds: string[] = []
   for (const [index, step] of deposit.steps.entries()) {
-    for (const [itemIndex, data] of step.items.entries()) {
+    for (const [itemIndex, { data }] of step.items.entries()) {
       const label = `step ${index} (${step.id}) item ${itemIndex}`
-      const item = { data, step: { id: step.id, kind: step.kind } } as ExecutableItem
+      const item: ExecutableItem = { data, step }
       const transactionId = await executeItem(t, execution, item, label)
       if (transactionId === undefined) return
       transactionIds.push(transactionId)

@@ -18,7 +18,8 @@ import type {
 /** One step item as a wallet gets it: its `data` (a StepItemData variant) and the step it is in. */
 export interface ExecutableItem {
   readonly data: Readonly<Record<string, unknown>>
-  readonly step: Pick<PreparedStep, 'id' | 'kind'>
+  /** The whole step, as built or as served (served steps carry their items' `data` only). */
+  readonly step: PreparedStep
 }
 
 /** A running intent service that serves the fixture chain, and a quote request whose origin it is. */
