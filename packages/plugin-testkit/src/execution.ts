@@ -21,16 +21,9 @@ interface Deposit {
   readonly amount: bigint
 }
 
-/** Served steps as JSON: `{id, kind, requestId, items: [{data}]}`. */
-interface ServedStep {
-  readonly id: string
-  readonly kind: string
-  readonly requestId?: string
-  readonly items?: readonly { readonly data: Readonly<Record<string, unknown>> }[]
-}
-
+/** A served quote, as much as a wallet reads of it (steps are JSON with a PreparedStep's members). */
 interface ServedQuote {
-  readonly steps?: readonly ServedStep[]
+  readonly steps?: readonly (PreparedStep & { readonly requestId?: string })[]
   readonly details?: { readonly currencyIn?: { readonly amount?: string } }
 }
 
@@ -52,9 +45,10 @@ async function servedDeposit(t: Test, execution: ExecutionFixtures): Promise<Dep
   if (served === undefined) return undefined
   const answer = await postJson(new URL('/quote', served.url).href, served.quoteRequest)
   if (answer.status !== 200) {
-    t.fail(`the service serves no quote for execution.served.quoteRequest: ${answer.status}`, {
-      found: answer.body,
-    })
+    const { errorCode, message } = answer.body
+    t.fail(
+      `the service serves no quote for execution.served.quoteRequest: ${answer.status} ${errorCode}: ${message}`,
+    )
     return undefined
   }
   const quote = answer.body as ServedQuote
@@ -63,8 +57,7 @@ async function servedDeposit(t: Test, execution: ExecutionFixtures): Promise<Dep
   t.ok(requestId !== undefined, `the service served ${steps.length} step(s) for request ${requestId}`)
   const request = served.quoteRequest as { user?: string; originCurrency?: string }
   return {
-    // Served steps are JSON: the members a wallet reads are a PreparedStep's.
-    steps: steps as unknown as readonly PreparedStep[],
+    steps,
     depositId: execution.depositId ?? String(requestId),
     depositor: String(request.user),
     currencyId: String(request.originCurrency),

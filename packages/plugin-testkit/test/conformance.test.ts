@@ -17,6 +17,8 @@ import {
 import { createToyPlugin, TOY_DEFECTS, type ToyDefect, toyFixtures } from './fixtures/toy-plugin.js'
 
 const run = promisify(execFile)
+// The whole suite in process, then once per defect in a child: ~50 s alone, past tap's 120 s on a busy machine.
+t.setTimeout(300_000)
 
 t.test('the step item validator checks data against StepItemData', async (t) => {
   const validate = await loadStepItemValidator()
