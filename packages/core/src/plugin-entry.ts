@@ -41,6 +41,8 @@ export * from './plugin.js'
 // A bounded cache of chain reads.
 export { ReadCache } from './read-cache.js'
 // What `PluginDefinition.configSchema` is.
+// The step format of the execute API, for families that serve signatures the service redeems.
+export { SIGNATURE_STEP_FORMAT } from './step-formats.js'
 export type { JsonSchema } from './validation.js'
 // Family ids.
 export * from './vm-type.js'

@@ -37,6 +37,7 @@ const PICKED_NAMES = [
   'PublicChainRecord',
   'ReadCache',
   'RpcConfig',
+  'SIGNATURE_STEP_FORMAT',
   'TimedFetchOptions',
   'TimedResponse',
   'fetchWithFailover',

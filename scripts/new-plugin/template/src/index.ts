@@ -5,7 +5,14 @@
  * README): identity (src/identity.ts), quoting (src/quoting.ts: one signature step), reading
  * (src/reading.ts) and filling (src/filling.ts) over the node API (src/api.ts).
  */
-import { type AdapterContext, type ChainAdapter, type ChainConfig, definePlugin } from '@pontis/core'
+import {
+  type AdapterContext,
+  type ChainAdapter,
+  type ChainConfig,
+  definePlugin,
+  SIGNATURE_STEP_FORMAT,
+} from '@pontis/core'
+import { PERMIT_KIND } from './authorization.js'
 import { __CAMEL__ConfigSchema, type __PASCAL__PluginConfig } from './config.js'
 import { create__PASCAL__Context } from './context.js'
 import { create__PASCAL__Filling } from './filling.js'
@@ -18,6 +25,9 @@ export default definePlugin<__PASCAL__PluginConfig>({
   name: '@pontis/plugin-__NAME__',
   coreApi: '^1.0.0',
   configSchema: __CAMEL__ConfigSchema,
+  // What the deposit steps serve: a signed authorization, posted to the execute API with this kind.
+  stepFormats: { signature: SIGNATURE_STEP_FORMAT },
+  permitKinds: [PERMIT_KIND],
   createAdapter(chain: ChainConfig<__PASCAL__PluginConfig>, adapterContext: AdapterContext): ChainAdapter {
     const context = create__PASCAL__Context(chain)
     const identity = create__PASCAL__Identity(context.label)
