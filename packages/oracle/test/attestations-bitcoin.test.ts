@@ -13,29 +13,22 @@ import {
   BITCOIN_VAULT,
   SOLVER,
 } from '@pontis/devnet'
-import { createTestClient } from '@pontis/http/testing'
 import * as btc from '@scure/btc-signer'
 import t from 'tap'
-import { type Hex, keccak256, recoverAddress, stringToHex } from 'viem'
+import { type Hex, recoverAddress } from 'viem'
+import { type ErrorAnswer, randomId } from '../../../test/helpers/answers.js'
 import { hubAccountKey, hubAssetKey, type SignedAttestation } from '../src/index.js'
 import { typedDataDigest } from '../src/typed-data.js'
-import { hubBalance, relayExecution, signOrder, startDevnetOracle } from './fixtures/devnet-oracle.js'
+import { hubBalance, relayExecution, signOrder, startFamilyOracle } from './fixtures/devnet-oracle.js'
 
-const oracle = await startDevnetOracle(t, {}, { bitcoin: true })
-const bitcoin = oracle.devnet.bitcoin
-if (!bitcoin) throw new Error('the devnet was started without Bitcoin')
+const oracle = await startFamilyOracle(t, 'bitcoin')
+const bitcoin = oracle.family
 const chain = oracle.registry.chain(BITCOIN_DEVNET_CHAIN_ID)
-const client = () => createTestClient(t, oracle.server.url, oracle.loaded.document)
+const { post } = oracle
 const CHAIN = 'pontis-local-btc'
 const scriptOf = (address: string) => chain.adapter.identity.encodeAddress(address, 'depositor')
-type ErrorAnswer = { message: string; errorCode: string }
-
-function randomId(): Hex {
-  return keccak256(stringToHex(`${Math.random()}-${Date.now()}`))
-}
-
 async function broadcast(hex: string): Promise<string> {
-  const response = await fetch(`${bitcoin?.url}/tx`, { method: 'POST', body: hex })
+  const response = await fetch(`${bitcoin.url}/tx`, { method: 'POST', body: hex })
   const text = await response.text()
   if (!response.ok) throw new Error(`broadcast refused: ${text}`)
   return text
@@ -59,10 +52,6 @@ async function deposit(id: Hex, amount: bigint): Promise<string> {
   transaction.sign(user.keypair.privateKey as Uint8Array)
   transaction.finalize()
   return broadcast(transaction.hex)
-}
-
-async function post(path: string, body: unknown) {
-  return client().post(path, body)
 }
 
 t.test('Bitcoin deposits: 404 in the mempool, attested once in a block, credited on the hub', async (t) => {

@@ -29,9 +29,9 @@ import {
   SOLVER,
   USERS,
 } from '@pontis/devnet'
-import { createTestClient } from '@pontis/http/testing'
 import t from 'tap'
-import { encodePacked, type Hex, keccak256, recoverAddress, stringToHex, zeroAddress } from 'viem'
+import { encodePacked, type Hex, keccak256, recoverAddress, zeroAddress } from 'viem'
+import { type ErrorAnswer, randomId } from '../../../test/helpers/answers.js'
 import { hubAccountKey, hubAssetKey, type SignedAttestation } from '../src/index.js'
 import { typedDataDigest } from '../src/typed-data.js'
 import {
@@ -39,28 +39,21 @@ import {
   hubBalance,
   relayExecution,
   signOrder,
-  startDevnetOracle,
+  startFamilyOracle,
 } from './fixtures/devnet-oracle.js'
 
-const oracle = await startDevnetOracle(t, {}, { hyperliquid: true })
-const venue = oracle.devnet.hyperliquid
-if (!venue) throw new Error('the devnet was started without the Hyperliquid simulator')
+const oracle = await startFamilyOracle(t, 'hyperliquid')
+const venue = oracle.family
 const chain = oracle.registry.chain(HYPERLIQUID_DEVNET_CHAIN_ID)
 const quoting = chain.adapter.quoting
 const filling = chain.adapter.filling
 if (!quoting?.depositNonceTag || !filling) throw new Error('the Hyperliquid adapter cannot quote or fill')
-const client = () => createTestClient(t, oracle.server.url, oracle.loaded.document)
+const { client, post } = oracle
 const CHAIN = 'pontis-local-hyperliquid'
 const HYPERLIQUID = HYPERLIQUID_DEVNET_CHAIN_ID
 const ALICE = HYPERLIQUID_USERS.alice
 const BOB = HYPERLIQUID_USERS.bob
 const DEPOSITORY = HYPERLIQUID_SOLVER.address
-type ErrorAnswer = { message: string; errorCode: string }
-
-function randomId(): Hex {
-  return keccak256(stringToHex(`${Math.random()}-${Date.now()}`))
-}
-
 /** The deposit tag of a send by `sender` with `nonce`, from its definition (not the plugin's code). */
 const tagOf = (sender: string, nonce: bigint): Hex =>
   keccak256(encodePacked(['address', 'uint64'], [sender as Hex, nonce]))
@@ -75,7 +68,7 @@ async function signAndPost(
   nonce: number = action.time,
 ): Promise<Hex> {
   const signature = await hyperliquidSignAction(from.privateKey, action)
-  const response = await fetch(`${venue?.url}/exchange`, {
+  const response = await fetch(`${venue.url}/exchange`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ action, nonce, signature }),
@@ -112,12 +105,8 @@ async function deposit(
   return { hash, nonce, tag, action: data.action }
 }
 
-async function post(path: string, body: unknown) {
-  return client().post(path, body)
-}
-
 t.test('/chains/v1 lists Hyperliquid as a hypevm chain', async (t) => {
-  const answer = await client().get('/chains/v1')
+  const answer = await client.get('/chains/v1')
   t.equal(answer.status, 200)
   const body = answer.body as {
     chains: Array<{

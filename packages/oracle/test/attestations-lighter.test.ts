@@ -16,29 +16,22 @@ import {
   lighterSignTransfer,
   SOLVER,
 } from '@pontis/devnet'
-import { createTestClient } from '@pontis/http/testing'
 import t from 'tap'
-import { type Hex, keccak256, recoverAddress, stringToHex } from 'viem'
+import { type Hex, recoverAddress } from 'viem'
+import { type ErrorAnswer, randomId } from '../../../test/helpers/answers.js'
 import { hubAccountKey, hubAssetKey, type SignedAttestation } from '../src/index.js'
 import { typedDataDigest } from '../src/typed-data.js'
-import { hubBalance, relayExecution, signOrder, startDevnetOracle } from './fixtures/devnet-oracle.js'
+import { hubBalance, relayExecution, signOrder, startFamilyOracle } from './fixtures/devnet-oracle.js'
 
-const oracle = await startDevnetOracle(t, {}, { lighter: true })
-const venue = oracle.devnet.lighter
-if (!venue) throw new Error('the devnet was started without the Lighter venue')
-const client = () => createTestClient(t, oracle.server.url, oracle.loaded.document)
+const oracle = await startFamilyOracle(t, 'lighter')
+const venue = oracle.family
+const { client, post } = oracle
 const CHAIN = 'pontis-local-lighter'
 const USDC = LIGHTER_USDC_CURRENCY_ID
 const ALICE = LIGHTER_USERS.alice
 const BOB = LIGHTER_USERS.bob
-type ErrorAnswer = { message: string; errorCode: string }
-
 /** An account index (or currency id) as the plugin encodes it: 32 bytes big-endian. */
 const uint256 = (value: number | string) => `0x${BigInt(value).toString(16).padStart(64, '0')}` as Hex
-
-function randomId(): Hex {
-  return keccak256(stringToHex(`${Math.random()}-${Date.now()}`))
-}
 
 /** Signs a USDC perps transfer with `from`'s API key (the simulator's signer) and sends it; answers its hash. */
 async function transfer(from: LighterDevAccount, to: number, amount: bigint, memo: Hex): Promise<Hex> {
@@ -51,14 +44,14 @@ async function transfer(from: LighterDevAccount, to: number, amount: bigint, mem
       FromRouteType: 0,
       ToRouteType: 0,
       Amount: Number(amount),
-      USDCFee: Number(venue?.venue.transferFeeUsdc),
+      USDCFee: Number(venue.venue.transferFeeUsdc),
       Memo: memo,
       ExpiredAt: Date.now() + 600_000,
-      Nonce: venue?.venue.nextNonce(from.index, from.apiKeyIndex) as number,
+      Nonce: venue.venue.nextNonce(from.index, from.apiKeyIndex) as number,
     },
     from.apiKeySeed,
   )
-  const response = await fetch(`${venue?.url}/api/v1/sendTx`, {
+  const response = await fetch(`${venue.url}/api/v1/sendTx`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ tx_type: 12, tx_info: signed.txInfo }),
@@ -69,12 +62,8 @@ async function transfer(from: LighterDevAccount, to: number, amount: bigint, mem
   return signed.hash
 }
 
-async function post(path: string, body: unknown) {
-  return client().post(path, body)
-}
-
 t.test('/chains/v1 lists the venue as an lvm chain', async (t) => {
-  const answer = await client().get('/chains/v1')
+  const answer = await client.get('/chains/v1')
   t.equal(answer.status, 200)
   const body = answer.body as {
     chains: Array<{

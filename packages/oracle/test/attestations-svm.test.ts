@@ -5,7 +5,6 @@
  */
 import type { OracleApi } from '@pontis/core'
 import { SOLVER, SVM_DEVNET_CHAIN_ID, SVM_SOLVER, SVM_USERS, SVM_VAULT_OWNER } from '@pontis/devnet'
-import { createTestClient } from '@pontis/http/testing'
 import { decodeBase58, encodeBase58 } from '@pontis/plugin-svm'
 import {
   Connection,
@@ -17,28 +16,22 @@ import {
   VersionedTransaction,
 } from '@solana/web3.js'
 import t from 'tap'
-import { type Hex, keccak256, recoverAddress, stringToHex } from 'viem'
+import { type Hex, recoverAddress } from 'viem'
+import { type ErrorAnswer, randomId } from '../../../test/helpers/answers.js'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { hubAccountKey, hubAssetKey, type SignedAttestation } from '../src/index.js'
 import { typedDataDigest } from '../src/typed-data.js'
-import { hubBalance, relayExecution, signOrder, startDevnetOracle } from './fixtures/devnet-oracle.js'
+import { hubBalance, relayExecution, signOrder, startFamilyOracle } from './fixtures/devnet-oracle.js'
 
-const oracle = await startDevnetOracle(t, {}, { svm: true })
-const svm = oracle.devnet.svm
-if (!svm) throw new Error('the devnet was started without its SVM chain')
+const oracle = await startFamilyOracle(t, 'svm')
+const svm = oracle.family
 const connection = new Connection(svm.rpcUrl, 'confirmed')
-const client = () => createTestClient(t, oracle.server.url, oracle.loaded.document)
+const { post } = oracle
 const CHAIN = 'pontis-local-svm'
 const NATIVE = '11111111111111111111111111111111'
 const MEMO = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr')
 const hexOf = (base58: string) =>
   `0x${Buffer.from(decodeBase58(base58) as Uint8Array).toString('hex')}` as Hex
-type ErrorAnswer = { message: string; errorCode: string }
-
-function randomId(): Hex {
-  return keccak256(stringToHex(`${Math.random()}-${Date.now()}`))
-}
-
 function memo(id: string): TransactionInstruction {
   return { programId: MEMO, keys: [], data: Buffer.from(id, 'utf8') } as TransactionInstruction
 }
@@ -77,10 +70,6 @@ async function depositSol(user: Keypair, id: string, lamports: bigint): Promise<
     }),
     memo(id),
   ])
-}
-
-async function post(path: string, body: unknown) {
-  return client().post(path, body)
 }
 
 t.test('SVM deposits: attested in fast mode, slow waits for finalized, credited on the hub', async (t) => {

@@ -18,29 +18,27 @@ import {
   tronAddressBytes,
   tronSignTransaction,
 } from '@pontis/devnet'
-import { createTestClient } from '@pontis/http/testing'
 import t from 'tap'
-import { type Hex, keccak256, recoverAddress, stringToHex } from 'viem'
+import { type Hex, recoverAddress } from 'viem'
+import { type ErrorAnswer, randomId } from '../../../test/helpers/answers.js'
 import { hubAccountKey, hubAssetKey, type SignedAttestation } from '../src/index.js'
 import { typedDataDigest } from '../src/typed-data.js'
-import { hubBalance, relayExecution, signOrder, startDevnetOracle } from './fixtures/devnet-oracle.js'
+import { hubBalance, relayExecution, signOrder, startFamilyOracle } from './fixtures/devnet-oracle.js'
 
-const oracle = await startDevnetOracle(t, {}, { tron: true })
-const tron = oracle.devnet.tron
-if (!tron) throw new Error('the devnet was started without Tron')
+const oracle = await startFamilyOracle(t, 'tron')
+const tron = oracle.family
 const chain = oracle.registry.chain(TRON_DEVNET_CHAIN_ID)
-const client = () => createTestClient(t, oracle.server.url, oracle.loaded.document)
+const { client, post } = oracle
 const CHAIN = 'pontis-local-tron'
 /** The plugin's slow finality (a block is solid at 19 confirmations). */
 const SLOW_CONFIRMATIONS = 19
-type ErrorAnswer = { message: string; errorCode: string }
 /** The plugin keeps the head block number for its read-cache time; new blocks count after it. */
 const READ_CACHE_MS =
   Number((chain.entry.plugin as { readCacheSeconds?: number }).readCacheSeconds ?? 2) * 1000
 
 /** Mines `count` blocks and waits until the oracle's plugin sees the new head. */
 async function mine(count: number): Promise<void> {
-  tron?.mine(count)
+  tron.mine(count)
   await new Promise((resolve) => setTimeout(resolve, READ_CACHE_MS + 100))
 }
 
@@ -51,12 +49,8 @@ function bytes20(address: string): Hex {
   return `0x${Buffer.from(bytes.subarray(1)).toString('hex')}`
 }
 
-function randomId(): Hex {
-  return keccak256(stringToHex(`${Math.random()}-${Date.now()}`))
-}
-
 async function node(path: string, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`${tron?.url}${path}`, { method: 'POST', body: JSON.stringify(body) })
+  const response = await fetch(`${tron.url}${path}`, { method: 'POST', body: JSON.stringify(body) })
   return (await response.json()) as Record<string, unknown>
 }
 
@@ -84,12 +78,8 @@ async function deposit(id: Hex, currencyId: string, amount: bigint): Promise<str
   return signAndBroadcast(TRON_USERS.alice.privateKey, data.transaction)
 }
 
-async function post(path: string, body: unknown) {
-  return client().post(path, body)
-}
-
 t.test('/chains/v1 lists Tron as a tvm chain with the vault and 1/19 confirmations', async (t) => {
-  const answer = await client().get('/chains/v1')
+  const answer = await client.get('/chains/v1')
   t.equal(answer.status, 200)
   const body = answer.body as OracleApi.OracleChainsResponse
   const entry = body.chains.find((candidate) => candidate.id === TRON_DEVNET_CHAIN_ID)

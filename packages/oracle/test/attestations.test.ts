@@ -4,7 +4,6 @@
  */
 import { ORDER_TYPES, type OracleApi } from '@pontis/core'
 import { ALLOCATOR, DEPOSITORY_ADDRESS, ORACLE_SIGNER, SOLVER, USERS } from '@pontis/devnet'
-import { createTestClient } from '@pontis/http/testing'
 import { CALL_REQUEST_PARAMETERS, CALL_REQUEST_TYPES, depositoryAbi } from '@pontis/plugin-evm'
 import t, { type Test } from 'tap'
 import {
@@ -12,13 +11,12 @@ import {
   type Hex,
   hashStruct,
   hashTypedData,
-  keccak256,
   recoverAddress,
-  stringToHex,
   toHex,
   zeroAddress,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { type ErrorAnswer, randomId } from '../../../test/helpers/answers.js'
 import { hubAccountKey, hubAssetKey, type SignedAttestation, withdrawalAddressOf } from '../src/index.js'
 import { typedDataDigest } from '../src/typed-data.js'
 import {
@@ -32,18 +30,12 @@ import {
 
 const oracle = await startDevnetOracle(t)
 const { a, b } = oracle
-const client = () => createTestClient(t, oracle.server.url, oracle.loaded.document)
+const { client, post } = oracle
 const user = USERS[0]!
 const NATIVE = zeroAddress
 const CHAIN_A = 'pontis-local-a'
 const CHAIN_B = 'pontis-local-b'
 const signerAddress = ORACLE_SIGNER.address.toLowerCase()
-
-type ErrorAnswer = { message: string; errorCode: string }
-
-async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
-  return client().post(path, body, { headers })
-}
 
 /** Every message and execution signature recovers to the oracle's signer under our own digest. */
 async function assertSignedByOracle(t: Test, answer: SignedAttestation) {
@@ -55,10 +47,6 @@ async function assertSignedByOracle(t: Test, answer: SignedAttestation) {
     })
     t.equal(recovered.toLowerCase(), signerAddress, 'message signature recovers to the oracle')
   }
-}
-
-function randomId(): Hex {
-  return keccak256(stringToHex(`${Math.random()}-${Date.now()}`))
 }
 
 t.test('depository deposits: attested, signed, and credited on the hub', async (t) => {
@@ -442,7 +430,7 @@ t.test('withdrawals: initiation, initiated, then EXECUTED or EXPIRED settle on t
   const asset = hubAssetKey(CHAIN_A, NATIVE)
   const startBalance = await hubBalance(a, ownerAccount, asset)
 
-  const domain = (await client().get('/chains/v1')).body as OracleApi.OracleChainsResponse
+  const domain = (await client.get('/chains/v1')).body as OracleApi.OracleChainsResponse
   const withdraw = async (amount: bigint, recipient: Hex) => {
     const nonce = randomId()
     const message = {
