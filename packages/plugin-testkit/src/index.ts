@@ -27,3 +27,9 @@ export {
   STEP_ITEM_DATA_POINTER,
   type StepItemValidator,
 } from './step-items.js'
+export {
+  createTestAdapter,
+  type FullTestAdapter,
+  type TestChainBase,
+  testChainEntry,
+} from './test-adapters.js'
