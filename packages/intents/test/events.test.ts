@@ -5,80 +5,17 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Logger } from '@pontis/core'
-import { Client } from 'pg'
+import type { Client } from 'pg'
 import t from 'tap'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { notifyStatus, STATUS_CHANNEL, StatusEvents } from '../src/events/index.js'
 import { LifecycleStore } from '../src/lifecycle/lifecycle-store.js'
 import { StatusCache } from '../src/status.js'
-import { createPgClient, openRequestStore, type RequestStore, type SqlClient } from '../src/store/index.js'
+import { createPgClient, type SqlClient } from '../src/store/index.js'
+import { TEST_DATABASE_URL } from './fixtures/postgres.js'
+import { type StoreDatabase, storeBackends } from './fixtures/store-backends.js'
 
-const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test'
-
-/** The part of a tap test a backend needs. */
-interface Teardown {
-  teardown(fn: () => unknown): void
-}
-
-interface Database {
-  readonly store: RequestStore
-  /** Another store on the same database, as a second process would open it (PostgreSQL only). */
-  readonly another?: () => Promise<RequestStore>
-  /** A plain connection to the database, outside any store (PostgreSQL only). */
-  readonly admin?: Client
-}
-
-interface Backend {
-  readonly name: string
-  open(t: Teardown): Promise<Database>
-}
-
-function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password !== '') parsed.password = '***'
-    return parsed.toString()
-  } catch {
-    return '(unparsable URL)'
-  }
-}
-
-const pglite: Backend = {
-  name: 'pglite-memory',
-  async open(t) {
-    const store = await openRequestStore()
-    t.teardown(() => store.close())
-    return { store }
-  },
-}
-
-const postgres: Backend = {
-  name: 'postgres',
-  async open(t) {
-    const admin = new Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 5000 })
-    try {
-      await admin.connect()
-    } catch (error) {
-      throw new Error(
-        `PostgreSQL is unreachable at ${redactedUrl(TEST_DATABASE_URL)} (${(error as Error).message}); ` +
-          'the events suite needs it (CI has it): start PostgreSQL or set TEST_DATABASE_URL',
-      )
-    }
-    const schema = `test_events_${process.pid}_${randomBytes(4).toString('hex')}`
-    const stores: RequestStore[] = []
-    t.teardown(async () => {
-      await Promise.all(stores.map((store) => store.close()))
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-      await admin.end()
-    })
-    const another = async () => {
-      const store = await openRequestStore({ databaseUrl: TEST_DATABASE_URL, schema })
-      stores.push(store)
-      return store
-    }
-    return { store: await another(), another, admin }
-  },
-}
+const { pglite, postgres } = storeBackends('events')
 
 /** Records what was logged. */
 function recordingLogger() {
@@ -125,7 +62,7 @@ async function listenerPids(admin: Client, schema: string): Promise<number[]> {
 
 for (const backend of [pglite, postgres]) {
   t.test(backend.name, async (t) => {
-    let db: Database
+    let db: StoreDatabase
     try {
       db = await backend.open(t)
     } catch (error) {

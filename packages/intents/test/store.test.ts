@@ -10,7 +10,6 @@ import { join } from 'node:path'
 import type { IntentsApi } from '@pontis/core'
 import { loadOpenApiDocument } from '@pontis/http'
 import { ConformanceChecker } from '@pontis/http/testing'
-import { Client } from 'pg'
 import t from 'tap'
 import { INTENTS_DOCUMENT_PATH } from '../src/app.js'
 import {
@@ -26,8 +25,8 @@ import {
   runMigrations,
   type SqlClient,
 } from '../src/store/index.js'
+import { openTestSchema, TEST_DATABASE_URL, type Teardown } from './fixtures/postgres.js'
 
-const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test'
 const MAX_UINT256 = (1n << 256n) - 1n
 const T0 = 1_767_225_600_000
 
@@ -46,25 +45,10 @@ interface Database {
   connect(): Promise<SqlClient>
 }
 
-/** The part of a tap test a backend needs. */
-interface Teardown {
-  teardown(fn: () => unknown): void
-}
-
 interface Backend {
   readonly name: string
   /** An empty database, closed and removed in `t`'s teardown. */
   create(t: Teardown): Promise<Database>
-}
-
-function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password !== '') parsed.password = '***'
-    return parsed.toString()
-  } catch {
-    return '(unparsable URL)'
-  }
 }
 
 const pgliteMemory: Backend = {
@@ -79,28 +63,10 @@ const pgliteMemory: Backend = {
 const postgres: Backend = {
   name: 'postgres',
   async create(t) {
-    const admin = new Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 5000 })
-    try {
-      await admin.connect()
-    } catch (error) {
-      throw new Error(
-        `PostgreSQL is unreachable at ${redactedUrl(TEST_DATABASE_URL)} (${(error as Error).message}); ` +
-          'the store suite needs it (CI has it): start PostgreSQL or set TEST_DATABASE_URL',
-      )
-    }
-    const schema = `test_store_${process.pid}_${randomBytes(4).toString('hex')}`
-    const clients: SqlClient[] = []
-    t.teardown(async () => {
-      await Promise.all(clients.map((client) => client.close()))
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-      await admin.end()
-    })
+    const database = await openTestSchema(t, 'store')
     return {
-      async connect() {
-        const client = await createPgClient({ databaseUrl: TEST_DATABASE_URL, schema })
-        clients.push(client)
-        return client
-      },
+      connect: async () =>
+        database.own(await createPgClient({ databaseUrl: TEST_DATABASE_URL, schema: database.schema })),
     }
   },
 }

@@ -11,16 +11,16 @@ import type { IntentsApi, Logger } from '@pontis/core'
 import { createOpenApiAjv, listen, loadOpenApiDocument } from '@pontis/http'
 import type { ValidateFunction } from 'ajv'
 import Koa from 'koa'
-import { Client } from 'pg'
 import t from 'tap'
 import { type ClientOptions, WebSocket } from 'ws'
 import { deferred, waitFor, within } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH } from '../src/app.js'
 import { notifyStatus, StatusEvents } from '../src/events/index.js'
-import { type NewRequest, openRequestStore, type RequestStore } from '../src/store/index.js'
+import type { NewRequest, RequestStore } from '../src/store/index.js'
 import { attachStatusStream, type StatusStream, type StatusStreamOptions } from '../src/ws/index.js'
+import type { Teardown } from './fixtures/postgres.js'
+import { type StoreDatabase, storeBackends } from './fixtures/store-backends.js'
 
-const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test'
 const T0 = 1_767_225_600_000
 const EVENT = 'request.status.updated'
 
@@ -71,68 +71,7 @@ const UPDATE_FIELDS = [
 
 // ---- backends ----
 
-interface Teardown {
-  teardown(fn: () => unknown): void
-}
-
-interface Database {
-  readonly store: RequestStore
-  /** Another store on the same database, as a second process would open it (PostgreSQL only). */
-  readonly another?: () => Promise<RequestStore>
-  readonly admin?: Client
-}
-
-interface Backend {
-  readonly name: string
-  open(t: Teardown): Promise<Database>
-}
-
-function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password !== '') parsed.password = '***'
-    return parsed.toString()
-  } catch {
-    return '(unparsable URL)'
-  }
-}
-
-const pglite: Backend = {
-  name: 'pglite-memory',
-  async open(t) {
-    const store = await openRequestStore({ now: clock })
-    t.teardown(() => store.close())
-    return { store }
-  },
-}
-
-const postgres: Backend = {
-  name: 'postgres',
-  async open(t) {
-    const admin = new Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 5000 })
-    try {
-      await admin.connect()
-    } catch (error) {
-      throw new Error(
-        `PostgreSQL is unreachable at ${redactedUrl(TEST_DATABASE_URL)} (${(error as Error).message}); ` +
-          'the websocket suite needs it (CI has it): start PostgreSQL or set TEST_DATABASE_URL',
-      )
-    }
-    const schema = `test_ws_${process.pid}_${randomBytes(4).toString('hex')}`
-    const stores: RequestStore[] = []
-    t.teardown(async () => {
-      await Promise.all(stores.map((store) => store.close()))
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-      await admin.end()
-    })
-    const another = async () => {
-      const store = await openRequestStore({ databaseUrl: TEST_DATABASE_URL, schema, now: clock })
-      stores.push(store)
-      return store
-    }
-    return { store: await another(), another, admin }
-  },
-}
+const { pglite, postgres } = storeBackends('ws', clock)
 
 // ---- helpers ----
 
@@ -362,7 +301,7 @@ t.equal(extension.path, '/intents/ws', 'the document serves the stream on /inten
 
 for (const backend of [pglite, postgres]) {
   t.test(backend.name, async (t) => {
-    let db: Database
+    let db: StoreDatabase
     try {
       db = await backend.open(t)
     } catch (error) {
