@@ -4,7 +4,6 @@
  * postgres://postgres@127.0.0.1:5432/test. PostgreSQL being unreachable fails the suite.
  */
 import crypto from 'node:crypto'
-import { Client } from 'pg'
 import t from 'tap'
 import { waitFor } from '../../../test/helpers/wait.js'
 import {
@@ -16,8 +15,8 @@ import {
   type WebhookConfig,
 } from '../src/keys/index.js'
 import { createPgClient, createPgliteClient, RequestStore, type SqlClient } from '../src/store/index.js'
+import { openTestSchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 
-const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test'
 const T0 = 1_767_225_600_000
 
 function manualClock(start = T0) {
@@ -48,26 +47,9 @@ const pgliteMemory: Backend = {
 const postgres: Backend = {
   name: 'postgres',
   async create(t) {
-    const admin = new Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 5000 })
-    try {
-      await admin.connect()
-    } catch (error) {
-      throw new Error(
-        `PostgreSQL is unreachable (${(error as Error).message}); the key suite needs it (CI has it): start PostgreSQL or set TEST_DATABASE_URL`,
-      )
-    }
-    const schema = `test_keys_${process.pid}_${crypto.randomBytes(4).toString('hex')}`
-    const clients: SqlClient[] = []
-    t.teardown(async () => {
-      await Promise.all(clients.map((client) => client.close()))
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-      await admin.end()
-    })
-    const connect = async () => {
-      const client = await createPgClient({ databaseUrl: TEST_DATABASE_URL, schema })
-      clients.push(client)
-      return client
-    }
+    const database = await openTestSchema(t, 'keys')
+    const connect = async () =>
+      database.own(await createPgClient({ databaseUrl: TEST_DATABASE_URL, schema: database.schema }))
     await new RequestStore(await connect()).migrate()
     return { connect }
   },

@@ -9,7 +9,6 @@ import { type Logger, PontisError, silentLogger } from '@pontis/core'
 import { createApiApp, listen, loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, errorDataOf } from '@pontis/http/testing'
 import type Koa from 'koa'
-import { Client } from 'pg'
 import t from 'tap'
 import { INTENTS_DOCUMENT_PATH } from '../src/app.js'
 import { ApiKeyStore, createAdminHandlers } from '../src/keys/index.js'
@@ -22,9 +21,9 @@ import {
   type RateLimitPolicy,
   SqlRateLimiter,
 } from '../src/ratelimit/index.js'
-import { createPgClient, createPgliteClient, RequestStore, type SqlClient } from '../src/store/index.js'
+import { createPgClient, createPgliteClient, RequestStore } from '../src/store/index.js'
+import { openTestSchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 
-const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test'
 const T0 = 1_767_225_600_000
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef'
 const QUOTE = {
@@ -254,27 +253,9 @@ t.test('X-Forwarded-For is believed with proxy trust (the entry the proxy append
 })
 
 t.test('two instances on one PostgreSQL share the limit', async (t) => {
-  const admin = new Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 5000 })
-  try {
-    await admin.connect()
-  } catch (error) {
-    t.fail(
-      `PostgreSQL is unreachable (${(error as Error).message}): start PostgreSQL or set TEST_DATABASE_URL`,
-    )
-    return
-  }
-  const schema = `test_ratelimit_http_${process.pid}_${crypto.randomBytes(4).toString('hex')}`
-  const clients: SqlClient[] = []
-  t.teardown(async () => {
-    await Promise.all(clients.map((client) => client.close()))
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-    await admin.end()
-  })
-  const connect = async () => {
-    const client = await createPgClient({ databaseUrl: TEST_DATABASE_URL, schema })
-    clients.push(client)
-    return client
-  }
+  const database = await openTestSchema(t, 'ratelimit_http')
+  const connect = async () =>
+    database.own(await createPgClient({ databaseUrl: TEST_DATABASE_URL, schema: database.schema }))
   const first = await connect()
   await new RequestStore(first).migrate()
   const second = await connect()

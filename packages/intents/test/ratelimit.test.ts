@@ -5,7 +5,6 @@
  * are tested with their code in packages/http/test/ratelimit.test.ts.
  */
 import crypto from 'node:crypto'
-import { Client } from 'pg'
 import t from 'tap'
 import {
   DEFAULT_RATE_LIMIT_POLICY,
@@ -16,8 +15,8 @@ import {
   SqlRateLimiter,
 } from '../src/ratelimit/index.js'
 import { createPgClient, createPgliteClient, RequestStore, type SqlClient } from '../src/store/index.js'
+import { openTestSchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 
-const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test'
 // A window boundary for 60 s windows, so the arithmetic below is easy to follow.
 const T0 = 1_767_225_600_000
 
@@ -97,26 +96,9 @@ const backends = {
     return { connect: async () => client }
   },
   postgres: async (t: TapTest): Promise<Database> => {
-    const admin = new Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 5000 })
-    try {
-      await admin.connect()
-    } catch (error) {
-      throw new Error(
-        `PostgreSQL is unreachable (${(error as Error).message}); the rate-limit suite needs it (CI has it): start PostgreSQL or set TEST_DATABASE_URL`,
-      )
-    }
-    const schema = `test_ratelimit_${process.pid}_${crypto.randomBytes(4).toString('hex')}`
-    const clients: SqlClient[] = []
-    t.teardown(async () => {
-      await Promise.all(clients.map((client) => client.close()))
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-      await admin.end()
-    })
-    const connect = async () => {
-      const client = await createPgClient({ databaseUrl: TEST_DATABASE_URL, schema })
-      clients.push(client)
-      return client
-    }
+    const database = await openTestSchema(t, 'ratelimit')
+    const connect = async () =>
+      database.own(await createPgClient({ databaseUrl: TEST_DATABASE_URL, schema: database.schema }))
     await new RequestStore(await connect()).migrate()
     return { connect }
   },
