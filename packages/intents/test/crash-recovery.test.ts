@@ -5,16 +5,15 @@
  * job but before the request moves to submitted, and (third case) right after the broadcast.
  */
 import type { IntentsApi } from '@pontis/core'
-import { devnetEnvironment, startDevnet, USERS } from '@pontis/devnet'
+import { devnetEnvironment, USERS } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient } from '@pontis/http/testing'
 import t from 'tap'
-import { type Address, createPublicClient, createWalletClient, type Hex, http } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { type Address, createPublicClient, http } from 'viem'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH } from '../src/index.js'
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema, unsentSolverTransactions } from './fixtures/postgres.js'
-import { startServiceProcess } from './fixtures/service-process.js'
+import { sendDepositStep, startProcessDevnet, startServiceProcess } from './fixtures/service-process.js'
 
 // Three cases, each starting the service twice as its own process (TypeScript compiled at start-up,
 // then a devnet fill): 30-45 s a case on a busy 2-core machine, more than tap's 120 s for the file.
@@ -22,15 +21,8 @@ t.setTimeout(300_000)
 
 const NATIVE = '0x0000000000000000000000000000000000000000'
 const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
-const devnet = await startDevnet({
-  chains: [
-    { chainId: 31337, port: 0 },
-    { chainId: 31338, port: 0 },
-  ],
-})
-t.teardown(() => devnet.stop())
+const devnet = await startProcessDevnet(t)
 const [chainA, chainB] = devnet.chains as [(typeof devnet.chains)[0], (typeof devnet.chains)[0]]
-const clientA = createPublicClient({ chain: chainA.chain, transport: http(chainA.rpcUrl) })
 const clientB = createPublicClient({ chain: chainB.chain, transport: http(chainB.rpcUrl) })
 
 for (const [index, failpoint] of (
@@ -65,18 +57,7 @@ for (const [index, failpoint] of (
     ).body as IntentsApi.QuoteResponse
     const requestId = quote.steps[0]!.requestId as string
     const before = await clientB.getBalance({ address: recipient as Address })
-    const data = quote.steps[0]!.items[0]!.data as IntentsApi.EvmTransactionData
-    const wallet = createWalletClient({
-      account: privateKeyToAccount(user.privateKey),
-      chain: chainA.chain,
-      transport: http(chainA.rpcUrl),
-    })
-    const hash = await wallet.sendTransaction({
-      to: data.to as Address,
-      data: data.data as Hex,
-      value: BigInt(data.value),
-    })
-    await clientA.waitForTransactionReceipt({ hash })
+    const hash = await sendDepositStep(chainA, user, quote)
     await client.post('/transactions/index', { txHash: hash, chainId: '31337' })
 
     t.equal(await first.exited(), 'SIGKILL', 'the service died at the failpoint')

@@ -4,10 +4,9 @@
  * changes the others make (LISTEN/NOTIFY across processes).
  */
 import type { IntentsApi } from '@pontis/core'
-import { devnetEnvironment, startDevnet, USERS } from '@pontis/devnet'
+import { devnetEnvironment, USERS } from '@pontis/devnet'
 import t from 'tap'
-import { type Address, createPublicClient, createWalletClient, type Hex, http } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { type Address, createPublicClient, http } from 'viem'
 import WebSocket from 'ws'
 import { deferred, waitFor, within } from '../../../test/helpers/wait.js'
 import {
@@ -17,20 +16,13 @@ import {
   uniqueSchema,
   unsentSolverTransactions,
 } from './fixtures/postgres.js'
-import { startServiceProcess } from './fixtures/service-process.js'
+import { sendDepositStep, startProcessDevnet, startServiceProcess } from './fixtures/service-process.js'
 
 const NATIVE = '0x0000000000000000000000000000000000000000'
 const schema = uniqueSchema('scale')
 t.teardown(() => dropSchema(schema))
-const devnet = await startDevnet({
-  chains: [
-    { chainId: 31337, port: 0 },
-    { chainId: 31338, port: 0 },
-  ],
-})
-t.teardown(() => devnet.stop())
+const devnet = await startProcessDevnet(t)
 const [chainA, chainB] = devnet.chains as [(typeof devnet.chains)[0], (typeof devnet.chains)[0]]
-const clientA = createPublicClient({ chain: chainA.chain, transport: http(chainA.rpcUrl) })
 const clientB = createPublicClient({ chain: chainB.chain, transport: http(chainB.rpcUrl) })
 const env = {
   ...devnetEnvironment(devnet),
@@ -77,18 +69,7 @@ t.test('requests filled by two competing workers are each paid exactly once', as
       amount: '50000000000000000',
       tradeType: 'EXACT_INPUT',
     })) as IntentsApi.QuoteResponse
-    const data = quote.steps[0]!.items[0]!.data as IntentsApi.EvmTransactionData
-    const wallet = createWalletClient({
-      account: privateKeyToAccount(user.privateKey),
-      chain: chainA.chain,
-      transport: http(chainA.rpcUrl),
-    })
-    const hash = await wallet.sendTransaction({
-      to: data.to as Address,
-      data: data.data as Hex,
-      value: BigInt(data.value),
-    })
-    await clientA.waitForTransactionReceipt({ hash })
+    const hash = await sendDepositStep(chainA, user, quote)
     // Both workers are told about every deposit, as racing clients would.
     await Promise.all([
       post(workerA.url, '/transactions/index', { txHash: hash, chainId: '31337' }),
@@ -175,18 +156,7 @@ t.test("a status change made by a worker reaches the API-only process's websocke
     }
   })
   await within('the subscription and its current status', subscribed.promise)
-  const data = quote.steps[0]!.items[0]!.data as IntentsApi.EvmTransactionData
-  const wallet = createWalletClient({
-    account: privateKeyToAccount(user.privateKey),
-    chain: chainA.chain,
-    transport: http(chainA.rpcUrl),
-  })
-  const hash = await wallet.sendTransaction({
-    to: data.to as Address,
-    data: data.data as Hex,
-    value: BigInt(data.value),
-  })
-  await clientA.waitForTransactionReceipt({ hash })
+  const hash = await sendDepositStep(chainA, user, quote)
   await post(workerA.url, '/transactions/index', { txHash: hash, chainId: 31337 })
   await within('the success on the websocket', succeeded.promise, { lastSeen: () => seen.join(' → ') })
   t.same(seen[0], 'waiting', 'the current status comes first')
@@ -246,18 +216,7 @@ t.test('two delivery workers never send the same webhook twice', async (t) => {
         }),
       })
     ).json()) as IntentsApi.QuoteResponse
-    const data = quote.steps[0]!.items[0]!.data as IntentsApi.EvmTransactionData
-    const wallet = createWalletClient({
-      account: privateKeyToAccount(user.privateKey),
-      chain: chainA.chain,
-      transport: http(chainA.rpcUrl),
-    })
-    const hash = await wallet.sendTransaction({
-      to: data.to as Address,
-      data: data.data as Hex,
-      value: BigInt(data.value),
-    })
-    await clientA.waitForTransactionReceipt({ hash })
+    const hash = await sendDepositStep(chainA, user, quote)
     await post(workerA.url, '/transactions/index', { txHash: hash, chainId: 31337 })
     requestIds.push(quote.steps[0]!.requestId as string)
   }

@@ -4,26 +4,18 @@
  */
 import { createServer, type ServerResponse } from 'node:http'
 import type { IntentsApi } from '@pontis/core'
-import { devnetEnvironment, startDevnet, USERS } from '@pontis/devnet'
+import { devnetEnvironment, USERS } from '@pontis/devnet'
 import t from 'tap'
-import { type Address, createPublicClient, createWalletClient, type Hex, http } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import { deferred, within } from '../../../test/helpers/wait.js'
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './fixtures/postgres.js'
-import { startServiceProcess } from './fixtures/service-process.js'
+import { sendDepositStep, startProcessDevnet, startServiceProcess } from './fixtures/service-process.js'
 
 const NATIVE = '0x0000000000000000000000000000000000000000'
 const ADMIN_TOKEN = 'webhooks-crash-admin-token-0123456789'
 const schema = uniqueSchema('hookcrash')
 t.teardown(() => dropSchema(schema))
 
-const devnet = await startDevnet({
-  chains: [
-    { chainId: 31337, port: 0 },
-    { chainId: 31338, port: 0 },
-  ],
-})
-t.teardown(() => devnet.stop())
+const devnet = await startProcessDevnet(t)
 const chainA = devnet.chains[0]!
 
 // The receiver holds the first request open (the delivery is in flight), answers the rest at once.
@@ -113,20 +105,7 @@ t.test('events survive a SIGKILL mid-delivery', async (t) => {
     { 'x-api-key': secret },
   )) as IntentsApi.QuoteResponse
   const requestId = quote.steps[0]!.requestId as string
-  const data = quote.steps[0]!.items[0]!.data as IntentsApi.EvmTransactionData
-  const wallet = createWalletClient({
-    account: privateKeyToAccount(user.privateKey),
-    chain: chainA.chain,
-    transport: http(chainA.rpcUrl),
-  })
-  const hash = await wallet.sendTransaction({
-    to: data.to as Address,
-    data: data.data as Hex,
-    value: BigInt(data.value),
-  })
-  await createPublicClient({ chain: chainA.chain, transport: http(chainA.rpcUrl) }).waitForTransactionReceipt(
-    { hash },
-  )
+  const hash = await sendDepositStep(chainA, user, quote)
   await post(first.url, '/transactions/index', { txHash: hash, chainId: 31337 })
 
   await within('the first webhook delivery (the request going pending)', firstArrived.promise, {
