@@ -4,7 +4,6 @@ export {
   type IntentsEnvironment,
   readIntentsEnvironment,
   resolveIntentsPort,
-  webhookPolicyFromEnv,
 } from './config.js'
 export { notifyStatus, STATUS_CHANNEL, StatusEvents } from './events/index.js'
 export { Indexer } from './lifecycle/indexer.js'
@@ -21,4 +20,5 @@ export {
   startIntentsService,
 } from './service.js'
 export { openRequestStore, RequestStore } from './store/index.js'
+export { webhookPolicyFromEnv } from './webhooks/index.js'
 export { attachStatusStream, type StatusStream } from './ws/index.js'

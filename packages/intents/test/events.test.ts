@@ -10,7 +10,7 @@ import t from 'tap'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { notifyStatus, STATUS_CHANNEL, StatusEvents } from '../src/events/index.js'
 import { LifecycleStore } from '../src/lifecycle/lifecycle-store.js'
-import { StatusCache } from '../src/status.js'
+import { StatusCache } from '../src/status/cache.js'
 import { createPgClient, openRequestStore, type RequestStore, type SqlClient } from '../src/store/index.js'
 
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test'

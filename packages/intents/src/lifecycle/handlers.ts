@@ -1,6 +1,6 @@
 import { type IntentsApi, PontisError } from '@pontis/core'
 import type { OperationHandler, RequestOf, ResponseOf } from '@pontis/http'
-import type { StoredPermit } from '../quote/engine.js'
+import type { StoredPermit } from '../quote/persist.js'
 import type { Indexer } from './indexer.js'
 import type { LifecycleStore } from './lifecycle-store.js'
 import type { Solver } from './solver.js'
