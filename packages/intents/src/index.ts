@@ -10,8 +10,10 @@ export { Indexer } from './lifecycle/indexer.js'
 export { LifecycleStore } from './lifecycle/lifecycle-store.js'
 export { Solver } from './lifecycle/solver.js'
 export { canTransition, FINAL_STATUSES, TRANSITIONS } from './lifecycle/state-machine.js'
-export { type QuoteContext, type QuotedRequest, QuoteEngine, type QuoteRequest } from './quote/engine.js'
+export { type QuoteContext, QuoteEngine } from './quote/engine.js'
+export type { QuotedRequest, StoredQuote } from './quote/persist.js'
 export { type PriceSource, StaticPriceSource } from './quote/prices.js'
+export type { QuoteRequest } from './quote/route.js'
 export { loadSolverSettings, type SolverSettings } from './quote/settings.js'
 export {
   createIntentsRuntime,

@@ -14,9 +14,6 @@ import { type QuoteRequest, resolveRoute } from './route.js'
 import { type SolverSettings, solverCredentialsFor } from './settings.js'
 import { apiSteps, prepareDepositSteps } from './steps.js'
 
-export type { QuotedRequest, StoredPermit, StoredQuote } from './persist.js'
-export type { QuoteRequest } from './route.js'
-
 export interface QuoteEngineOptions {
   readonly registry: Registry
   readonly prices: PriceSource
