@@ -19,7 +19,7 @@ import type { PricedQuote } from './priced-quote.js'
 import type { QuoteRequest } from './route.js'
 
 /** A fresh 256-bit salt: every quote is a distinct order (and so a distinct request id). */
-export function randomSalt(): Hex {
+function randomSalt(): Hex {
   return `0x${randomBytes(32).toString('hex')}`
 }
 

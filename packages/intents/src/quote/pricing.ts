@@ -67,7 +67,7 @@ export async function priceRoute(route: Route, prices: PriceSource): Promise<Pri
 }
 
 /** The request's slippage tolerance, else the deployment's for a same- or cross-asset route. */
-export function slippageBpsFor(request: QuoteRequest, sameAsset: boolean, settings: SolverSettings): number {
+function slippageBpsFor(request: QuoteRequest, sameAsset: boolean, settings: SolverSettings): number {
   if (request.slippageTolerance !== undefined) return Number(request.slippageTolerance)
   return sameAsset ? settings.slippage.sameAssetBps : settings.slippage.crossAssetBps
 }
@@ -142,7 +142,7 @@ export async function estimateCosts(
  * The swap of the requested input into the deposit's currency, when the route has one: quoted for
  * the requested amount (exact input), or once the fees fixed the deposit's input (exact output).
  */
-export async function quoteOriginSwap(
+async function quoteOriginSwap(
   route: Route,
   tradeType: 'EXACT_INPUT' | 'EXACT_OUTPUT',
   amount: bigint,
