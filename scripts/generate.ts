@@ -2,6 +2,8 @@
  * Regenerates the typed clients from the OpenAPI documents with @hey-api/openapi-ts:
  * `generated/intents` from openapi/intents.yaml and `generated/oracle` from openapi/oracle.yaml.
  * Usage: `npm run generate` (or `tsx scripts/generate.ts <outputRoot>` to write elsewhere).
+ * Only the document folders are replaced: `generated/package.json`, the manifest of the
+ * `@pontis/generated` workspace the other packages import the clients through, is left as it is.
  */
 import { rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'

@@ -1,16 +1,20 @@
 /**
- * `npm run new-plugin`: the scaffolded plugin passes the conformance suite (its own test, run as a
- * child process), the registry loads it from a chains file by path, and the quote engine serves a
- * quote between two of its chains that conforms to the document. Everything is scaffolded into a temporary folder, never `plugins/`.
+ * `npm run new-plugin`: the scaffolded plugin, in the real plugins' layout, passes executable
+ * conformance (its own test, run as a child process: a real intent service loads it from a chains
+ * file by path, serves a quote, and its signature step is signed and accepted by the execute API,
+ * then read back on its devnet) touching nothing outside its folder; one whose signature step posts
+ * a kind the service did not issue fails. The registry loads it from a chains file by path and the
+ * quote engine serves a quote that conforms to the document. Everything is scaffolded into a
+ * temporary folder, never `plugins/`.
  */
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
-import { loadRegistry, silentLogger } from '@pontis/core'
+import { type ChainEntry, loadRegistry, silentLogger } from '@pontis/core'
 import { createOpenApiAjv, loadOpenApiDocument } from '@pontis/http'
 import { loadSolverSettings, QuoteEngine, StaticPriceSource } from '@pontis/intents'
 import { loadStepItemValidator } from '@pontis/plugin-testkit'
@@ -23,6 +27,20 @@ import {
 } from '../../scripts/new-plugin.js'
 
 const run = promisify(execFile)
+// Two conformance runs, each starting a devnet and an intent service: more than tap's 120 s on a busy machine.
+t.setTimeout(300_000)
+
+/** What the scaffolded plugin's test fixtures export (imported from the temporary folder). */
+interface ScaffoldedChains {
+  exampleChain(rpcUrl: string, index?: number): ChainEntry
+  readonly GENESIS_BALANCES: Readonly<Record<string, Readonly<Record<string, bigint>>>>
+  readonly USDT: { readonly address: string }
+}
+interface ScaffoldedDevnet {
+  startToyFamilyDevnet(
+    balances: ScaffoldedChains['GENESIS_BALANCES'],
+  ): Promise<{ readonly url: string; stop(): Promise<void> }>
+}
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const NAME = 'toy-family'
 
@@ -44,19 +62,40 @@ t.test('plugin names: family ids, refused with a reason otherwise', async (t) =>
   t.match(pluginNameProblem('x'.repeat(25)), /longer than 24/)
 })
 
-t.test('scaffolds the package, its source, README and conformance test', async (t) => {
+t.test("scaffolds the package in the real plugins' layout: a module per capability, a devnet", async (t) => {
   t.same(
     [...scaffolded.files].sort(),
-    ['README.md', 'package.json', 'src/index.ts', 'test/conformance.test.ts'],
+    [
+      'README.md',
+      'package.json',
+      'src/api.ts',
+      'src/authorization.ts',
+      'src/config.ts',
+      'src/context.ts',
+      'src/filling.ts',
+      'src/identity.ts',
+      'src/index.ts',
+      'src/quoting.ts',
+      'src/reading.ts',
+      'src/transactions.ts',
+      'test/conformance.test.ts',
+      'test/fixtures/chains.ts',
+      'test/fixtures/devnet.ts',
+    ],
     'the files written',
   )
+  for (const file of scaffolded.files) {
+    const content = await readFile(join(scaffolded.directory, file), 'utf8')
+    t.notMatch(content, /__[A-Z_]+__/, `${file}: every placeholder is replaced`)
+    t.ok(content.split('\n').length <= 160, `${file}: a small module`)
+  }
   t.equal(scaffolded.directory, join(pluginsDir, NAME))
   const manifest = JSON.parse(await readFile(join(scaffolded.directory, 'package.json'), 'utf8'))
   t.match(manifest, {
     name: '@pontis/plugin-toy-family',
     type: 'module',
     exports: { '.': './src/index.ts' },
-    dependencies: { '@pontis/core': '0.1.0' },
+    dependencies: { '@pontis/core': '0.1.0', viem: '^2.57.20' },
     devDependencies: { '@pontis/plugin-testkit': '0.1.0' },
   })
   const source = await readFile(join(scaffolded.directory, 'src/index.ts'), 'utf8')
@@ -88,14 +127,53 @@ t.test('the command line refuses a bad name with a message and exit code 1', asy
   t.match(failure?.stderr, "new-plugin: 'Not A Name' is not a plugin name")
 })
 
-t.test('the scaffolded plugin passes its conformance test', async (t) => {
-  const testFile = join(scaffolded.directory, 'test', 'conformance.test.ts')
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', testFile], { cwd: scratch })
-  t.notMatch(stdout, /^\s*not ok/m, 'no failing assertion')
-  t.match(stdout, /^ok 1 - plugin conformance: @pontis\/plugin-toy-family \(toy-family\)/m)
-  for (const part of ['definePlugin', 'registry', 'identity', 'finality', 'quoting']) {
-    t.match(stdout, new RegExp(`^\\s+ok \\d+ - ${part}`, 'm'), `the ${part} checks ran and passed`)
-  }
+/** Runs a scaffolded plugin's conformance test as a child process; answers its exit code and output. */
+async function runConformance(directory: string): Promise<{ code: number; stdout: string }> {
+  const testFile = join(directory, 'test', 'conformance.test.ts')
+  return run(process.execPath, ['--import', 'tsx', testFile], { cwd: scratch }).then(
+    ({ stdout }) => ({ code: 0, stdout }),
+    (error: { code?: number; stdout?: string }) => ({ code: error.code ?? -1, stdout: error.stdout ?? '' }),
+  )
+}
+
+t.test(
+  'the scaffolded plugin passes executable conformance, touching nothing outside its folder',
+  async (t) => {
+    const { code, stdout } = await runConformance(scaffolded.directory)
+    t.equal(code, 0, 'the conformance test passes')
+    t.notMatch(stdout, /^\s*not ok/m, 'no failing assertion')
+    t.match(stdout, /^ok 1 - plugin conformance: @pontis\/plugin-toy-family \(toy-family\)/m)
+    for (const part of [
+      'definePlugin',
+      'registry',
+      'identity',
+      'finality',
+      'quoting',
+      'execution',
+      'reading',
+      'filling',
+    ]) {
+      t.match(stdout, new RegExp(`^\\s+ok \\d+ - ${part}`, 'm'), `the ${part} checks ran and passed`)
+    }
+    t.match(stdout, /ok \d+ - step 0 \(authorize\) item 0: the execute API \/execute\/permits accepts it/)
+    t.match(stdout, /ok \d+ - reading observes the deposit 0x[0-9a-f]{64} of 5000000 by toy-family:/)
+    t.same((await readdir(scratch)).sort(), ['node_modules', 'plugins'], 'nothing written beside the plugin')
+    t.same((await readdir(pluginsDir)).sort(), [NAME], 'nor in the plugins folder')
+  },
+)
+
+t.test('conformance fails when a served signature step cannot be executed', async (t) => {
+  const broken = await scaffoldPlugin({ name: 'wrong-kind', pluginsDir })
+  t.teardown(() => rm(broken.directory, { recursive: true, force: true }))
+  // The item asks clients to post a kind the service never issued for the request.
+  const quoting = join(broken.directory, 'src', 'quoting.ts')
+  const source = await readFile(quoting, 'utf8')
+  t.match(source, 'body: { kind: PERMIT_KIND,')
+  await writeFile(quoting, source.replace('body: { kind: PERMIT_KIND,', "body: { kind: 'eip2612-permit',"))
+  const { code, stdout } = await runConformance(broken.directory)
+  t.equal(code, 1, 'the conformance test fails')
+  t.match(stdout, /not ok \d+ - step 0 \(authorize\) item 0: the execute API \/execute\/permits accepts it/)
+  t.match(stdout, /UNSUPPORTED_EXECUTION_TYPE/, 'the service says why')
 })
 
 t.test('the registry loads it from a chains file by path; the quote engine serves a quote', async (t) => {
@@ -103,35 +181,23 @@ t.test('the registry loads it from a chains file by path; the quote engine serve
   await mkdir(configDir, { recursive: true })
   const chainId = scaffolded.exampleChainId
   const address = (hex: string) => `${NAME}:${hex}`
-  const usdt = {
-    id: 'usdt',
-    symbol: 'USDT',
-    name: 'Tether',
-    address: address('cc'.repeat(20)),
-    decimals: 6,
-    supportsBridging: true,
-  }
-  const chain = (id: number, name: string) => ({
-    id,
-    name,
-    displayName: name,
-    vmType: NAME,
-    currency: { id: 'toy', symbol: 'TOY', name: 'Toy', address: address('0'.repeat(40)), decimals: 18 },
-    erc20Currencies: [usdt],
-    solverCurrencies: [usdt],
-    protocol: { v2: { chainId: name, depository: address('de'.repeat(20)) } },
-    rpc: { url: 'http://127.0.0.1:1' },
-  })
+  // The plugin's own devnet and example chains (its test fixtures), so quotes read real balances.
+  const fixture = (file: string) =>
+    import(pathToFileURL(join(scaffolded.directory, 'test', 'fixtures', file)).href)
+  const { exampleChain, GENESIS_BALANCES, USDT: usdt } = (await fixture('chains.ts')) as ScaffoldedChains
+  const { startToyFamilyDevnet } = (await fixture('devnet.ts')) as ScaffoldedDevnet
+  const devnet = await startToyFamilyDevnet(GENESIS_BALANCES)
+  t.teardown(() => devnet.stop())
   await writeFile(
     join(configDir, 'chains.local.json'),
     JSON.stringify({
       plugins: { [NAME]: `../plugins/${NAME}/src/index.ts` },
-      chains: [chain(chainId, 'toy-a'), chain(chainId + 1, 'toy-b')],
+      chains: [exampleChain(devnet.url, 0), exampleChain(devnet.url, 1)],
     }),
   )
   const hub = {
     chainId,
-    name: 'toy-a',
+    name: `${NAME}-example-0`,
     oracleContract: `0x${'11'.repeat(20)}`,
     domain: { name: 'PontisOracle', version: '1' },
   }
@@ -146,7 +212,7 @@ t.test('the registry loads it from a chains file by path; the quote engine serve
   )
   t.same(
     registry.chain(chainId).entry.plugin,
-    { fastConfirmations: 1, confirmations: 2, unitPrice: 1 },
+    { fastConfirmations: 1, confirmations: 1, unitPrice: 1 },
     'its defaults applied',
   )
 
@@ -158,7 +224,7 @@ t.test('the registry loads it from a chains file by path; the quote engine serve
   const engine = new QuoteEngine({
     registry,
     settings,
-    prices: new StaticPriceSource({ toy: '2', usdt: '1' }),
+    prices: new StaticPriceSource({ toyfam: '2', usdt: '1' }),
     logger: silentLogger,
     saveRequest: async () => {},
   })

@@ -17,6 +17,10 @@ import {
 } from '../src/index.js'
 import { ADMIN_TOKEN, startBrokenProxy, startServices } from './fixtures/services.js'
 
+// Two services on a full devnet, then a child process checking every operation: more than the
+// default file budget on a busy machine.
+t.setTimeout(600_000)
+
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url))
 const bin = fileURLToPath(new URL('../bin/pontis.js', import.meta.url))
 

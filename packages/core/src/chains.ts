@@ -5,7 +5,7 @@
  * process: `toPublicChainRecord` is the only way from one to the other.
  */
 
-import type { VmType } from './plugin.js'
+import type { VmType } from './vm-type.js'
 
 /** Display metadata of a currency item. */
 export interface CurrencyMetadata {
@@ -113,7 +113,12 @@ export interface PublicChainRecord {
  * defaults applied.
  * @typeParam PluginOptions - the family's options, as validated by its plugin's `configSchema`.
  */
-export interface ChainEntry<PluginOptions = unknown> extends PublicChainRecord {
+export interface ChainEntry<PluginOptions = unknown> extends Omit<PublicChainRecord, 'erc20Currencies'> {
+  /**
+   * The tokens the chain serves besides its native currency, in the family's own ids (ERC-20
+   * addresses, SVM mints, …); served in the public record as Relay's `erc20Currencies`.
+   */
+  readonly currencies?: readonly CurrencyEntry[]
   /** Private: how to reach the chain. */
   readonly rpc: RpcConfig
   /** Private: family-specific options, validated by the plugin's `configSchema`. */
@@ -128,10 +133,10 @@ export type ChainConfig<PluginOptions = unknown> = Omit<ChainEntry<PluginOptions
 /** The members of a chain entry that must never be served. */
 export const PRIVATE_CHAIN_FIELDS = ['rpc', 'plugin'] as const
 
-/** The public record of a chain entry: everything but `rpc` and `plugin`. */
+/** The public record of a chain entry: everything but `rpc` and `plugin`, its `currencies` as Relay's `erc20Currencies`. */
 export function toPublicChainRecord(entry: ChainEntry | ChainConfig): PublicChainRecord {
-  const { rpc: _rpc, plugin: _plugin, ...record } = entry
-  return record
+  const { rpc: _rpc, plugin: _plugin, currencies, ...record } = entry
+  return currencies === undefined ? record : { ...record, erc20Currencies: currencies }
 }
 
 /** A short human label for a chain in messages: `31337 (pontis-local-a)`. */

@@ -80,7 +80,7 @@ export const chainEntrySchema = {
     depositFee: fee,
     surgeEnabled: { type: 'boolean' },
     featuredTokens: { type: 'array', items: currencyEntry },
-    erc20Currencies: { type: 'array', items: currencyEntry },
+    currencies: { type: 'array', items: currencyEntry },
     solverCurrencies: { type: 'array', items: currencyEntry },
     iconUrl: httpUrl,
     contracts,

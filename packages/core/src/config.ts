@@ -302,6 +302,27 @@ async function missingEnvironmentError(
   )
 }
 
+/** Chain entry keys that were renamed, with their new names: one line each tells the operator what to do. */
+const RENAMED_CHAIN_KEYS: Readonly<Record<string, string>> = {
+  erc20Currencies: 'currencies',
+}
+
+/** @throws ConfigError in one line naming each old key found, where, and its new name. */
+function checkRenamedKeys(file: string, document: unknown): void {
+  const entries = (document as { chains?: unknown } | null)?.chains
+  if (!Array.isArray(entries)) return
+  const found = entries.flatMap((entry, index) =>
+    Object.keys(typeof entry === 'object' && entry !== null ? entry : {})
+      .filter((key) => Object.hasOwn(RENAMED_CHAIN_KEYS, key))
+      .map((key) => `chains[${index}].${key}`),
+  )
+  if (found.length === 0) return
+  const oldKey = found[0]?.split('.').at(-1) as string
+  throw new ConfigError(
+    `${displayPath(file)}: ${found.join(', ')}: '${oldKey}' was renamed to '${RENAMED_CHAIN_KEYS[oldKey]}' (the same key for every family); rename it`,
+  )
+}
+
 /**
  * Reads, resolves and validates `chains.<environment>.json` and `chains.hub.<environment>.json`.
  * Addresses and plugin options are checked later by the registry, which knows the families.
@@ -345,6 +366,7 @@ export async function loadChainsConfig(options: LoadChainsConfigOptions = {}): P
     throw new ConfigError(summary, placeholderProblems, { missingVariables })
   }
 
+  checkRenamedKeys(chainsFile, chains.value)
   const issues: ConfigIssue[] = [
     ...validateWith(validateChainsFile, chains.value, '').map((issue) =>
       withVariables(

@@ -14,8 +14,20 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 
-const httpAgent = new HttpAgent({ keepAlive: true })
-const httpsAgent = new HttpsAgent({ keepAlive: true })
+/**
+ * An idle socket is closed after this long, or a second before the server's `Keep-Alive: timeout`
+ * hint when that is sooner (Node's agent only honours the hint when a timeout is set), so a request
+ * rarely goes out on a socket the server is closing.
+ */
+const IDLE_SOCKET_TIMEOUT_MS = 4_000
+const httpAgent = new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_TIMEOUT_MS })
+const httpsAgent = new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_TIMEOUT_MS })
+/**
+ * Attempts of one exchange when a reused idle socket turns out closed by the server before any
+ * answer (ECONNRESET, "socket hang up"): the request never reached the server's handler, so it goes
+ * again, as Node's documentation advises. A fresh connection's failure is never retried.
+ */
+const STALE_SOCKET_ATTEMPTS = 3
 const MAX_REDIRECTS = 20
 /** Statuses whose Response cannot carry a body. */
 const NULL_BODY = new Set([101, 103, 204, 205, 304])
@@ -56,7 +68,27 @@ interface Exchange extends KeepAliveAnswer {
   readonly location: string | undefined
 }
 
-function exchange(
+/** A failure before any answer on a socket the agent reused: the server closed it while idle. */
+class StaleSocketError extends Error {}
+
+async function exchange(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | Uint8Array | undefined,
+  signal: AbortSignal | undefined,
+): Promise<Exchange> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await exchangeOnce(url, method, headers, body, signal)
+    } catch (error) {
+      if (!(error instanceof StaleSocketError)) throw error
+      if (attempt >= STALE_SOCKET_ATTEMPTS) throw new TypeError('fetch failed', { cause: error.cause })
+    }
+  }
+}
+
+function exchangeOnce(
   url: URL,
   method: string,
   headers: Record<string, string>,
@@ -72,12 +104,16 @@ function exchange(
       agent: https ? httpsAgent : httpAgent,
       ...(signal ? { signal } : {}),
     })
+    let answered = false
     const fail = (error: unknown) => {
       if (signal?.aborted) reject(signal.reason)
+      else if (!answered && request.reusedSocket)
+        reject(new StaleSocketError('stale socket', { cause: error }))
       else reject(new TypeError('fetch failed', { cause: error }))
     }
     request.once('error', fail)
     request.once('response', (response: IncomingMessage) => {
+      answered = true
       const chunks: Buffer[] = []
       response.on('data', (chunk: Buffer) => chunks.push(chunk))
       response.once('error', fail)

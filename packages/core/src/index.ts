@@ -4,8 +4,8 @@
  */
 
 // The HTTP shapes of both services, generated from openapi/*.yaml (never edited by hand).
-export type * as IntentsApi from '../../../generated/intents/types.gen.js'
-export type * as OracleApi from '../../../generated/oracle/types.gen.js'
+export type * as IntentsApi from '@pontis/generated/intents/types'
+export type * as OracleApi from '@pontis/generated/oracle/types'
 export * from './amounts.js'
 export * from './chains.js'
 export * from './config.js'
@@ -22,4 +22,6 @@ export * from './plugin.js'
 export * from './read-cache.js'
 export * from './registry.js'
 export * from './semver.js'
+export { SIGNATURE_STEP_FORMAT } from './step-formats.js'
 export { addPontisFormats, createAjv, type JsonSchema, joinPath, type ValidationIssue } from './validation.js'
+export * from './vm-type.js'

@@ -7,30 +7,14 @@
 
 import type { ChainConfig } from './chains.js'
 import { deepFreeze } from './deep-freeze.js'
-import { PontisError } from './errors.js'
+import { type ErrorCode, PontisError } from './errors.js'
 import type { Logger } from './logger.js'
 import { assertValidRange } from './semver.js'
 import type { JsonSchema } from './validation.js'
+import type { VmType } from './vm-type.js'
 
 /** The version of this contract. A plugin's `coreApi` range must include it. */
 export const CORE_API_VERSION = '1.0.0'
-
-/** The families this interface knows: EVM, Solana VM, Bitcoin, Lighter, Hyperliquid, Tron, TON. */
-export type KnownVmType = 'evm' | 'svm' | 'bvm' | 'lvm' | 'hypevm' | 'tvm' | 'tonvm'
-
-/** The known families, in the order above. */
-export const KNOWN_VM_TYPES: readonly KnownVmType[] = Object.freeze([
-  'evm',
-  'svm',
-  'bvm',
-  'lvm',
-  'hypevm',
-  'tvm',
-  'tonvm',
-])
-
-/** A family id: a known one, or any lower-case word a plugin author picks for a new family. */
-export type VmType = KnownVmType | (string & {})
 
 // ------------------------------------------------------------------------------------------------
 // identity
@@ -139,6 +123,25 @@ export interface OriginRequestOptions {
   /** Bitcoin: the user's public key (hex), needed to spend P2SH outputs. */
   readonly userPublicKey?: string
 }
+
+/**
+ * The quote request members a family may honour as origin, by request path, with the
+ * {@link OriginRequestOptions} key each is handed over as. A plugin lists the ones it honours in
+ * {@link QuotingCapability.originRequestOptions}; the engine refuses the others on its chains.
+ */
+export const ORIGIN_REQUEST_OPTIONS = Object.freeze({
+  depositFeePayer: 'depositFeePayer',
+  maxRouteLength: 'maxRouteLength',
+  useSharedAccounts: 'useSharedAccounts',
+  includeComputeUnitLimit: 'includeComputeUnitLimit',
+  includedOriginSwapSources: 'includedOriginSwapSources',
+  includedSwapSources: 'includedSwapSources',
+  excludedSwapSources: 'excludedSwapSources',
+  'additionalData.userPublicKey': 'userPublicKey',
+} as const satisfies Record<string, keyof OriginRequestOptions>)
+
+/** A quote request member a family may honour as origin (its path in the request). */
+export type OriginRequestOption = keyof typeof ORIGIN_REQUEST_OPTIONS
 
 /** Swap the user's `fromCurrency` into `toCurrency` (one the depository takes) inside the deposit. */
 export interface OriginSwapRequest {
@@ -285,6 +288,14 @@ export interface TransactionSizeCheck {
   readonly fits: boolean
 }
 
+/** How a family refuses a deposit transaction over its size limit (see `checkTransactionSize`). */
+export interface OversizedTransaction {
+  /** The catalogued code the quote is refused with (SVM: SOLANA_TX_TOO_LARGE). */
+  readonly errorCode: ErrorCode
+  /** What the request can change to fit, for the message; `originSwap` when the deposit swaps first. */
+  remedy(originSwap: OriginSwapQuote | undefined): string
+}
+
 /** Pricing and step building on this chain. */
 export interface QuotingCapability {
   /** The family can run the quote's `txs` calls on this chain as a destination. */
@@ -293,10 +304,16 @@ export interface QuotingCapability {
   readonly supportsGasTopup: boolean
   /**
    * Family-specific quote request members this chain honours as origin (e.g. SVM `maxRouteLength`,
-   * Bitcoin `additionalData.userPublicKey`). The engine rejects such a member on any other origin
-   * instead of ignoring it.
+   * Bitcoin `additionalData.userPublicKey`), named as in {@link ORIGIN_REQUEST_OPTIONS}. The engine
+   * rejects such a member on any other origin instead of ignoring it.
    */
   readonly originRequestOptions?: readonly string[]
+  /**
+   * The bytes of one destination call in the order's `output.calls`, in the family's encoding
+   * (EVM: `abi.encode(address to, uint256 value, bytes data)`). Required with
+   * `supportsDestinationCalls`.
+   */
+  encodeDestinationCall?(call: DestinationCall): `0x${string}`
   estimateOriginCost(request: OriginCostRequest): Promise<CostEstimate>
   estimateFillCost(request: FillCostRequest): Promise<CostEstimate>
   buildDepositSteps(request: DepositStepsRequest): Promise<readonly PreparedStep[]>
@@ -318,6 +335,8 @@ export interface QuotingCapability {
   depositNonceTag?(depositor: string, nowMs: number): DepositNonceTag
   /** Only for families with a transaction size limit (SVM: 1232 bytes). */
   checkTransactionSize?(step: PreparedStep): TransactionSizeCheck
+  /** With `checkTransactionSize`: the error a deposit over the limit gets. */
+  readonly oversizedTransaction?: OversizedTransaction
   /**
    * Families whose origin can swap any tradeable token on the way in (SVM through its swap
    * aggregator). The engine calls it when the origin currency is not one the depository takes.
@@ -623,6 +642,17 @@ export interface PluginDefinition<Config> {
   readonly coreApi: string
   /** JSON Schema (2020-12) of a chain entry's `plugin` options; its defaults are applied. */
   readonly configSchema: JsonSchema
+  /**
+   * JSON Schema (2020-12) of each step item `data` format this family serves, by `format` value
+   * (e.g. `evm-transaction`); each pins `properties.format.const` to its key. The intents document's
+   * `StepItemData` is checked against these, and served items are checked against them.
+   */
+  readonly stepFormats?: Readonly<Record<string, JsonSchema>>
+  /**
+   * The signed authorizations (`data.post.body.kind` of its signature items) this family's chains
+   * accept as origin; the execute API refuses any other kind for their requests.
+   */
+  readonly permitKinds?: readonly string[]
   /** Turns one chain's config into its adapter. */
   createAdapter(chain: ChainConfig<Config>, context: AdapterContext): ChainAdapter | Promise<ChainAdapter>
 }
@@ -666,6 +696,14 @@ export function definePlugin<Config>(definition: PluginDefinition<Config>): Pont
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     throw new TypeError(`${label}: configSchema must be a JSON Schema object`)
   }
+  checkStepFormats(label, definition.stepFormats)
+  const permitKinds: unknown = definition.permitKinds
+  if (
+    permitKinds !== undefined &&
+    !(Array.isArray(permitKinds) && permitKinds.every((kind) => typeof kind === 'string' && kind !== ''))
+  ) {
+    throw new TypeError(`${label}: permitKinds must be a list of non-empty strings`)
+  }
   if (typeof definition.createAdapter !== 'function') {
     throw new TypeError(`${label}: createAdapter must be a function`)
   }
@@ -675,10 +713,29 @@ export function definePlugin<Config>(definition: PluginDefinition<Config>): Pont
     name: definition.name,
     coreApi: definition.coreApi,
     configSchema: deepFreeze(structuredClone(definition.configSchema)),
+    ...(definition.stepFormats ? { stepFormats: deepFreeze(structuredClone(definition.stepFormats)) } : {}),
+    ...(definition.permitKinds ? { permitKinds: Object.freeze([...definition.permitKinds]) } : {}),
     createAdapter: (chain: ChainConfig<Config>, context: AdapterContext) =>
       createAdapter.call(definition, chain, context),
     [PLUGIN_BRAND]: true as const,
   })
+}
+
+/** Each step format is a schema object that pins `format` to its own name. */
+function checkStepFormats(label: string, formats: unknown): void {
+  if (formats === undefined) return
+  if (typeof formats !== 'object' || formats === null || Array.isArray(formats)) {
+    throw new TypeError(`${label}: stepFormats must be an object of JSON Schemas by format name`)
+  }
+  for (const [format, schema] of Object.entries(formats)) {
+    const pinned = (schema as { properties?: { format?: { const?: unknown } } } | null)?.properties?.format
+      ?.const
+    if (typeof schema !== 'object' || schema === null || pinned !== format) {
+      throw new TypeError(
+        `${label}: stepFormats['${format}'] must be a JSON Schema object whose properties.format.const is '${format}'`,
+      )
+    }
+  }
 }
 
 /** True for a value made by {@link definePlugin} (by this or another copy of core). */

@@ -33,10 +33,10 @@ import {
   CORE_API_VERSION,
   isPontisPlugin,
   type PontisPlugin,
-  type VmType,
 } from './plugin.js'
 import { satisfiesRange } from './semver.js'
 import { createAjv, validateWith } from './validation.js'
+import type { VmType } from './vm-type.js'
 
 /** A plugin the registry accepted, with where it came from (for messages). */
 export interface RegisteredPlugin {
@@ -258,7 +258,7 @@ export function createRegistry(options: CreateRegistryOptions = {}): Registry {
     const currency = (value: string) => adapter.identity.normalizeCurrency(value, 'currency')
     const address = (role: AddressRole) => (value: string) => adapter.identity.normalizeAddress(value, role)
     check('currency.address', entry.currency.address, currency)
-    for (const list of ['featuredTokens', 'erc20Currencies', 'solverCurrencies'] as const) {
+    for (const list of ['featuredTokens', 'currencies', 'solverCurrencies'] as const) {
       for (const [index, item] of (entry[list] ?? []).entries()) {
         check(`${list}[${index}].address`, item.address, currency)
       }

@@ -260,6 +260,25 @@ t.test('shape errors name the chain and the field; every error is reported', asy
   t.match(error.message, /chains\.hub\.dev\.json: hub\.domain\.version is required/)
 })
 
+t.test('the old erc20Currencies key stops start-up in one line naming the new key', async (t) => {
+  const token = { id: 'tok', symbol: 'TOK', name: 'Token', address: 'tok', decimals: 6 }
+  const dir = t.testdir(
+    files('dev', {
+      plugins: {},
+      chains: [
+        chain({ erc20Currencies: [token] }),
+        chain({ id: 7002, name: 'beta', erc20Currencies: [token] }),
+      ],
+    }),
+  )
+  const error = await configError(loadChainsConfig({ configDir: dir, environment: 'dev', env: {} }))
+  t.match(
+    error.message,
+    /chains\.dev\.json: chains\[0\]\.erc20Currencies, chains\[1\]\.erc20Currencies: 'erc20Currencies' was renamed to 'currencies' \(the same key for every family\); rename it$/,
+  )
+  t.notMatch(error.message, /\n/, 'one line')
+})
+
 t.test('required fields of a chain', async (t) => {
   const dir = t.testdir(files('dev', { plugins: {}, chains: [{ name: 'alpha' }] }))
   const error = await configError(loadChainsConfig({ configDir: dir, environment: 'dev', env: {} }))
@@ -301,6 +320,8 @@ t.test('toPublicChainRecord drops rpc and plugin and keeps the rest', async (t) 
   t.notOk('plugin' in record)
   t.equal(record.id, 7001)
   t.same(record.protocol, { v2: { chainId: 'alpha', depository: 'tv1depository' } })
+  t.same(record.erc20Currencies, entry.currencies, "the tokens are served as Relay's erc20Currencies")
+  t.notOk('currencies' in record)
   const text = JSON.stringify(record)
   t.notOk(text.includes('KEY123'), 'no rpc secret')
   t.notOk(text.includes('k-999'), 'no header secret')

@@ -56,14 +56,14 @@ t.test('local loads with no variables set and serves the devnet chains', async (
   t.equal(svm.entry.rpc.url, 'http://127.0.0.1:8899')
   t.equal(svm.entry.currency.address, '11111111111111111111111111111111')
   t.equal(svm.entry.currency.decimals, 9)
-  t.equal(svm.entry.erc20Currencies?.[0]?.decimals, 6)
-  t.equal(svm.entry.erc20Currencies?.[1]?.decimals, 9, 'wrapped SOL')
+  t.equal(svm.entry.currencies?.[0]?.decimals, 6)
+  t.equal(svm.entry.currencies?.[1]?.decimals, 9, 'wrapped SOL')
   const a = registry.chain(31337)
   t.equal(a.entry.rpc.url, 'http://127.0.0.1:8545')
   t.equal(registry.chain(31338).entry.rpc.url, 'http://127.0.0.1:8546')
   t.equal(a.entry.currency.decimals, 18)
   t.equal(a.entry.currency.address, '0x0000000000000000000000000000000000000000')
-  t.equal(a.entry.erc20Currencies?.[0]?.address, '0x5FbDB2315678afecb367f032d93F642f64180aa3')
+  t.equal(a.entry.currencies?.[0]?.address, '0x5FbDB2315678afecb367f032d93F642f64180aa3')
   t.equal(a.entry.protocol?.v2?.depository, '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512')
   t.same(a.entry.plugin, {
     confirmations: 1,
@@ -93,7 +93,7 @@ t.test('local placeholders can be overridden', async (t) => {
     env: { LOCAL_A_RPC_URL: 'http://devnet:9545', LOCAL_A_USDC_ADDRESS: `0x${'ab'.repeat(20)}` },
   })
   t.equal(registry.chain(31337).entry.rpc.url, 'http://devnet:9545')
-  t.equal(registry.chain(31337).entry.erc20Currencies?.[0]?.address, `0x${'ab'.repeat(20)}`)
+  t.equal(registry.chain(31337).entry.currencies?.[0]?.address, `0x${'ab'.repeat(20)}`)
 })
 
 for (const environment of ['testnet', 'mainnet']) {

@@ -162,3 +162,34 @@ t.test('an answer cut off mid-body rejects as fetch does, never hangs', async (t
   t.ok(error instanceof TypeError, 'a TypeError')
   t.equal((error as Error).message, 'fetch failed')
 })
+
+t.test(
+  'a request on a kept-alive socket the server has closed goes again on a new connection; a new connection closed before an answer does not',
+  async (t) => {
+    const answeredOn = new Set<Socket>()
+    const { url, seen } = await server(t, (request, response) => {
+      // A second request on one connection is dropped unanswered, as when the server's idle
+      // timeout closes the socket just as the client reuses it.
+      if (answeredOn.has(request.socket)) {
+        request.socket.destroy()
+        return
+      }
+      answeredOn.add(request.socket)
+      response.end(`answer ${seen.length}`)
+    })
+    t.equal(await (await keepAliveFetch(`${url}/a`)).text(), 'answer 1')
+    const second = await keepAliveFetch(`${url}/b`, { method: 'POST', body: 'x' })
+    t.equal(await second.text(), 'answer 3', 'answered on a fresh connection')
+    t.same(
+      seen.map((request) => request.url),
+      ['/a', '/b', '/b'],
+      'the dropped request was sent once more',
+    )
+    t.not(seen[2]!.socket, seen[0]!.socket)
+
+    const { url: dropping, seen: dropped } = await server(t, (request) => request.socket.destroy())
+    const error = await keepAliveFetch(`${dropping}/c`).catch((caught: unknown) => caught)
+    t.ok(error instanceof TypeError && error.message === 'fetch failed', 'fails as fetch does')
+    t.equal(dropped.length, 1, 'a request on a fresh connection is never sent twice')
+  },
+)

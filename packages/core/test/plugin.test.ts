@@ -86,6 +86,31 @@ t.test('definePlugin names the wrong member', async (t) => {
   t.throws(() => definePlugin(null as unknown as PluginDefinition<unknown>), TypeError)
 })
 
+t.test('definePlugin keeps the declared step formats and permit kinds, and checks them', async (t) => {
+  const stepFormats = {
+    'newvm-transaction': { type: 'object', properties: { format: { const: 'newvm-transaction' } } },
+  }
+  const plugin = definePlugin({ ...definition, stepFormats, permitKinds: ['newvm-permit'] })
+  t.same(plugin.stepFormats, stepFormats)
+  t.not(plugin.stepFormats, stepFormats, 'a copy')
+  t.ok(Object.isFrozen(plugin.stepFormats?.['newvm-transaction']), 'frozen deeply')
+  t.same(plugin.permitKinds, ['newvm-permit'])
+  t.ok(Object.isFrozen(plugin.permitKinds))
+  t.equal(definePlugin(definition).stepFormats, undefined, 'both are optional')
+  const bad = (patch: Record<string, unknown>) => ({ ...definition, ...patch }) as PluginDefinition<unknown>
+  t.throws(() => definePlugin(bad({ stepFormats: [] })), { message: /stepFormats must be an object/ })
+  t.throws(
+    () => definePlugin(bad({ stepFormats: { 'newvm-transaction': { type: 'object' } } })),
+    {
+      message:
+        /stepFormats\['newvm-transaction'\] must be .*properties\.format\.const is 'newvm-transaction'/,
+    },
+    'a format schema pins its own format',
+  )
+  t.throws(() => definePlugin(bad({ permitKinds: 'newvm-permit' })), { message: /permitKinds/ })
+  t.throws(() => definePlugin(bad({ permitKinds: [''] })), { message: /permitKinds/ })
+})
+
 t.test('error helpers pick the code by role and name role, value and chain', async (t) => {
   const recipient = invalidAddressError('recipient', '0x12', 'too short', { id: 8453, displayName: 'Base' })
   t.type(recipient, PontisError)

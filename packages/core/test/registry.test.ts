@@ -292,7 +292,7 @@ t.test('addresses in the entry are checked by the family adapter', async (t) => 
   const error = await rejection(
     registry.addChains([
       entry({
-        erc20Currencies: [{ id: 'x', symbol: 'X', name: 'X', address: 'not-an-address', decimals: 6 }],
+        currencies: [{ id: 'x', symbol: 'X', name: 'X', address: 'not-an-address', decimals: 6 }],
         protocol: { v2: { chainId: 'alpha', depository: 'nope' } },
         contracts: { multicall3: 'tv1multicall', v3: { erc20Router: 'bad' } },
         solverAddresses: ['tv1solver1', 'zz'],
@@ -301,7 +301,7 @@ t.test('addresses in the entry are checked by the family adapter', async (t) => 
   )
   t.match(
     error.message,
-    "chain 7001 (alpha): erc20Currencies[0].address: currency 'not-an-address' is not a valid currency id",
+    "chain 7001 (alpha): currencies[0].address: currency 'not-an-address' is not a valid currency id",
   )
   t.match(
     error.message,

@@ -217,8 +217,9 @@ t.test('SVM to EVM with an origin swap: the route executes inside the deposit', 
   })
   t.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300))
   const quote = res.body as Quote
-  t.equal(quote.details.route?.origin?.inputCurrency, token.address)
-  t.equal(quote.details.route?.origin?.outputCurrency, SVM_STABLECOIN.address)
+  // Route legs are currency amounts, as Relay's published types read them.
+  t.equal(quote.details.route?.origin?.inputCurrency?.currency?.address, token.address)
+  t.equal(quote.details.route?.origin?.outputCurrency?.currency?.address, SVM_STABLECOIN.address)
   const requestId = quote.steps[0]?.requestId as string
   const tokenBefore = await svmTokenBalance(user.address, token.address)
   const before = await evmBalance(recipient, STABLECOIN_ADDRESS)

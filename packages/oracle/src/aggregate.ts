@@ -43,6 +43,18 @@ export interface SignedAttestation {
 /** secp256k1 group order n; signatures with s above n/2 are the malleable twin and are refused. */
 const HALF_N = secp256k1.CURVE.n / 2n
 
+/**
+ * The EIP-712 digests {@link signAttestation} signed, by the answer it made: the aggregator verifies
+ * peers' signatures against them instead of hashing the same typed data again for every answer.
+ */
+const signedDigests = new WeakMap<SignedAttestation, AnswerDigests>()
+
+/** The EIP-712 digests an answer's signatures are checked against: one per message, and the execution's. */
+interface AnswerDigests {
+  readonly messages: readonly Hex[]
+  readonly execution: Hex | undefined
+}
+
 /** Signs every message and the execution with this oracle's signer. */
 export async function signAttestation(
   attestation: UnsignedAttestation,
@@ -50,19 +62,23 @@ export async function signAttestation(
   domain: Eip712Domain,
 ): Promise<SignedAttestation> {
   const own = signer.address.toLowerCase()
+  const digests = attestation.messages.map((message) => typedDataDigest(message.data))
   const messages = await Promise.all(
-    attestation.messages.map(async (message) => ({
+    attestation.messages.map(async (message, index) => ({
       data: message.data,
       result: message.result,
-      signatures: [{ signer: own, signature: await signer.signDigest(typedDataDigest(message.data)) }],
+      signatures: [{ signer: own, signature: await signer.signDigest(digests[index]!) }],
     })),
   )
   const execution = attestation.execution
-  if (execution === undefined) return { messages }
-  const signature = await signer.signDigest(
-    executionDigest(domain, execution.idempotencyKey, execution.actions),
-  )
-  return {
+  if (execution === undefined) {
+    const answer = { messages }
+    signedDigests.set(answer, { messages: digests, execution: undefined })
+    return answer
+  }
+  const digest = executionDigest(domain, execution.idempotencyKey, execution.actions)
+  const signature = await signer.signDigest(digest)
+  const answer: SignedAttestation = {
     messages,
     execution: {
       idempotencyKey: execution.idempotencyKey,
@@ -77,6 +93,8 @@ export async function signAttestation(
       ],
     },
   }
+  signedDigests.set(answer, { messages: digests, execution: digest })
+  return answer
 }
 
 const HEX_SIGNATURE = /^0x[0-9a-fA-F]{130}$/
@@ -121,16 +139,32 @@ export async function signatureProblem(
   return signatureProblemSync(digest, signature, claimed, ecdsa)
 }
 
-/** Stable JSON (object keys sorted; array order kept): equal text means equal payloads. */
+/**
+ * Stable JSON (object keys sorted; array order kept): equal text means equal payloads. Built by
+ * concatenation (no entry arrays per object): it runs over every answer of every aggregated request.
+ */
 function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, member]) => member !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return `{${entries.map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`).join(',')}}`
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value)
+  if (Array.isArray(value)) {
+    let text = '['
+    for (let index = 0; index < value.length; index++) {
+      if (index > 0) text += ','
+      // As Array.prototype.join: a member JSON cannot write (undefined, a function) adds nothing.
+      text += canonicalJson(value[index]) ?? ''
+    }
+    return `${text}]`
   }
-  return JSON.stringify(value)
+  const record = value as Record<string, unknown>
+  // The default sort compares UTF-16 code units, as `<` on strings does.
+  const keys = Object.keys(record).sort()
+  let text = '{'
+  for (const key of keys) {
+    const member = record[key]
+    if (member === undefined) continue
+    if (text.length > 1) text += ','
+    text += `${JSON.stringify(key)}:${canonicalJson(member)}`
+  }
+  return `${text}}`
 }
 
 /** Everything but the signatures: what answers must agree on to be combined (rule 3). */
@@ -156,6 +190,8 @@ interface SignerSignatures {
 interface Group {
   readonly key: string
   readonly payload: SignedAttestation
+  /** The digests of `payload`, which passed the domain and typed-data checks. */
+  readonly digests: AnswerDigests
   readonly signers: Map<string, SignerSignatures>
   /** The peers (base URLs) whose valid answers carry this payload. */
   readonly sources: Set<string>
@@ -180,30 +216,49 @@ const sameDomain = (a: Eip712Domain, b: unknown): boolean =>
     })
 
 /**
+ * Digests known for an answer before it is checked: `domainChecked` when they are those of a group
+ * with the same payload key (the same typed data, text for text, so the same domain check and the
+ * same digests), not only of our own signing.
+ */
+interface KnownDigests extends AnswerDigests {
+  readonly domainChecked: boolean
+}
+
+/** What {@link verifiedSigners} found: the complete signers and the digests it checked against. */
+interface VerifiedAnswer {
+  readonly signers: Map<string, SignerSignatures>
+  readonly digests: AnswerDigests
+}
+
+/**
  * Checks an answer's signatures and returns the signers that signed every array of it (rule 4),
  * with their signatures. Throws (the answer fails validation) on any signature that is malformed,
  * high-s or does not recover to its claimed signer, and on a signing domain other than ours.
+ * Every signature is recovered whatever `known` holds: it only spares hashing the typed data again.
  */
 function verifiedSigners(
   answer: SignedAttestation,
   domain: Eip712Domain,
   ownSignatures: boolean,
   ecdsa: Ecdsa,
-): Map<string, SignerSignatures> {
+  known: KnownDigests | undefined,
+): VerifiedAnswer {
   // Our own signer already checked its signatures by recovery (KMS) or made them itself (raw key):
   // recovering them again costs a third of an aggregated request for nothing.
   const problemOf = (digest: Hex, signature: string, claimed: string): string | undefined =>
     ownSignatures ? undefined : signatureProblemSync(digest, signature, claimed, ecdsa)
   const arrays: Map<string, string>[] = []
+  const messageDigests: Hex[] = []
   for (const [index, message] of answer.messages.entries()) {
-    if (!sameDomain(domain, message.data.domain))
+    if (!known?.domainChecked && !sameDomain(domain, message.data.domain))
       throw new Error(`messages[${index}] is signed under another domain`)
     let digest: Hex
     try {
-      digest = typedDataDigest(message.data)
+      digest = known?.messages[index] ?? typedDataDigest(message.data)
     } catch (error) {
       throw new Error(`messages[${index}].data is not valid EIP-712 typed data: ${(error as Error).message}`)
     }
+    messageDigests.push(digest)
     const bySigner = new Map<string, string>()
     for (const entry of message.signatures ?? []) {
       const problem = problemOf(digest, entry.signature, entry.signer)
@@ -214,9 +269,12 @@ function verifiedSigners(
     arrays.push(bySigner)
   }
   let executionSignatures: Map<string, string> | undefined
+  let executionDigestChecked: Hex | undefined
   if (answer.execution !== undefined) {
     const execution = answer.execution
-    const digest = executionDigest(domain, execution.idempotencyKey as Hex, execution.actions as Hex[])
+    const digest =
+      known?.execution ?? executionDigest(domain, execution.idempotencyKey as Hex, execution.actions as Hex[])
+    executionDigestChecked = digest
     executionSignatures = new Map()
     for (const entry of execution.signatures) {
       if (
@@ -241,7 +299,36 @@ function verifiedSigners(
       execution: executionSignatures?.get(signer),
     })
   }
-  return complete
+  return { signers: complete, digests: { messages: messageDigests, execution: executionDigestChecked } }
+}
+
+/** Exactly the same execution text (the payload key compares it lower-cased). */
+function sameExecution(a: SignedAttestation['execution'], b: SignedAttestation['execution']): boolean {
+  if (a === undefined || b === undefined) return a === b
+  return (
+    a.idempotencyKey === b.idempotencyKey &&
+    a.actions.length === b.actions.length &&
+    a.actions.every((action, index) => action === b.actions[index])
+  )
+}
+
+/**
+ * The digests a new answer can reuse: those of the group with its payload key (the messages' typed
+ * data are the same text; the execution's only when its text is exactly the same), else those our
+ * signer made it with.
+ */
+function knownDigests(answer: SignedAttestation, group: Group | undefined): KnownDigests | undefined {
+  if (group !== undefined) {
+    return {
+      messages: group.digests.messages,
+      execution: sameExecution(answer.execution, group.payload.execution)
+        ? group.digests.execution
+        : undefined,
+      domainChecked: true,
+    }
+  }
+  const signed = signedDigests.get(answer)
+  return signed === undefined ? undefined : { ...signed, domainChecked: false }
 }
 
 export interface AggregatorOptions {
@@ -280,7 +367,8 @@ export class SignatureAggregator {
    * checks; its signatures are then ignored entirely (rule 9).
    */
   async add(source: string, answer: SignedAttestation, isLocal: boolean): Promise<boolean> {
-    let signers: Map<string, SignerSignatures>
+    let verified: VerifiedAnswer
+    let key: string
     try {
       const expected = this.#expectedData
       if (
@@ -289,7 +377,9 @@ export class SignatureAggregator {
       ) {
         throw new Error('it attests another request than the one asked')
       }
-      signers = verifiedSigners(answer, this.#domain, isLocal, this.#ecdsa)
+      key = payloadKey(answer)
+      const known = knownDigests(answer, this.#groups.get(key))
+      verified = verifiedSigners(answer, this.#domain, isLocal, this.#ecdsa, known)
     } catch (error) {
       this.#logger.warn('skipped an oracle answer that failed validation', {
         source,
@@ -297,15 +387,21 @@ export class SignatureAggregator {
       })
       return false
     }
-    const key = payloadKey(answer)
     let group = this.#groups.get(key)
     if (group === undefined) {
-      group = { key, payload: answer, signers: new Map(), sources: new Set(), hasLocal: false }
+      group = {
+        key,
+        payload: answer,
+        digests: verified.digests,
+        signers: new Map(),
+        sources: new Set(),
+        hasLocal: false,
+      }
       this.#groups.set(key, group)
     }
     if (isLocal) group.hasLocal = true
     else group.sources.add(source)
-    for (const [signer, signatures] of signers) {
+    for (const [signer, signatures] of verified.signers) {
       if (this.#allowlist !== undefined && !this.#allowlist.has(signer)) continue
       if (!group.signers.has(signer)) group.signers.set(signer, signatures)
     }

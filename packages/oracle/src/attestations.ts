@@ -24,7 +24,8 @@ import {
   type Registry,
   type TransactionFacts,
 } from '@pontis/core'
-import { encodeAbiParameters, type Hex, isAddressEqual, recoverMessageAddress } from 'viem'
+import { type Hex, isAddressEqual, recoverMessageAddress } from 'viem'
+import { abiEncode } from './abi.js'
 import {
   encodeHubAction,
   HUB_ACTION,
@@ -196,10 +197,11 @@ export function createAttestationEngine(options: AttestationEngineOptions): Atte
   /** A deposit's id on the hub: chain, transaction and position. */
   const onchainIdOf = (protocolChainId: string, transactionId: Hex, index: number): Hex =>
     keccak256Hex(
-      encodeAbiParameters(
-        [{ type: 'string' }, { type: 'bytes' }, { type: 'uint256' }],
-        [protocolChainId, transactionId, BigInt(index)],
-      ),
+      abiEncode([
+        { type: 'string', value: protocolChainId },
+        { type: 'bytes', value: transactionId },
+        { type: 'uint256', value: BigInt(index) },
+      ]),
     )
 
   interface BoundDeposit {

@@ -20,6 +20,7 @@ import {
   slice,
   stringToHex,
 } from 'viem'
+import { abiEncode, encodeStaticWords } from './abi.js'
 
 /** Action kinds of the hub contract. */
 export const HUB_ACTION = {
@@ -57,13 +58,14 @@ const ACTION_PARAMETERS = [
 
 /** `abi.encode(uint8 kind, bytes32 from, bytes32 to, bytes32 asset, uint256 amount)`: one entry of `actions`. */
 export function encodeHubAction(action: HubAction): Hex {
-  return encodeAbiParameters(ACTION_PARAMETERS, [
+  const values = [
     action.kind,
     action.from ?? ZERO32,
     action.to ?? ZERO32,
     action.asset,
     action.amount,
-  ])
+  ] as const
+  return encodeStaticWords(ACTION_PARAMETERS, values) ?? encodeAbiParameters(ACTION_PARAMETERS, values)
 }
 
 /**
@@ -79,12 +81,22 @@ export function decodeHubAction(encoded: Hex): HubAction {
 
 /** The hub account of `owner` (bytes) on the chain named `chainId`. */
 export function hubAccountKey(chainId: string, owner: Hex): Hex {
-  return keccak256Hex(encodeAbiParameters([{ type: 'string' }, { type: 'bytes' }], [chainId, owner]))
+  return keccak256Hex(
+    abiEncode([
+      { type: 'string', value: chainId },
+      { type: 'bytes', value: owner },
+    ]),
+  )
 }
 
 /** The hub asset of `currency` (bytes) on the chain named `chainId`. */
 export function hubAssetKey(chainId: string, currency: Hex): Hex {
-  return keccak256Hex(encodeAbiParameters([{ type: 'string' }, { type: 'bytes' }], [chainId, currency]))
+  return keccak256Hex(
+    abiEncode([
+      { type: 'string', value: chainId },
+      { type: 'bytes', value: currency },
+    ]),
+  )
 }
 
 /**
@@ -100,10 +112,10 @@ export function withdrawalAddressOf(withdrawalRequestHash: Hex): Address {
 /** An idempotency key derived from a fact's kind and parts, so the same fact yields the same key. */
 export function idempotencyKey(kind: string, ...parts: readonly (string | Hex)[]): Hex {
   return keccak256Hex(
-    encodeAbiParameters(
-      [{ type: 'string' }, { type: 'string[]' }],
-      [kind, parts.map((part) => part.toLowerCase())],
-    ),
+    abiEncode([
+      { type: 'string', value: kind },
+      { type: 'string[]', value: parts.map((part) => part.toLowerCase()) },
+    ]),
   )
 }
 

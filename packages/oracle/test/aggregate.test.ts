@@ -4,8 +4,9 @@
  */
 import { type Eip712Domain, silentLogger } from '@pontis/core'
 import t from 'tap'
-import { type Hex, hexToBigInt, keccak256, numberToHex, slice, stringToHex } from 'viem'
+import { bytesToHex, type Hex, hexToBigInt, keccak256, numberToHex, slice, stringToHex } from 'viem'
 import { generatePrivateKey } from 'viem/accounts'
+import { defaultEcdsa, type Ecdsa } from '../src/ecdsa.js'
 import {
   createSigner,
   encodeHubAction,
@@ -17,7 +18,7 @@ import {
   signatureProblem,
   type UnsignedAttestation,
 } from '../src/index.js'
-import { MESSAGE_TYPES, typedDataDigest } from '../src/typed-data.js'
+import { executionDigest, MESSAGE_TYPES, typedDataDigest } from '../src/typed-data.js'
 
 const domain: Eip712Domain = {
   name: 'PontisOracle',
@@ -247,5 +248,98 @@ t.test(
     t.notOk(await agg.add('c', await sign(c, elsewhere), false))
     t.ok(await agg.add('local', await sign(a), true))
     t.equal(agg.strongest()!.signers.size, 1, 'two peers agreeing on another fact do not outvote the request')
+  },
+)
+
+/** The same JSON value with every object's keys in reverse order (arrays keep theirs). */
+function reversedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reversedKeys)
+  if (typeof value !== 'object' || value === null) return value
+  return Object.fromEntries(
+    Object.keys(value)
+      .reverse()
+      .map((key) => [key, reversedKeys((value as Record<string, unknown>)[key])]),
+  )
+}
+
+/** A peer's answer as the aggregator gets it: parsed from the JSON text the peer sent. */
+const overTheWire = (answer: SignedAttestation): SignedAttestation =>
+  JSON.parse(JSON.stringify(answer)) as SignedAttestation
+
+t.test(
+  'every peer signature is recovered against our digests, also once a group holds the payload',
+  async (t) => {
+    const recoveries: { digest: Hex; claimed: string }[] = []
+    const native = defaultEcdsa()
+    const spy: Ecdsa = {
+      implementation: native.implementation,
+      sign: (digest, key) => native.sign(digest, key),
+      recoverAddress: (digest, signature, recoveryId) => {
+        const recovered = native.recoverAddress(digest, signature, recoveryId)
+        recoveries.push({ digest: bytesToHex(digest), claimed: recovered })
+        return recovered
+      },
+    }
+    const agg = new SignatureAggregator({ domain, allowlist, logger: silentLogger, ecdsa: spy })
+    const unsigned = attestation(100n, 2)
+    t.ok(await agg.add('local', await sign(a, unsigned), true))
+    t.equal(recoveries.length, 0, 'our own signatures are not recovered')
+    t.ok(await agg.add('b', overTheWire(await sign(b, unsigned)), false))
+    t.ok(await agg.add('c', overTheWire(await sign(c, unsigned)), false))
+    const messageDigests = unsigned.messages.map((message) => typedDataDigest(message.data))
+    const execution = executionDigest(domain, unsigned.execution!.idempotencyKey, unsigned.execution!.actions)
+    t.same(
+      recoveries.map((recovery) => recovery.digest),
+      [...messageDigests, execution, ...messageDigests, execution],
+      'two messages and the execution of each peer, each against its own digest',
+    )
+    t.same(
+      recoveries.map((recovery) => recovery.claimed),
+      [...Array(3).fill(b.address.toLowerCase()), ...Array(3).fill(c.address.toLowerCase())],
+    )
+    t.equal(agg.strongest()!.signers.size, 3)
+  },
+)
+
+t.test('a peer signature over other typed data fails even when its payload key is known', async (t) => {
+  const agg = aggregator()
+  await agg.add('local', await sign(a), true)
+  const honest = await sign(b)
+  const signedElsewhere = await sign(b, attestation(101n))
+  // The payload of the local answer with b's signatures over another amount.
+  const swapped: SignedAttestation = {
+    messages: honest.messages.map((message, index) => ({
+      ...message,
+      signatures: signedElsewhere.messages[index]!.signatures!,
+    })),
+    execution: { ...honest.execution!, signatures: signedElsewhere.execution!.signatures },
+  }
+  t.notOk(await agg.add('b', swapped, false))
+  t.equal(agg.strongest()!.signers.size, 1)
+})
+
+t.test(
+  'payloads compare by content: key order does not matter, hex case of the execution neither',
+  async (t) => {
+    const agg = aggregator()
+    await agg.add('local', await sign(a), true)
+    t.ok(await agg.add('b', reversedKeys(overTheWire(await sign(b))) as SignedAttestation, false))
+    const fromC = overTheWire(await sign(c))
+    const shouting: SignedAttestation = {
+      ...fromC,
+      execution: {
+        ...fromC.execution!,
+        idempotencyKey: `0x${fromC.execution!.idempotencyKey.slice(2).toUpperCase()}`,
+        actions: fromC.execution!.actions.map((action) => `0x${action.slice(2).toUpperCase()}`),
+      },
+    }
+    t.ok(
+      await agg.add('c', shouting, false),
+      'the same bytes in upper-case hex verify against their own text',
+    )
+    const best = agg.strongest()!
+    t.equal(best.signers.size, 3, 'all three answers are one payload')
+    t.same([...best.sources].sort(), ['b', 'c'])
+    t.equal(agg.groupOf('b'), agg.localGroup())
   },
 )

@@ -24,6 +24,7 @@ import {
   type TransactionSizeCheck,
 } from '@pontis/core'
 import type { Test } from 'tap'
+import { checkExecution } from './execution.js'
 import type { IdentityTable, PluginConformanceFixtures } from './fixtures.js'
 import { loadStepItemValidator, type StepItemValidator } from './step-items.js'
 
@@ -613,6 +614,9 @@ async function checkFilling(
  * - **finality** (always): `slowConfirmations >= fastConfirmations >= 1`.
  * - **quoting**: deposit steps whose every item validates against the document's `StepItemData`,
  *   sizes that agree with `checkTransactionSize`, non-negative native costs.
+ * - **execution** (with quoting): the deposit steps served (by `fixtures.execution.served`'s intent
+ *   service, else `buildDepositSteps`) are executed as a wallet does, transactions on the devnet
+ *   and signatures through the execute API, and reading observes the deposit.
  * - **reading**: `fixtures.reading.makeDeposit()` reads back as expected, an unknown id is
  *   `not_found`, balances are non-negative.
  * - **filling**: `solverAddress` is a valid canonical address.
@@ -652,6 +656,11 @@ export async function runPluginConformance<Config>(
       const validateItem = await loadStepItemValidator(fixtures.openApiDocumentPath)
       await t.test('quoting: deposit steps valid against StepItemData, sizes, costs', async (t) =>
         checkQuoting(t, registered, fixtures, validateItem),
+      )
+    }
+    if (adapter.quoting !== undefined) {
+      await t.test('execution: the served deposit steps run on the devnet and are read back', async (t) =>
+        checkExecution(t, adapter, fixtures),
       )
     }
     if (adapter.reading !== undefined) {

@@ -10,9 +10,49 @@ import type {
   FillCostRequest,
   Logger,
   OriginCostRequest,
+  PreparedStep,
   SolverCredentials,
   TransactionState,
 } from '@pontis/core'
+
+/** One step item as a wallet gets it: its `data` (a StepItemData variant) and the step it is in. */
+export interface ExecutableItem {
+  readonly data: Readonly<Record<string, unknown>>
+  /** The whole step, as built or as served (served steps carry their items' `data` only). */
+  readonly step: PreparedStep
+}
+
+/** A running intent service that serves the fixture chain, and a quote request whose origin it is. */
+export interface ServedQuoteFixtures {
+  /** Base URL of the service on loopback, e.g. from `startConformanceService`. */
+  readonly url: string
+  /** The body of `POST /quote`: its origin is the fixture chain; the depositor (`user`) is funded. */
+  readonly quoteRequest: Readonly<Record<string, unknown>>
+}
+
+/**
+ * How the suite executes the deposit steps the plugin serves, as the depositor's wallet does: a
+ * plugin whose steps cannot be executed on its devnet fails conformance.
+ */
+export interface ExecutionFixtures {
+  /**
+   * Sends one `transaction` item to the devnet (signed by the depositor) and answers its
+   * transaction id once the devnet has it in a block. Required when the plugin serves transactions.
+   */
+  sendTransaction?(item: ExecutableItem): Promise<string>
+  /** Signs one `signature` item as the depositor; answers the signature the execute API takes. */
+  sign?(item: ExecutableItem): Promise<string>
+  /**
+   * Execute the steps of a quote this service serves, posting its signature items to the service's
+   * execute API (`data.post`). Required when the plugin serves signature steps; without it the
+   * suite executes the steps of `buildDepositSteps` directly.
+   */
+  readonly served?: ServedQuoteFixtures
+  /** Without `served`: the deposit whose steps are built and executed. Default `quoting.depositRequest`. */
+  readonly depositRequest?: DepositStepsRequest
+  /** What reads report as the deposit's `depositId`; default the request id (families tagging by nonce give their tag). */
+  readonly depositId?: string
+}
 
 /** Values the family must accept and values it must refuse. */
 export interface IdentityTable {
@@ -98,6 +138,8 @@ export interface PluginConformanceFixtures {
   readonly quoting?: QuotingFixtures
   readonly reading?: ReadingFixtures
   readonly filling?: FillingFixtures
+  /** Required with `quoting`: how the served deposit steps are executed on the devnet. */
+  readonly execution?: ExecutionFixtures
   /** The intent service's OpenAPI document; default `openapi/intents.yaml` of this repository. */
   readonly openApiDocumentPath?: string
   /** Stops the devnet; called once when the suite ends, pass or fail. */

@@ -6,12 +6,20 @@
 export { pluginConfigDefaults, runPluginConformance } from './conformance.js'
 export type {
   DepositRoundTrip,
+  ExecutableItem,
+  ExecutionFixtures,
   FillingFixtures,
   IdentityTable,
   PluginConformanceFixtures,
   QuotingFixtures,
   ReadingFixtures,
+  ServedQuoteFixtures,
 } from './fixtures.js'
+export {
+  type ConformanceService,
+  type ConformanceServiceOptions,
+  startConformanceService,
+} from './intent-service.js'
 export {
   createStepItemValidator,
   INTENTS_OPENAPI_PATH,

@@ -20,6 +20,7 @@ import { createBitcoinIdentity, networkOf, parseAddress } from './identity.js'
 import { createBitcoinQuoting } from './quoting.js'
 import { createBitcoinReading } from './reading.js'
 import { OutpointReservations } from './reservations.js'
+import { BITCOIN_STEP_FORMATS } from './step-formats.js'
 
 /**
  * The finality policy of a Bitcoin chain: a deposit is acted on after `confirmations` blocks, or
@@ -93,6 +94,7 @@ export default definePlugin<BitcoinPluginConfig>({
   name: '@pontis/plugin-bitcoin',
   coreApi: '^1.0.0',
   configSchema: bitcoinConfigSchema,
+  stepFormats: BITCOIN_STEP_FORMATS,
   createAdapter(chain: ChainConfig<BitcoinPluginConfig>, adapterContext: AdapterContext): ChainAdapter {
     const context = createBitcoinContext(chain)
     adapterContext.logger.debug('bitcoin adapter created', {

@@ -22,6 +22,7 @@ import {
   type FillCostRequest,
   invalidAddressError,
   type OriginCostRequest,
+  type OriginRequestOption,
   type OriginRequestOptions,
   PontisError,
   type PreparedStep,
@@ -44,7 +45,9 @@ import {
 } from './transactions.js'
 
 /** Request members a Bitcoin origin honours. */
-export const BITCOIN_ORIGIN_OPTIONS = ['additionalData.userPublicKey'] as const
+export const BITCOIN_ORIGIN_OPTIONS = [
+  'additionalData.userPublicKey',
+] as const satisfies readonly OriginRequestOption[]
 
 const USER_PUBLIC_KEY = 'additionalData.userPublicKey'
 

@@ -3,7 +3,7 @@
  * (the Esplora HTTP API of the devnet's simulator).
  */
 import type { ChainAdapter } from '@pontis/core'
-import { type DepositRoundTrip, runPluginConformance } from '@pontis/plugin-testkit'
+import { type DepositRoundTrip, type ExecutableItem, runPluginConformance } from '@pontis/plugin-testkit'
 import t from 'tap'
 import bitcoinPlugin, { BITCOIN_NATIVE_CURRENCY_ID } from '../src/index.js'
 import {
@@ -20,25 +20,35 @@ const devnet = await startDevnet()
 const depositor = BITCOIN_USERS.p2wpkh
 const requestIdOf = (n: number) => `0x${(0xc0f0 + n).toString(16).padStart(64, '0')}`
 
+/** A native deposit of the depositor's. */
+const depositRequestOf = (requestId: string, amount: bigint) => ({
+  requestId,
+  depositor: depositor.address,
+  currencyId: BITCOIN_NATIVE_CURRENCY_ID,
+  amount,
+  usePermit: false,
+  permitExpiry: 0,
+  executeEndpoint: '/execute',
+  nowSeconds: 0,
+})
+
+/** Signs a served PSBT item as the depositor's wallet does, broadcasts it to the devnet and mines it. */
+async function sendTransaction({ step }: ExecutableItem): Promise<string> {
+  const signed = signAsWallet(psbtOf([step]), depositor)
+  const reply = await fetch(`${devnet.url}/tx`, { method: 'POST', body: signed.hex })
+  if (!reply.ok) throw new Error(`broadcast refused: ${await reply.text()}`)
+  devnet.mine(1)
+  return signed.id
+}
+
 /** A deposit PSBT built by the plugin, signed as a wallet signs it, broadcast and mined. */
 async function makeDeposit(adapter: ChainAdapter): Promise<DepositRoundTrip> {
   const requestId = requestIdOf(1)
   const amount = 3_000_000n
-  const steps = await adapter.quoting?.buildDepositSteps({
-    requestId,
-    depositor: depositor.address,
-    currencyId: BITCOIN_NATIVE_CURRENCY_ID,
-    amount,
-    usePermit: false,
-    permitExpiry: 0,
-    executeEndpoint: '/execute',
-    nowSeconds: 0,
-  })
-  const signed = signAsWallet(psbtOf(steps ?? []), depositor)
-  await adapter.filling?.broadcast(signed.hex)
-  devnet.mine(1)
+  const [step] = (await adapter.quoting?.buildDepositSteps(depositRequestOf(requestId, amount))) ?? []
+  if (step === undefined) throw new Error('no deposit step was built')
   return {
-    transactionId: signed.id,
+    transactionId: await sendTransaction({ data: {}, step }),
     // The plugin's PSBT pays the vault first, then the OP_RETURN tag, then the change.
     facts: [
       {
@@ -90,5 +100,6 @@ await runPluginConformance(t, bitcoinPlugin, {
   },
   reading: { makeDeposit, unknownTransactionId: 'ab'.repeat(32), balanceOwner: depositor.address },
   filling: { credentials: { solverKey: SOLVER_KEY } },
+  execution: { sendTransaction, depositRequest: depositRequestOf(requestIdOf(3), 1_000_000n) },
   close: () => devnet.stop(),
 })

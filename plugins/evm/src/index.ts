@@ -19,9 +19,10 @@ import {
 } from '@pontis/core'
 import { type Address, getAddress, type Hex, isAddress, isAddressEqual, recoverMessageAddress } from 'viem'
 import { createEvmFilling } from './filling.js'
-import { createEvmQuoting, type EvmChainContext } from './quoting.js'
+import { createEvmQuoting, EVM_PERMIT_KIND, type EvmChainContext } from './quoting.js'
 import { createEvmReading } from './reading.js'
 import { createRpcClient, ReadCache } from './rpc.js'
+import { EVM_STEP_FORMATS } from './step-formats.js'
 
 /** The native currency's id on every EVM chain: `0x` and 40 zeros. */
 export const EVM_NATIVE_CURRENCY_ID = '0x0000000000000000000000000000000000000000'
@@ -128,6 +129,8 @@ export default definePlugin<EvmPluginConfig>({
   name: '@pontis/plugin-evm',
   coreApi: '^1.0.0',
   configSchema: evmConfigSchema,
+  stepFormats: EVM_STEP_FORMATS,
+  permitKinds: [EVM_PERMIT_KIND],
   createAdapter(chain: ChainConfig<EvmPluginConfig>, context: AdapterContext): ChainAdapter {
     context.logger.debug('evm adapter created', {
       confirmations: chain.plugin.confirmations,

@@ -2,6 +2,7 @@ import {
   type ChainLabel,
   type CostEstimate,
   type DepositStepsRequest,
+  type DestinationCall,
   type FillCostRequest,
   type OriginCostRequest,
   PontisError,
@@ -11,6 +12,7 @@ import {
 import {
   type Address,
   concat,
+  encodeAbiParameters,
   encodeFunctionData,
   getTypesForEIP712Domain,
   type Hex,
@@ -23,7 +25,15 @@ import { depositoryAbi, erc20Abi, multicallerAbi, RECEIVE_WITH_AUTHORIZATION_TYP
 import { type ReadCache, rpc } from './rpc.js'
 
 /** The execute API's `kind` for an EIP-3009 `receiveWithAuthorization` the depository redeems. */
-const PERMIT_KIND = 'eip3009-receive'
+export const EVM_PERMIT_KIND = 'eip3009-receive'
+
+/** A destination call as the order's `output.calls` carries it: `abi.encode(address, uint256, bytes)`. */
+export function encodeEvmDestinationCall(call: DestinationCall): Hex {
+  return encodeAbiParameters(
+    [{ type: 'address' }, { type: 'uint256' }, { type: 'bytes' }],
+    [call.to as Address, call.value, call.data as Hex],
+  )
+}
 
 /** Fallback gas limits for when a simulation cannot run (no balance or allowance yet on an indicative quote). */
 export const GAS = {
@@ -273,6 +283,7 @@ export function createEvmQuoting(context: EvmChainContext): QuotingCapability {
 
   return {
     supportsDestinationCalls: true,
+    encodeDestinationCall: encodeEvmDestinationCall,
     supportsGasTopup: true,
     supportsPermit,
 
@@ -394,10 +405,10 @@ export function createEvmQuoting(context: EvmChainContext): QuotingCapability {
                   post: {
                     endpoint: request.executeEndpoint,
                     method: 'POST',
-                    body: { kind: PERMIT_KIND, requestId: request.requestId },
+                    body: { kind: EVM_PERMIT_KIND, requestId: request.requestId },
                   },
                 },
-                permit: { kind: PERMIT_KIND, validAfter, validBefore },
+                permit: { kind: EVM_PERMIT_KIND, validAfter, validBefore },
               },
             ],
           },

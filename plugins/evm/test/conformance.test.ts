@@ -13,7 +13,7 @@ import {
   startDevnet,
   USERS,
 } from '@pontis/devnet'
-import { type DepositRoundTrip, runPluginConformance } from '@pontis/plugin-testkit'
+import { type DepositRoundTrip, type ExecutableItem, runPluginConformance } from '@pontis/plugin-testkit'
 import t from 'tap'
 import { createWalletClient, getAddress, type Hex, http, publicActions } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -33,29 +33,40 @@ const [depositor] = USERS as [DevAccount]
 const randomId = (): Hex => `0x${randomBytes(32).toString('hex')}`
 const nowSeconds = Math.floor(Date.now() / 1000)
 
+const wallet = createWalletClient({
+  chain: devChain.chain,
+  transport: http(devChain.rpcUrl),
+  account: privateKeyToAccount(depositor.privateKey),
+}).extend(publicActions)
+
+/** Sends a served transaction item from the depositor, as a wallet does, and waits for its receipt. */
+async function sendTransaction({ data }: ExecutableItem): Promise<Hex> {
+  const { to, data: input, value } = data as { to: Hex; data: Hex; value: string }
+  const hash = await wallet.sendTransaction({ to, data: input, value: BigInt(value) })
+  const receipt = await wallet.waitForTransactionReceipt({ hash })
+  if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`)
+  return hash
+}
+
 /** A native deposit built by the plugin, sent from a funded devnet user as a wallet sends it. */
 async function makeDeposit(adapter: ChainAdapter): Promise<DepositRoundTrip> {
   const requestId = randomId()
   const amount = 1_000_000_000_000_000n
-  const steps = await adapter.quoting?.buildDepositSteps({
-    requestId,
-    depositor: depositor.address,
-    currencyId: EVM_NATIVE_CURRENCY_ID,
-    amount,
-    usePermit: false,
-    permitExpiry: 0,
-    executeEndpoint: '/execute/permits',
-    nowSeconds,
-  })
-  const data = steps?.[0]?.items[0]?.data as { to: Hex; data: Hex; value: string } | undefined
-  if (data === undefined) throw new Error('no deposit transaction was built')
-  const wallet = createWalletClient({
-    chain: devChain.chain,
-    transport: http(devChain.rpcUrl),
-    account: privateKeyToAccount(depositor.privateKey),
-  }).extend(publicActions)
-  const hash = await wallet.sendTransaction({ to: data.to, data: data.data, value: BigInt(data.value) })
-  const receipt = await wallet.waitForTransactionReceipt({ hash })
+  const [step] =
+    (await adapter.quoting?.buildDepositSteps({
+      requestId,
+      depositor: depositor.address,
+      currencyId: EVM_NATIVE_CURRENCY_ID,
+      amount,
+      usePermit: false,
+      permitExpiry: 0,
+      executeEndpoint: '/execute/permits',
+      nowSeconds,
+    })) ?? []
+  const data = step?.items[0]?.data as { to: Hex } | undefined
+  if (step === undefined || data === undefined) throw new Error('no deposit transaction was built')
+  const hash = await sendTransaction({ data, step })
+  const receipt = await wallet.getTransactionReceipt({ hash })
   const log = receipt.logs.find((candidate) => getAddress(candidate.address) === getAddress(data.to))
   return {
     transactionId: hash,
@@ -99,5 +110,7 @@ await runPluginConformance(t, evmPlugin, {
   },
   reading: { makeDeposit, unknownTransactionId: randomId(), balanceOwner: depositor.address },
   filling: { credentials: { solverKey: SOLVER.privateKey } },
+  // The USDC deposit above: approve, then deposit, from the funded depositor.
+  execution: { sendTransaction },
   close: () => devnet.stop(),
 })

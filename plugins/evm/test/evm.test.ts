@@ -51,6 +51,17 @@ t.test('normalizeAddress checksums any valid casing', async (t) => {
   t.equal(identity.normalizeAddress(CHECKSUMMED, 'recipient'), CHECKSUMMED)
   t.ok(identity.isValidAddress(CHECKSUMMED.toLowerCase()))
   t.equal(adapter.quoting?.supportsDestinationCalls, true, 'EVM destinations run txs calls')
+  t.equal(
+    adapter.quoting?.encodeDestinationCall?.({ to: CHECKSUMMED, value: 5n, data: '0xabcd' }),
+    `0x${[
+      '0000000000000000000000005fbdb2315678afecb367f032d93f642f64180aa3',
+      '0000000000000000000000000000000000000000000000000000000000000005',
+      '0000000000000000000000000000000000000000000000000000000000000060',
+      '0000000000000000000000000000000000000000000000000000000000000002',
+      'abcd000000000000000000000000000000000000000000000000000000000000',
+    ].join('')}`,
+    "a destination call is the order's abi.encode(address, uint256, bytes)",
+  )
   t.equal(adapter.quoting?.createDepositAddress, undefined, 'no deposit addresses without a seed')
 })
 
@@ -180,7 +191,7 @@ t.test('config addresses are checked with EVM rules at start-up', async (t) => {
   const error = await registry
     .addChains([
       entry({
-        erc20Currencies: [{ id: 'usdc', symbol: 'USDC', name: 'USD Coin', address: 'usdc', decimals: 6 }],
+        currencies: [{ id: 'usdc', symbol: 'USDC', name: 'USD Coin', address: 'usdc', decimals: 6 }],
         protocol: { v2: { chainId: 'base', depository: CHECKSUMMED.toLowerCase() } },
       }),
     ])
@@ -190,7 +201,7 @@ t.test('config addresses are checked with EVM rules at start-up', async (t) => {
     )
   t.match(
     error?.message,
-    "chain 8453 (base): erc20Currencies[0].address: currency 'usdc' is not a valid currency id",
+    "chain 8453 (base): currencies[0].address: currency 'usdc' is not a valid currency id",
   )
   t.notMatch(error?.message, 'depository', 'a lower-case address is valid')
 })

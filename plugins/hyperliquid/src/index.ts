@@ -20,6 +20,7 @@ import { createHyperliquidFilling } from './filling.js'
 import { canonicalAddress, createHyperliquidIdentity } from './identity.js'
 import { createHyperliquidQuoting } from './quoting.js'
 import { createHyperliquidReading } from './reading.js'
+import { HYPERLIQUID_STEP_FORMATS } from './step-formats.js'
 
 /** A send is final once it is in a block (HyperBFT finalizes each block at once). */
 export const HYPERLIQUID_FINALITY: FinalityPolicy = Object.freeze({
@@ -69,6 +70,7 @@ export default definePlugin<HyperliquidPluginConfig>({
   name: '@pontis/plugin-hyperliquid',
   coreApi: '^1.0.0',
   configSchema: hyperliquidConfigSchema,
+  stepFormats: HYPERLIQUID_STEP_FORMATS,
   createAdapter(chain: ChainConfig<HyperliquidPluginConfig>, adapterContext: AdapterContext): ChainAdapter {
     const context = createHyperliquidContext(chain)
     adapterContext.logger.debug('hyperliquid adapter created', {

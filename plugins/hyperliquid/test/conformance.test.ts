@@ -4,9 +4,9 @@
  * the adapter's `depositNonceTag` and passes it as `depositNonce`, as the engine does.
  */
 import type { ChainAdapter } from '@pontis/core'
-import { type DepositRoundTrip, runPluginConformance } from '@pontis/plugin-testkit'
+import { type DepositRoundTrip, type ExecutableItem, runPluginConformance } from '@pontis/plugin-testkit'
 import t from 'tap'
-import hyperliquidPlugin, { HYPERLIQUID_NATIVE_CURRENCY_ID } from '../src/index.js'
+import hyperliquidPlugin, { HYPERLIQUID_NATIVE_CURRENCY_ID, hyperliquidDepositTag } from '../src/index.js'
 import {
   actionOf,
   HYPERLIQUID_HYPE_ID,
@@ -21,6 +21,31 @@ import {
 const devnet = await startDevnet()
 const depositor = HYPERLIQUID_USERS.alice
 const requestIdOf = (n: number) => `0x${(0xc0f0 + n).toString(16).padStart(64, '0')}`
+
+/** Signs a served send item as the depositor's wallet does and posts it to the exchange. */
+async function sendTransaction({ step }: ExecutableItem): Promise<string> {
+  const { answer, hash } = await signAndPost(devnet, depositor.privateKey, actionOf([step]))
+  if ((answer as { status?: string }).status !== 'ok')
+    throw new Error(`deposit refused: ${JSON.stringify(answer)}`)
+  return hash
+}
+
+/** A deposit to execute, tagged by a fresh nonce as the engine tags it. */
+const executedNonce = BigInt(Date.now()) + 1_000n
+const executedDeposit = {
+  depositRequest: {
+    requestId: requestIdOf(3),
+    depositor: depositor.address,
+    currencyId: HYPERLIQUID_NATIVE_CURRENCY_ID,
+    amount: 1_000_000_000n,
+    usePermit: false,
+    permitExpiry: 0,
+    executeEndpoint: '/execute',
+    nowSeconds: Math.floor(Date.now() / 1000),
+    depositNonce: executedNonce,
+  },
+  depositId: hyperliquidDepositTag(depositor.address, executedNonce),
+}
 
 /** A deposit built by the plugin with a nonce it handed out, signed as a wallet signs it, posted. */
 async function makeDeposit(adapter: ChainAdapter): Promise<DepositRoundTrip> {
@@ -38,11 +63,10 @@ async function makeDeposit(adapter: ChainAdapter): Promise<DepositRoundTrip> {
     nowSeconds: Math.floor(Date.now() / 1000),
     depositNonce: tag.nonce,
   })
-  const { answer, hash } = await signAndPost(devnet, depositor.privateKey, actionOf(steps ?? []))
-  if ((answer as { status?: string }).status !== 'ok')
-    throw new Error(`deposit refused: ${JSON.stringify(answer)}`)
+  const [step] = steps ?? []
+  if (step === undefined) throw new Error('no deposit step was built')
   return {
-    transactionId: hash,
+    transactionId: await sendTransaction({ data: {}, step }),
     facts: [
       {
         index: 0,
@@ -104,5 +128,6 @@ await runPluginConformance(t, hyperliquidPlugin, {
   },
   reading: { makeDeposit, unknownTransactionId: `0x${'ab'.repeat(32)}`, balanceOwner: depositor.address },
   filling: { credentials: { solverKey: SOLVER_KEY } },
+  execution: { sendTransaction, ...executedDeposit },
   close: () => devnet.stop(),
 })

@@ -27,6 +27,7 @@ import { createLighterFilling } from './filling.js'
 import { accountIndexProblem, createLighterIdentity } from './identity.js'
 import { createLighterQuoting } from './quoting.js'
 import { createLighterReading } from './reading.js'
+import { LIGHTER_STEP_FORMATS } from './step-formats.js'
 
 /** Fast and slow facts both wait for `confirmations` (default 1): the venue is final on execution. */
 export function lighterFinality(confirmations: number): FinalityPolicy {
@@ -101,6 +102,7 @@ export default definePlugin<LighterPluginConfig>({
   name: '@pontis/plugin-lighter',
   coreApi: '^1.0.0',
   configSchema: lighterConfigSchema,
+  stepFormats: LIGHTER_STEP_FORMATS,
   createAdapter(chain: ChainConfig<LighterPluginConfig>, adapterContext: AdapterContext): ChainAdapter {
     const context = createLighterContext(chain)
     adapterContext.logger.debug('lighter adapter created', {

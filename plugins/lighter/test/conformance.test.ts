@@ -3,7 +3,7 @@
  * simulator over real HTTP.
  */
 import type { ChainAdapter } from '@pontis/core'
-import { type DepositRoundTrip, runPluginConformance } from '@pontis/plugin-testkit'
+import { type DepositRoundTrip, type ExecutableItem, runPluginConformance } from '@pontis/plugin-testkit'
 import t from 'tap'
 import lighterPlugin, { LIGHTER_NATIVE_CURRENCY_ID } from '../src/index.js'
 import {
@@ -20,21 +20,29 @@ const devnet = await startDevnet()
 const depositor = LIGHTER_USERS.alice
 const requestIdOf = (n: number) => `0x${(0xc0f0 + n).toString(16).padStart(64, '0')}`
 
+/** A USDC withdrawal of alice's. */
+const depositRequestOf = (requestId: string, amount: bigint) => ({
+  requestId,
+  depositor: String(depositor.index),
+  currencyId: LIGHTER_NATIVE_CURRENCY_ID,
+  amount,
+  usePermit: false,
+  permitExpiry: 0,
+  executeEndpoint: '/execute',
+  nowSeconds: 0,
+})
+
+/** Signs a served transfer item as the user's wallet signs it and sends it to the venue. */
+const sendTransaction = ({ step }: ExecutableItem) =>
+  signAndSendAsWallet(devnet, depositor, transferParametersOf([step]))
+
 /** A transfer action built by the plugin, signed as the user's wallet signs it and sent. */
 async function makeDeposit(adapter: ChainAdapter): Promise<DepositRoundTrip> {
   const requestId = requestIdOf(1)
   const amount = 25_000_000n
-  const steps = await adapter.quoting?.buildDepositSteps({
-    requestId,
-    depositor: String(depositor.index),
-    currencyId: LIGHTER_NATIVE_CURRENCY_ID,
-    amount,
-    usePermit: false,
-    permitExpiry: 0,
-    executeEndpoint: '/execute',
-    nowSeconds: 0,
-  })
-  const transactionId = await signAndSendAsWallet(devnet, depositor, transferParametersOf(steps ?? []))
+  const [step] = (await adapter.quoting?.buildDepositSteps(depositRequestOf(requestId, amount))) ?? []
+  if (step === undefined) throw new Error('no deposit step was built')
+  const transactionId = await sendTransaction({ data: {}, step })
   return {
     transactionId,
     facts: [
@@ -114,5 +122,6 @@ await runPluginConformance(t, lighterPlugin, {
     balanceOwner: String(depositor.index),
   },
   filling: { credentials: SOLVER_CREDENTIALS },
+  execution: { sendTransaction, depositRequest: depositRequestOf(requestIdOf(3), 10_000_000n) },
   close: () => devnet.stop(),
 })

@@ -16,6 +16,7 @@ import { createSvmFilling } from './filling.js'
 import { addressProblem, createSvmIdentity, SVM_NATIVE_CURRENCY_ID } from './identity.js'
 import { createSvmQuoting } from './quoting.js'
 import { createSvmReading } from './reading.js'
+import { SVM_STEP_FORMATS } from './step-formats.js'
 
 /** Options of an SVM chain entry's `plugin` member. */
 export interface SvmPluginConfig {
@@ -59,11 +60,12 @@ export default definePlugin<SvmPluginConfig>({
   name: '@pontis/plugin-svm',
   coreApi: '^1.0.0',
   configSchema: svmConfigSchema,
+  stepFormats: SVM_STEP_FORMATS,
   createAdapter(chain: ChainConfig<SvmPluginConfig>, adapterContext: AdapterContext): ChainAdapter {
     const label = { id: chain.id, displayName: chain.displayName }
     const identity = createSvmIdentity(label)
     const depository = chain.protocol?.v2?.depository
-    const tokenCurrencies = [...(chain.erc20Currencies ?? []), ...(chain.solverCurrencies ?? [])]
+    const tokenCurrencies = [...(chain.currencies ?? []), ...(chain.solverCurrencies ?? [])]
       .map((currency) => currency.address)
       .filter((address) => address !== SVM_NATIVE_CURRENCY_ID && addressProblem(address) === undefined)
     const context: SvmChainContext = {

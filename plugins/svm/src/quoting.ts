@@ -8,6 +8,7 @@ import {
   type DepositStepsRequest,
   type FillCostRequest,
   type OriginCostRequest,
+  type OriginRequestOption,
   type OriginSwapQuote,
   type OriginSwapRequest,
   PontisError,
@@ -52,7 +53,7 @@ export const SVM_ORIGIN_OPTIONS = [
   'includedOriginSwapSources',
   'includedSwapSources',
   'excludedSwapSources',
-] as const
+] as const satisfies readonly OriginRequestOption[]
 
 /** A compiled (unsigned) deposit transaction with its measured wire size. */
 export interface CompiledDeposit {
@@ -269,6 +270,14 @@ export function createSvmQuoting(context: SvmChainContext): QuotingCapability {
         limitBytes: SVM_TRANSACTION_SIZE_LIMIT,
         fits: sizeBytes <= SVM_TRANSACTION_SIZE_LIMIT,
       }
+    },
+
+    oversizedTransaction: {
+      errorCode: 'SOLANA_TX_TOO_LARGE',
+      remedy: (originSwap) =>
+        originSwap
+          ? `the origin swap takes ${originSwap.hops} hop${originSwap.hops === 1 ? '' : 's'} (${originSwap.sources.join(', ')}): set maxRouteLength (start at 4, then 3) or includedOriginSwapSources to a single size-conservative source`
+          : 'remove includeComputeUnitLimit or depositFeePayer, or change the amount',
     },
 
     // Only with a route source: without one, an unlisted token is simply unsupported.

@@ -4,7 +4,7 @@
  */
 import type { ChainAdapter } from '@pontis/core'
 import { SVM_STABLECOIN, SVM_USERS, SVM_VAULT_OWNER, type SvmDevAccount } from '@pontis/devnet'
-import { type DepositRoundTrip, runPluginConformance } from '@pontis/plugin-testkit'
+import { type DepositRoundTrip, type ExecutableItem, runPluginConformance } from '@pontis/plugin-testkit'
 import { Keypair } from '@solana/web3.js'
 import bs58 from 'bs58'
 import t from 'tap'
@@ -21,21 +21,29 @@ const devnet = await startSvmPluginDevnet()
 const [alice, bob] = SVM_USERS as [SvmDevAccount, SvmDevAccount]
 const nowSeconds = Math.floor(Date.now() / 1000)
 
+/** A native deposit of alice's. */
+const depositRequestOf = (requestId: string, amount: bigint) => ({
+  requestId,
+  depositor: alice.address,
+  currencyId: SVM_NATIVE_CURRENCY_ID,
+  amount,
+  usePermit: false,
+  permitExpiry: 0,
+  executeEndpoint: '/execute/permits',
+  nowSeconds,
+})
+
+/** Signs a served transaction item as alice's wallet does and sends it. */
+const sendTransaction = ({ step }: ExecutableItem) =>
+  sendSigned(devnet.connection, depositTransaction([step]), [alice.keypair])
+
 /** A native deposit built by the plugin, signed by a devnet user as a wallet signs it, and sent. */
 async function makeDeposit(adapter: ChainAdapter): Promise<DepositRoundTrip> {
   const requestId = randomId()
   const amount = 250_000_000n
-  const steps = await adapter.quoting?.buildDepositSteps({
-    requestId,
-    depositor: alice.address,
-    currencyId: SVM_NATIVE_CURRENCY_ID,
-    amount,
-    usePermit: false,
-    permitExpiry: 0,
-    executeEndpoint: '/execute/permits',
-    nowSeconds,
-  })
-  const signature = await sendSigned(devnet.connection, depositTransaction(steps ?? []), [alice.keypair])
+  const [step] = (await adapter.quoting?.buildDepositSteps(depositRequestOf(requestId, amount))) ?? []
+  if (step === undefined) throw new Error('no deposit step was built')
+  const signature = await sendTransaction({ data: {}, step })
   return {
     transactionId: signature,
     facts: [
@@ -94,5 +102,6 @@ await runPluginConformance(t, svmPlugin, {
     balanceOwner: alice.address,
   },
   filling: { credentials: DEVNET_CREDENTIALS },
+  execution: { sendTransaction, depositRequest: depositRequestOf(randomId(), 100_000_000n) },
   close: () => devnet.stop(),
 })

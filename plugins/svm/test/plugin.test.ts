@@ -526,6 +526,16 @@ t.test('origin swaps: limits, oversized routes, and chains without a route sourc
     limitBytes: 1232,
     fits: false,
   })
+  // The family's error for it, and what the request can change (the route here).
+  t.equal(svm.quoting.oversizedTransaction?.errorCode, 'SOLANA_TX_TOO_LARGE')
+  t.match(
+    svm.quoting.oversizedTransaction?.remedy(best),
+    new RegExp(`the origin swap takes ${best.hops} hops? .*set maxRouteLength`),
+  )
+  t.match(
+    svm.quoting.oversizedTransaction?.remedy(undefined),
+    /remove includeComputeUnitLimit or depositFeePayer/,
+  )
 
   const withoutRoutes = await devnet.adapter({ swapApiUrl: undefined })
   t.equal(withoutRoutes.quoting.quoteOriginSwap, undefined, 'no route source, no origin swaps')

@@ -20,6 +20,7 @@ import { createTronFilling } from './filling.js'
 import { canonicalTronAddress, createTronIdentity } from './identity.js'
 import { createTronQuoting } from './quoting.js'
 import { createTronReading } from './reading.js'
+import { TRON_STEP_FORMATS } from './step-formats.js'
 
 const DEFAULT_TIMEOUT_MS = 10_000
 
@@ -68,6 +69,7 @@ export default definePlugin<TronPluginConfig>({
   name: '@pontis/plugin-tron',
   coreApi: '^1.0.0',
   configSchema: tronConfigSchema,
+  stepFormats: TRON_STEP_FORMATS,
   createAdapter(chain: ChainConfig<TronPluginConfig>, adapterContext: AdapterContext): ChainAdapter {
     const context = createTronContext(chain)
     adapterContext.logger.debug('tron adapter created', { vault: context.vault ?? null })

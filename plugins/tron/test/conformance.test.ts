@@ -3,7 +3,7 @@
  * full-node API simulator).
  */
 import type { ChainAdapter } from '@pontis/core'
-import { type DepositRoundTrip, runPluginConformance } from '@pontis/plugin-testkit'
+import { type DepositRoundTrip, type ExecutableItem, runPluginConformance } from '@pontis/plugin-testkit'
 import t from 'tap'
 import tronPlugin, { TRON_NATIVE_CURRENCY_ID } from '../src/index.js'
 import {
@@ -22,26 +22,33 @@ import {
 const devnet = await startDevnet()
 const depositor = TRON_USERS.alice
 
+/** Signs a served transaction item as the depositor's wallet does, broadcasts it and puts it in a block. */
+async function sendTransaction({ step }: ExecutableItem): Promise<string> {
+  const transaction = transactionOf([step])
+  const reply = await signAndBroadcast(devnet, depositor.privateKey, transaction)
+  if (reply.result !== true) throw new Error(`broadcast refused: ${JSON.stringify(reply)}`)
+  devnet.mine(1)
+  return transaction.txID
+}
+
 /** A deposit built by the plugin, signed as a wallet signs it, broadcast and put in a block. */
 async function makeDeposit(adapter: ChainAdapter): Promise<DepositRoundTrip> {
   const requestId = idOf(1)
   const amount = 2_500_000n
-  const steps = await adapter.quoting?.buildDepositSteps({
-    requestId,
-    depositor: depositor.address,
-    currencyId: TRON_USDT_ADDRESS,
-    amount,
-    usePermit: false,
-    permitExpiry: 0,
-    executeEndpoint: '/execute',
-    nowSeconds: 0,
-  })
-  const transaction = transactionOf(steps ?? [])
-  const reply = await signAndBroadcast(devnet, depositor.privateKey, transaction)
-  if (reply.result !== true) throw new Error(`broadcast refused: ${JSON.stringify(reply)}`)
-  devnet.mine(1)
+  const [step] =
+    (await adapter.quoting?.buildDepositSteps({
+      requestId,
+      depositor: depositor.address,
+      currencyId: TRON_USDT_ADDRESS,
+      amount,
+      usePermit: false,
+      permitExpiry: 0,
+      executeEndpoint: '/execute',
+      nowSeconds: 0,
+    })) ?? []
+  if (step === undefined) throw new Error('no deposit step was built')
   return {
-    transactionId: transaction.txID,
+    transactionId: await sendTransaction({ data: {}, step }),
     facts: [
       {
         index: 0,
@@ -117,5 +124,6 @@ await runPluginConformance(t, tronPlugin, {
   },
   reading: { makeDeposit, unknownTransactionId: 'ab'.repeat(32), balanceOwner: depositor.address },
   filling: { credentials: { solverKey: SOLVER_KEY, allocatorKey: ALLOCATOR_KEY } },
+  execution: { sendTransaction },
   close: () => devnet.stop(),
 })

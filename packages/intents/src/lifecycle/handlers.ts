@@ -1,4 +1,4 @@
-import { type IntentsApi, PontisError } from '@pontis/core'
+import { type IntentsApi, PontisError, type Registry } from '@pontis/core'
 import type { OperationHandler, RequestOf, ResponseOf } from '@pontis/http'
 import type { StoredQuote } from '../quote/persist.js'
 import type { Indexer } from './indexer.js'
@@ -16,6 +16,7 @@ type ExecuteHandler = OperationHandler<
 
 /** `POST /transactions/index` and the execute API `POST /execute/permits`. */
 export function createLifecycleHandlers(options: {
+  registry: Registry
   indexer: Indexer
   lifecycle: LifecycleStore
   solver: Solver
@@ -42,6 +43,16 @@ export function createLifecycleHandlers(options: {
         'REQUEST_NOT_FOUND',
         `No request ${body.requestId}; quote first and post the signature step's body.`,
       )
+    // The origin's family says which authorizations it redeems; nothing else reaches the solver.
+    const origin = options.registry.chain(request.originChainId)
+    const accepted = origin.plugin.permitKinds ?? []
+    if (!accepted.includes(body.kind)) {
+      throw new PontisError(
+        'UNSUPPORTED_EXECUTION_TYPE',
+        `${origin.record.displayName} (${origin.id}) accepts ${accepted.length > 0 ? `permits of kind ${accepted.join(', ')}` : 'no permits'}, not ${body.kind}; post the quote's signature step body as issued.`,
+        { kind: body.kind, accepted },
+      )
+    }
     // The quote kept what its signature item authorizes; the body only names it.
     const issued = ((request.quote as Partial<StoredQuote>).permits ?? []).find(
       (permit) => permit.kind === body.kind,

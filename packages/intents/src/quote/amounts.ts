@@ -14,6 +14,7 @@ import {
   parseBps,
   withSlippage,
 } from './fees.js'
+import type { InventoryLookup } from './inventory.js'
 import { convert, fromUsd, USD_SCALE, usdValue } from './prices.js'
 import type { Costs, PricedRoute } from './pricing.js'
 import type { QuoteRequest, Route } from './route.js'
@@ -43,9 +44,10 @@ export function computeCharges(
   sides: PricedRoute,
   costs: Costs,
   settings: SolverSettings,
+  inventory: InventoryLookup,
 ): Charges {
   const sponsoredComponents = sponsoredComponentsOf(request)
-  const terms = feeTerms(request, route, sides, costs, settings, sponsoredComponents)
+  const terms = feeTerms(request, route, sides, costs, settings, inventory, sponsoredComponents)
   const conversion = conversionOf(request, sides)
   const breakdown =
     request.tradeType === 'EXACT_INPUT'
@@ -82,6 +84,7 @@ function feeTerms(
   { origin, destination }: PricedRoute,
   costs: Costs,
   settings: SolverSettings,
+  inventory: InventoryLookup,
   sponsoredComponents: ReadonlySet<FeeComponent> | undefined,
 ): FeeTerms {
   const fillRent = costs.fillCost.rent ?? 0n
@@ -92,11 +95,7 @@ function feeTerms(
       origin.priced,
       'ceil',
     ) + convert(costs.solverPaidOrigin, origin.nativePriced, origin.priced, 'ceil')
-  const target = settings.inventory.find(
-    (item) =>
-      item.chainId === destination.chain.id &&
-      item.currency.toLowerCase() === destination.currency.address.toLowerCase(),
-  )
+  const target = inventory(destination.chain.id, destination.currency.address)
   const { solverBalance } = costs
   const rebalances =
     target !== undefined && solverBalance !== undefined && solverBalance > BigInt(target.targetAmount)

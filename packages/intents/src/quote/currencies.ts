@@ -27,7 +27,7 @@ export class CurrencyCatalog {
       this.#byAddress.set(address, { entry, address, isNative })
     }
     add(chain.entry.currency, true)
-    for (const token of chain.entry.erc20Currencies ?? []) add(token, false)
+    for (const token of chain.entry.currencies ?? []) add(token, false)
     for (const token of chain.entry.solverCurrencies ?? [])
       add(token, token.address === chain.entry.currency.address)
     this.native = this.#byAddress.get(identity.nativeCurrencyId) ?? {

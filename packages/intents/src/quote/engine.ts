@@ -1,8 +1,9 @@
-import type { IntentsApi, Logger, RegisteredChain, Registry } from '@pontis/core'
+import { type IntentsApi, type Logger, PontisError, type RegisteredChain, type Registry } from '@pontis/core'
 import type { Hex } from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { computeCharges, computePayout } from './amounts.js'
 import { CurrencyCatalog } from './currencies.js'
+import { type InventoryLookup, inventoryLookup } from './inventory.js'
 import { checkOptions, checkPermit, destinationCalls, familyOptions } from './options.js'
 import { buildOrder, type IssuedOrder, issueOrder } from './order.js'
 import { type QuotedRequest, quotedRequest, retryTakenDepositTag } from './persist.js'
@@ -12,6 +13,7 @@ import { estimateCosts, priceRoute, quoteOutputSwap } from './pricing.js'
 import { quoteResponse } from './response.js'
 import { type QuoteRequest, resolveRoute } from './route.js'
 import { type SolverSettings, solverCredentialsFor } from './settings.js'
+import { createStepCheck, type StepCheck } from './step-check.js'
 import { apiSteps, prepareDepositSteps } from './steps.js'
 
 export interface QuoteEngineOptions {
@@ -43,9 +45,13 @@ export class QuoteEngine {
   readonly #solver: PrivateKeyAccount
   readonly #solverAddresses = new Map<number, string>()
   readonly #now: () => number
+  readonly #inventory: InventoryLookup
+  readonly #checkSteps: StepCheck
 
   constructor(options: QuoteEngineOptions) {
     this.#options = options
+    this.#inventory = inventoryLookup(options.registry, options.settings.inventory)
+    this.#checkSteps = createStepCheck(options.registry)
     this.#now = options.now ?? Date.now
     this.#solver = privateKeyToAccount(options.settings.solver.privateKey)
     for (const chain of options.registry.chains()) this.#catalogs.set(chain.id, new CurrencyCatalog(chain))
@@ -74,7 +80,7 @@ export class QuoteEngine {
     const costs = await estimateCosts(request, route, sides, asked, settings)
 
     // Compute the fees, and what the recipient gets.
-    const charges = computeCharges(request, route, sides, costs, settings)
+    const charges = computeCharges(request, route, sides, costs, settings, this.#inventory)
     const { amountIn } = charges.breakdown
     const originSwap = costs.originSwap ?? (await quoteOutputSwap(request, route, amountIn, costs, options))
     const payout = computePayout(request, route, charges, costs, calls)
@@ -115,6 +121,7 @@ export class QuoteEngine {
     const { route } = priced
     const nonceTag = id ? route.origin.quoting.depositNonceTag?.(route.user, priced.nowMs) : undefined
     const prepared = await prepareDepositSteps(priced, issued, nonceTag)
+    this.#checkSteps(route.origin.chain, prepared)
     if (!context.withSteps || !id) return response
     response.steps = apiSteps(prepared, id, issued.depositAddress, route.destination.chain)
     const parts = { fees: response.fees, prepared, depositTag: nonceTag?.tag, apiKeyId: context.apiKeyId }
@@ -122,14 +129,22 @@ export class QuoteEngine {
     return response
   }
 
-  /** The solver's account on `chain` (its family's key), for fill costs and liquidity. */
+  /**
+   * The solver's account on `chain` (its family's key), for fill costs and liquidity. Only the
+   * destination's plugin can name it: a chain without filling cannot be paid on.
+   */
   #solverOn(chain: RegisteredChain): string {
     let address = this.#solverAddresses.get(chain.id)
     if (address === undefined) {
       const filling = chain.adapter.filling
-      address = filling
-        ? filling.solverAddress(solverCredentialsFor(this.#options.settings, chain.record.vmType))
-        : this.#solver.address
+      if (!filling) {
+        throw new PontisError(
+          'UNSUPPORTED_CHAIN',
+          `${chain.record.displayName} (${chain.id}) cannot be used as destination: its ${chain.record.vmType} plugin has no filling capability, so no solver can pay there.`,
+          { chainId: chain.id },
+        )
+      }
+      address = filling.solverAddress(solverCredentialsFor(this.#options.settings, chain.record.vmType))
       this.#solverAddresses.set(chain.id, address)
     }
     return address

@@ -4,23 +4,13 @@
  */
 import {
   type DestinationCall,
+  ORIGIN_REQUEST_OPTIONS,
+  type OriginRequestOption,
   type OriginRequestOptions,
   PontisError,
   type QuotingCapability,
 } from '@pontis/core'
 import type { QuoteRequest, Route } from './route.js'
-
-/** Request members that only some families honour as origin; see `QuotingCapability.originRequestOptions`. */
-const FAMILY_ORIGIN_OPTIONS = [
-  'depositFeePayer',
-  'maxRouteLength',
-  'useSharedAccounts',
-  'includeComputeUnitLimit',
-  'includedOriginSwapSources',
-  'includedSwapSources',
-  'excludedSwapSources',
-  'additionalData.userPublicKey',
-] as const
 
 /** How long a permit signature is valid when the request does not say, seconds. */
 export const PERMIT_EXPIRY_DEFAULT = 600
@@ -32,9 +22,11 @@ function reject(
   throw new PontisError(code, message)
 }
 
-function present(request: QuoteRequest, option: string): boolean {
-  if (option === 'additionalData.userPublicKey') return request.additionalData?.userPublicKey !== undefined
-  return (request as Record<string, unknown>)[option] !== undefined
+/** The value of an origin option in the request, by its path (`additionalData.userPublicKey`). */
+function optionValue(request: QuoteRequest, option: OriginRequestOption): unknown {
+  return option
+    .split('.')
+    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], request)
 }
 
 /** Refuses every option `route` cannot honour, in the order the API documents them. */
@@ -48,8 +40,8 @@ export function checkOptions(request: QuoteRequest, route: Route): void {
 /** Family options the origin does not honour, and destination swaps, which no fill makes. */
 function checkFamilyOptions(request: QuoteRequest, { origin, destination }: Route): void {
   const honoured = new Set(origin.quoting.originRequestOptions ?? [])
-  for (const option of FAMILY_ORIGIN_OPTIONS) {
-    if (present(request, option) && !honoured.has(option)) {
+  for (const option of Object.keys(ORIGIN_REQUEST_OPTIONS) as OriginRequestOption[]) {
+    if (optionValue(request, option) !== undefined && !honoured.has(option)) {
       reject(
         'UNSUPPORTED_ROUTE',
         `${option} does not apply to ${origin.chain.record.vmType} origins such as ${origin.chain.record.displayName} (${origin.chain.id}); remove it.`,
@@ -210,18 +202,10 @@ export function destinationCalls(request: QuoteRequest, { destination }: Route):
 /** The family options the request set; {@link checkOptions} already refused those the origin does not honour. */
 export function familyOptions(request: QuoteRequest, quoting: QuotingCapability): OriginRequestOptions {
   const honoured = new Set(quoting.originRequestOptions ?? [])
-  const pick = <Key extends keyof OriginRequestOptions>(key: Key, value: OriginRequestOptions[Key]) =>
-    value !== undefined && honoured.has(key) ? { [key]: value } : {}
-  return {
-    ...pick('depositFeePayer', request.depositFeePayer),
-    ...pick('maxRouteLength', request.maxRouteLength),
-    ...pick('useSharedAccounts', request.useSharedAccounts),
-    ...pick('includeComputeUnitLimit', request.includeComputeUnitLimit),
-    ...pick('includedOriginSwapSources', request.includedOriginSwapSources),
-    ...pick('includedSwapSources', request.includedSwapSources),
-    ...pick('excludedSwapSources', request.excludedSwapSources),
-    ...(request.additionalData?.userPublicKey !== undefined && honoured.has('additionalData.userPublicKey')
-      ? { userPublicKey: request.additionalData.userPublicKey }
-      : {}),
+  const options: Record<string, unknown> = {}
+  for (const [option, key] of Object.entries(ORIGIN_REQUEST_OPTIONS)) {
+    const value = optionValue(request, option as OriginRequestOption)
+    if (value !== undefined && honoured.has(option)) options[key] = value
   }
+  return options as OriginRequestOptions
 }

@@ -5,18 +5,32 @@
 import { randomBytes } from 'node:crypto'
 import {
   type ChainOrder,
+  type DestinationCall,
   encodeOrder,
   hashOrderStruct,
   type IntentsApi,
   ORDER_VERSION,
+  PontisError,
   protocolChainIdOf,
   type QuotingCapability,
+  type RegisteredChain,
   settlementOrder,
 } from '@pontis/core'
-import { encodeAbiParameters, type Hex } from 'viem'
+import type { Hex } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
 import type { PricedQuote } from './priced-quote.js'
 import type { QuoteRequest } from './route.js'
+
+/** One destination call in the order's encoding, which is the destination family's. */
+function encodeCall(quoting: QuotingCapability, chain: RegisteredChain, call: DestinationCall): Hex {
+  if (!quoting.encodeDestinationCall) {
+    throw new PontisError(
+      'EXTRA_TXS_NOT_SUPPORTED',
+      `${chain.record.displayName} (${chain.record.vmType}) cannot run txs calls: its plugin does not encode them.`,
+    )
+  }
+  return quoting.encodeDestinationCall(call)
+}
 
 /** A fresh 256-bit salt: every quote is a distinct order (and so a distinct request id). */
 function randomSalt(): Hex {
@@ -67,12 +81,7 @@ export function buildOrder(priced: PricedQuote, solver: Hex, hubName: string | u
           expectedAmount: payout.paidOut.toString(),
         },
       ],
-      calls: priced.calls.map((call) =>
-        encodeAbiParameters(
-          [{ type: 'address' }, { type: 'uint256' }, { type: 'bytes' }],
-          [call.to as Hex, call.value, call.data as Hex],
-        ),
-      ),
+      calls: priced.calls.map((call) => encodeCall(destination.quoting, destination.chain, call)),
       deadline,
       extraData: '0x',
     },

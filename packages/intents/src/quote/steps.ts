@@ -20,7 +20,7 @@ const EXECUTE_PATH = '/execute/permits'
 /**
  * The origin family's deposit steps for a priced quote; a price without a request id is compiled
  * with a placeholder (size-limited families check every quote).
- * @throws PontisError SOLANA_TX_TOO_LARGE when a step is over its family's size limit.
+ * @throws PontisError the family's own error when a step is over its size limit.
  */
 export async function prepareDepositSteps(
   priced: PricedQuote,
@@ -48,7 +48,7 @@ export async function prepareDepositSteps(
   return prepared
 }
 
-/** Refuses a deposit transaction over its family's wire-size limit, saying how far over and what helps. */
+/** Refuses a deposit transaction over its family's wire-size limit, with the family's error and remedy. */
 function checkSize(
   quoting: QuotingCapability,
   steps: readonly PreparedStep[],
@@ -60,12 +60,10 @@ function checkSize(
     const { sizeBytes, limitBytes, fits } = check(step)
     if (fits) continue
     const overBy = sizeBytes - limitBytes
-    const hint = originSwap
-      ? `the origin swap takes ${originSwap.hops} hop${originSwap.hops === 1 ? '' : 's'} (${originSwap.sources.join(', ')}): set maxRouteLength (start at 4, then 3) or includedOriginSwapSources to a single size-conservative source`
-      : 'remove includeComputeUnitLimit or depositFeePayer, or change the amount'
+    const oversized = quoting.oversizedTransaction
     throw new PontisError(
-      'SOLANA_TX_TOO_LARGE',
-      `transaction is ${sizeBytes} bytes, ${overBy} over the ${limitBytes} byte limit; ${hint}.`,
+      oversized?.errorCode ?? 'UNSUPPORTED_ROUTE',
+      `transaction is ${sizeBytes} bytes, ${overBy} over the ${limitBytes} byte limit; ${oversized?.remedy(originSwap) ?? 'change the amount'}.`,
       { size: sizeBytes, limit: limitBytes, overBy },
     )
   }

@@ -1,0 +1,68 @@
+/**
+ * The __TITLE__ node's HTTP API: send a raw transaction, look a transaction up, read a balance.
+ * Replace it with the family's real node API.
+ */
+import { PontisError } from '@pontis/core'
+
+/** A deposit as the node reports it in a transaction. */
+export interface NodeDeposit {
+  readonly index: number
+  readonly depository: string
+  readonly depositId: string
+  readonly depositor: string
+  readonly currencyId: string
+  readonly amount: string
+}
+
+/** A transaction the node has: in a block (`success`) or refused when executed (`reverted`). */
+export interface NodeTransaction {
+  readonly state: 'success' | 'reverted'
+  readonly blockNumber: number
+  readonly confirmations: number
+  readonly deposits: readonly NodeDeposit[]
+}
+
+/** A client of one node. */
+export class __PASCAL__ApiClient {
+  readonly #url: string
+
+  constructor(url: string) {
+    this.#url = url.replace(/\/+$/, '')
+  }
+
+  async #call(path: string, init?: RequestInit): Promise<Response> {
+    try {
+      return await fetch(`${this.#url}${path}`, init)
+    } catch (error) {
+      throw new PontisError('SERVICE_UNAVAILABLE', `The __TITLE__ node cannot be reached: ${String(error)}`)
+    }
+  }
+
+  /** Sends `raw`; sending one the node already has is not an error. */
+  async send(raw: string): Promise<void> {
+    const response = await this.#call('/transactions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ raw }),
+    })
+    if (!response.ok) {
+      const { error } = (await response.json()) as { error?: string }
+      throw new PontisError('RPC_HTTP_ERROR', `The __TITLE__ node refused it: ${error}`)
+    }
+  }
+
+  /** The transaction `id`, or undefined when the node has never seen it. */
+  async transaction(id: string): Promise<NodeTransaction | undefined> {
+    const response = await this.#call(`/transactions/${encodeURIComponent(id)}`)
+    if (response.status === 404) return undefined
+    return (await response.json()) as NodeTransaction
+  }
+
+  /** The balance of `address` in `currencyId`, smallest unit. */
+  async balance(address: string, currencyId: string): Promise<bigint> {
+    const response = await this.#call(
+      `/balances/${encodeURIComponent(address)}/${encodeURIComponent(currencyId)}`,
+    )
+    return BigInt(((await response.json()) as { amount: string }).amount)
+  }
+}
