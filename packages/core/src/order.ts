@@ -1,6 +1,6 @@
 /** The settlement order shared by the intent service (which signs it) and the oracle (which attests it). */
 import { createStructHasher } from './eip712.js'
-import { chainByProtocolId, type Registry } from './registry.js'
+import { chainByProtocolId, protocolChainIdOf, type RegisteredChain, type Registry } from './registry.js'
 
 /** The EIP-712 types of the settlement order; `orderId` is the struct hash of `Order`. */
 export const ORDER_TYPES = {
@@ -150,14 +150,96 @@ export interface EncodedOrder {
 }
 
 /**
- * Encodes an order for hashing and signing: each address and currency through the identity of the
- * chain it lives on (`encodeAddress`: EVM 20 bytes, SVM the base58-decoded key, …), so the intent
- * service that issues an order id and the oracle that attests it hash the same bytes.
- * @throws PontisError UNSUPPORTED_CHAIN for a chain not served, or the identity's error for a bad address.
+ * The settlement order as a service builds it: each chain is still the registered chain (its
+ * identity encodes the addresses that live on it). It becomes protocol ids only where it is
+ * encoded: {@link encodeOrder} for hashing, {@link settlementOrder} for the APIs.
  */
-export function encodeOrder(registry: Registry, order: SettlementOrder): EncodedOrder {
-  const on = (protocolChainId: string) => chainByProtocolId(registry, protocolChainId).adapter.identity
-  const output = on(order.output.chainId)
+export interface ChainOrder extends Pick<SettlementOrder, 'version' | 'solverChainId' | 'solver' | 'salt'> {
+  readonly inputs: ReadonlyArray<{
+    readonly payment: OnChain<SettlementInput['payment']>
+    readonly refunds: ReadonlyArray<OnChain<SettlementInput['refunds'][number]>>
+  }>
+  readonly output: OnChain<SettlementOrder['output']>
+  readonly fees: ReadonlyArray<
+    Omit<SettlementOrder['fees'][number], 'recipientChainId' | 'currencyChainId'> & {
+      readonly recipientChain: RegisteredChain
+      readonly currencyChain: RegisteredChain
+    }
+  >
+}
+
+type SettlementInput = SettlementOrder['inputs'][number]
+/** A part of the order with its `chainId` as the chain itself. */
+type OnChain<Part extends { readonly chainId: string }> = Omit<Part, 'chainId'> & {
+  readonly chain: RegisteredChain
+}
+
+/** The order as the APIs carry it: each chain named by its protocol id (`protocolChainIdOf`). */
+export function settlementOrder(order: ChainOrder): SettlementOrder {
+  const id = protocolChainIdOf
+  const {
+    inputs,
+    output: { chain: outputChain, ...output },
+    fees,
+    ...head
+  } = order
+  return {
+    ...head,
+    inputs: inputs.map(({ payment: { chain, ...payment }, refunds }) => ({
+      payment: { chainId: id(chain), ...payment },
+      refunds: refunds.map(({ chain: refundChain, ...refund }) => ({ chainId: id(refundChain), ...refund })),
+    })),
+    output: { chainId: id(outputChain), ...output },
+    fees: fees.map(({ recipientChain, currencyChain, ...fee }) => ({
+      recipientChainId: id(recipientChain),
+      recipient: fee.recipient,
+      currencyChainId: id(currencyChain),
+      currency: fee.currency,
+      amount: fee.amount,
+    })),
+  }
+}
+
+/**
+ * An order received in its API form, with its chains looked up: what {@link encodeOrder} takes.
+ * @throws PontisError UNSUPPORTED_CHAIN for a chain not served.
+ */
+export function chainOrder(registry: Registry, order: SettlementOrder): ChainOrder {
+  const on = (protocolChainId: string) => chainByProtocolId(registry, protocolChainId)
+  const {
+    inputs,
+    output: { chainId: outputChainId, ...output },
+    fees,
+    ...head
+  } = order
+  return {
+    ...head,
+    inputs: inputs.map(({ payment: { chainId, ...payment }, refunds }) => ({
+      payment: { chain: on(chainId), ...payment },
+      refunds: refunds.map(({ chainId: refundChainId, ...refund }) => ({
+        chain: on(refundChainId),
+        ...refund,
+      })),
+    })),
+    output: { chain: on(outputChainId), ...output },
+    fees: fees.map(({ recipientChainId, currencyChainId, ...fee }) => ({
+      recipientChain: on(recipientChainId),
+      currencyChain: on(currencyChainId),
+      ...fee,
+    })),
+  }
+}
+
+/**
+ * Encodes an order for hashing and signing: each address and currency through the identity of the
+ * chain it lives on (`encodeAddress`: EVM 20 bytes, SVM the base58-decoded key, …), each chain as
+ * its protocol id, so the intent service that issues an order id and the oracle that attests it
+ * hash the same bytes.
+ * @throws PontisError the identity's error for a bad address.
+ */
+export function encodeOrder(order: ChainOrder): EncodedOrder {
+  const id = protocolChainIdOf
+  const output = order.output.chain.adapter.identity
   const lower = (value: string) => value.toLowerCase() as Hex
   return {
     version: order.version,
@@ -166,18 +248,18 @@ export function encodeOrder(registry: Registry, order: SettlementOrder): Encoded
     solver: lower(order.solver),
     salt: order.salt,
     inputs: order.inputs.map((input) => {
-      const payment = on(input.payment.chainId)
+      const payment = input.payment.chain.adapter.identity
       return {
         payment: {
-          chainId: input.payment.chainId,
+          chainId: id(input.payment.chain),
           currency: payment.encodeAddress(input.payment.currency, 'currency'),
           amount: input.payment.amount,
           weight: input.payment.weight,
         },
         refunds: input.refunds.map((refund) => {
-          const chain = on(refund.chainId)
+          const chain = refund.chain.adapter.identity
           return {
-            chainId: refund.chainId,
+            chainId: id(refund.chain),
             recipient: chain.encodeAddress(refund.recipient, 'recipient'),
             currency: chain.encodeAddress(refund.currency, 'currency'),
             minimumAmount: refund.minimumAmount,
@@ -188,7 +270,7 @@ export function encodeOrder(registry: Registry, order: SettlementOrder): Encoded
       }
     }),
     output: {
-      chainId: order.output.chainId,
+      chainId: id(order.output.chain),
       payments: order.output.payments.map((payment) => ({
         recipient: output.encodeAddress(payment.recipient, 'recipient'),
         currency: output.encodeAddress(payment.currency, 'currency'),
@@ -200,10 +282,10 @@ export function encodeOrder(registry: Registry, order: SettlementOrder): Encoded
       extraData: lower(order.output.extraData),
     },
     fees: order.fees.map((fee) => ({
-      recipientChainId: fee.recipientChainId,
-      recipient: on(fee.recipientChainId).encodeAddress(fee.recipient, 'recipient'),
-      currencyChainId: fee.currencyChainId,
-      currency: on(fee.currencyChainId).encodeAddress(fee.currency, 'currency'),
+      recipientChainId: id(fee.recipientChain),
+      recipient: fee.recipientChain.adapter.identity.encodeAddress(fee.recipient, 'recipient'),
+      currencyChainId: id(fee.currencyChain),
+      currency: fee.currencyChain.adapter.identity.encodeAddress(fee.currency, 'currency'),
       amount: fee.amount,
     })),
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The `pontis` command: runs src/cli.ts through tsx (the workspace ships TypeScript sources).
+// The `pontis` command: runs src/keys/cli.ts through tsx (the workspace ships TypeScript sources).
 import { register } from 'tsx/esm/api'
 
 register()
-const { main } = await import('../src/cli.ts')
+const { main } = await import('../src/keys/cli.ts')
 process.exitCode = await main()

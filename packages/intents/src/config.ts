@@ -16,7 +16,7 @@ import {
 import { resolveAdminToken } from './keys/index.js'
 import { type RateLimitPolicy, rateLimitPolicyFromEnv } from './ratelimit/index.js'
 import { checkSchemaName } from './store/sql-client.js'
-import type { WebhookTargetPolicy } from './webhooks/index.js'
+import { type WebhookTargetPolicy, webhookPolicyFromEnv } from './webhooks/index.js'
 
 export const DEFAULT_INTENTS_PORT = 4000
 
@@ -52,18 +52,6 @@ export interface IntentsEnvironment {
 /** `INTENTS_PORT`, else 4000; a value that is not a port is a start-up error naming the variable. */
 export function resolveIntentsPort(env: EnvironmentVariables): number {
   return readPort(env, 'INTENTS_PORT') ?? DEFAULT_INTENTS_PORT
-}
-
-/**
- * Where webhooks may go, as the operator set it; the same rules apply when a URL is set (admin
- * API, `pontis keys`) and at every delivery. `WEBHOOKS_ALLOW_HTTP_LOOPBACK=true` is for
- * development only: plain `http://` and loopback receivers (127.0.0.0/8, ::1, `localhost`).
- */
-export function webhookPolicyFromEnv(env: EnvironmentVariables): WebhookTargetPolicy {
-  return {
-    allowHttpLoopback: readFlag(env, 'WEBHOOKS_ALLOW_HTTP_LOOPBACK'),
-    allowPrivate: readFlag(env, 'WEBHOOKS_ALLOW_PRIVATE'),
-  }
 }
 
 /**

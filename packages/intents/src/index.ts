@@ -4,15 +4,16 @@ export {
   type IntentsEnvironment,
   readIntentsEnvironment,
   resolveIntentsPort,
-  webhookPolicyFromEnv,
 } from './config.js'
 export { notifyStatus, STATUS_CHANNEL, StatusEvents } from './events/index.js'
 export { Indexer } from './lifecycle/indexer.js'
 export { LifecycleStore } from './lifecycle/lifecycle-store.js'
 export { Solver } from './lifecycle/solver.js'
 export { canTransition, FINAL_STATUSES, TRANSITIONS } from './lifecycle/state-machine.js'
-export { type QuoteContext, type QuotedRequest, QuoteEngine, type QuoteRequest } from './quote/engine.js'
+export { type QuoteContext, QuoteEngine } from './quote/engine.js'
+export type { QuotedRequest, StoredQuote } from './quote/persist.js'
 export { type PriceSource, StaticPriceSource } from './quote/prices.js'
+export type { QuoteRequest } from './quote/route.js'
 export { loadSolverSettings, type SolverSettings } from './quote/settings.js'
 export {
   createIntentsRuntime,
@@ -21,4 +22,5 @@ export {
   startIntentsService,
 } from './service.js'
 export { openRequestStore, RequestStore } from './store/index.js'
+export { webhookPolicyFromEnv } from './webhooks/index.js'
 export { attachStatusStream, type StatusStream } from './ws/index.js'

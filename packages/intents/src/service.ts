@@ -18,16 +18,15 @@ import { StatusEvents } from './events/index.js'
 import { ApiKeyStore } from './keys/index.js'
 import { Indexer } from './lifecycle/indexer.js'
 import { LifecycleStore } from './lifecycle/lifecycle-store.js'
-import { type Loop, startLoop } from './lifecycle/loop.js'
 import { Solver } from './lifecycle/solver.js'
 import { QuoteEngine } from './quote/engine.js'
 import { loadPriceSource } from './quote/prices.js'
 import { loadSolverSettings, solverCredentialsFor } from './quote/settings.js'
 import { MemoryRateLimiter, type RateLimiter, SqlRateLimiter } from './ratelimit/index.js'
-import { StatusCache } from './status.js'
+import { StatusCache } from './status/cache.js'
 import { openRequestStore, type RequestStore } from './store/index.js'
-import { toNewRequest } from './store-bridge.js'
 import { startWebhookLoop, WebhookDispatcher } from './webhooks/index.js'
+import { type Loop, startLoop } from './workers/loop.js'
 import { attachStatusStream } from './ws/index.js'
 
 export interface IntentsServiceOptions {
@@ -132,7 +131,7 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     logger,
     ...(options.now ? { now: options.now } : {}),
     saveRequest: async (request) => {
-      await store.insertRequest(toNewRequest(request))
+      await store.insertRequest(request)
     },
   })
   const now = options.now ?? Date.now

@@ -1,5 +1,5 @@
 /**
- * `pontis keys ...` as operators run it: child processes (`node --import tsx src/cli.ts`, and the
+ * `pontis keys ...` as operators run it: child processes (`node --import tsx src/keys/cli.ts`, and the
  * package's `bin/pontis.mjs`) on a PGlite data directory in a temporary folder, then the same
  * directory opened here to check what they did. Usage mistakes are checked in-process (no database).
  */
@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { WAIT_BOUND_MS } from '../../../test/helpers/wait.js'
-import { runCli, USAGE } from '../src/cli.js'
+import { runCli, USAGE } from '../src/keys/cli.js'
 import { ApiKeyStore } from '../src/keys/index.js'
 import { openRequestStore } from '../src/store/index.js'
 
@@ -19,7 +19,7 @@ import { openRequestStore } from '../src/store/index.js'
 t.setTimeout(300_000)
 
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url))
-const CLI = join(PACKAGE, 'src', 'cli.ts')
+const CLI = join(PACKAGE, 'src', 'keys', 'cli.ts')
 const BIN = join(PACKAGE, 'bin', 'pontis.mjs')
 
 const scratch = await mkdtemp(join(tmpdir(), 'pontis-cli-test-'))

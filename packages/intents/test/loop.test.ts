@@ -4,7 +4,7 @@
  */
 import { silentLogger } from '@pontis/core'
 import t from 'tap'
-import { startLoop } from '../src/lifecycle/loop.js'
+import { startLoop } from '../src/workers/loop.js'
 
 const HOUR = 3_600_000
 

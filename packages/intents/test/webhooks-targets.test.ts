@@ -16,7 +16,7 @@ import { createApiApp, listen, loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, errorDataOf } from '@pontis/http/testing'
 import t from 'tap'
 import { INTENTS_DOCUMENT_PATH } from '../src/app.js'
-import { runCli } from '../src/cli.js'
+import { runCli } from '../src/keys/cli.js'
 import { ApiKeyStore, createAdminHandlers } from '../src/keys/index.js'
 import { openRequestStore, type RequestStore } from '../src/store/index.js'
 import {

@@ -7,6 +7,7 @@ import {
   type ChainAdapter,
   type CurrencyRole,
   chainByProtocolId,
+  chainOrder,
   createTypedDataHasher,
   type Eip712Domain,
   encodeOrder as encodeOrderBytes,
@@ -191,7 +192,7 @@ export function createAttestationEngine(options: AttestationEngineOptions): Atte
   }
 
   /** The order as signed: addresses and currencies as bytes of their chains. */
-  const encodeOrder = (order: OracleApi.Order) => encodeOrderBytes(registry, order)
+  const encodeOrder = (order: OracleApi.Order) => encodeOrderBytes(chainOrder(registry, order))
 
   /** A deposit's id on the hub: chain, transaction and position. */
   const onchainIdOf = (protocolChainId: string, transactionId: Hex, index: number): Hex =>

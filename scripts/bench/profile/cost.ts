@@ -20,6 +20,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector/promises'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { chainOrder } from '@pontis/core'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { orderId, signOrder } from '../../../packages/intents/src/quote/order.js'
 import { descendantsNamed, sampleProcess, systemBusyMs } from '../children.js'
@@ -152,10 +153,10 @@ async function measureShape(
   }
   const stored = service.lastStored()
   if (!stored) throw new Error('the engine stored no request')
-  const order = stored.quote.order
-  const orderIdMs = microsecondsEach(200, () => orderId(service.registry, order)) / 1000
+  const order = chainOrder(service.registry, stored.quote.order)
+  const orderIdMs = microsecondsEach(200, () => orderId(order)) / 1000
   const account = privateKeyToAccount(generatePrivateKey())
-  const id = orderId(service.registry, order)
+  const id = orderId(order)
   const signStart = performance.now()
   for (let round = 0; round < 100; round++) await signOrder(account, id)
   const signatureMs = (performance.now() - signStart) / 100

@@ -25,7 +25,6 @@ import {
   QuoteEngine,
 } from '@pontis/intents'
 import { loadPriceSource, type PriceSource } from '../../../packages/intents/src/quote/prices.js'
-import { toNewRequest } from '../../../packages/intents/src/store-bridge.js'
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url))
 /** The environment name of the generated configs (`chains.bench.json`, ...). */
@@ -286,7 +285,7 @@ export async function startProfiledService(config: BenchConfig): Promise<Profile
     saveRequest: (request) =>
       clock.time('storage', async () => {
         stored = request
-        await runtime.store.insertRequest(toNewRequest(request))
+        await runtime.store.insertRequest(request)
       }),
   })
   return {

@@ -1,6 +1,6 @@
 import { type IntentsApi, PontisError, type Registry } from '@pontis/core'
 import type { OperationHandler, RequestOf, ResponseOf } from '@pontis/http'
-import type { StoredPermit } from '../quote/engine.js'
+import type { StoredQuote } from '../quote/persist.js'
 import type { Indexer } from './indexer.js'
 import type { LifecycleStore } from './lifecycle-store.js'
 import type { Solver } from './solver.js'
@@ -54,7 +54,7 @@ export function createLifecycleHandlers(options: {
       )
     }
     // The quote kept what its signature item authorizes; the body only names it.
-    const issued = ((request.quote as { permits?: readonly StoredPermit[] }).permits ?? []).find(
+    const issued = ((request.quote as Partial<StoredQuote>).permits ?? []).find(
       (permit) => permit.kind === body.kind,
     )
     if (!issued) {

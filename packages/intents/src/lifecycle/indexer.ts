@@ -7,8 +7,9 @@ import {
   type Registry,
   type TransactionFacts,
 } from '@pontis/core'
+import type { StoredQuote } from '../quote/persist.js'
 import type { SqlClient, StoredRequest } from '../store/index.js'
-import type { LifecycleStore, RecordedDeposit } from './lifecycle-store.js'
+import type { LifecycleStore, NewJob, RecordedDeposit } from './lifecycle-store.js'
 
 /** Confirmations before a transaction's deposits are acted on: the most any of them needs. */
 function requiredConfirmations(chain: RegisteredChain, deposits: readonly DepositFact[]): number {
@@ -35,6 +36,52 @@ export interface IndexResult {
 }
 
 type Outcome = RecordedDeposit['outcome']
+type RefundKind = 'refund' | 'orphan_refund' | 'excess_refund'
+
+/** A deposit whose transaction reached its confirmations, as {@link Indexer} acts on it. */
+interface ConfirmedDeposit {
+  readonly chainId: number
+  readonly transactionId: string
+  readonly index: number
+  readonly amount: bigint
+  readonly currency: string
+  readonly depositor: string
+}
+
+/** Why a confirmed deposit its request cannot take is refunded. */
+const REFUND_REASONS: Partial<Record<Outcome, string>> = {
+  too_low: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL',
+  wrong_currency: 'INCORRECT_DEPOSIT_CURRENCY',
+  late: 'TTL_EXPIRED',
+  double_spend: 'DOUBLE_SPEND',
+}
+
+/** What the request's record says of a deposit. */
+function depositFacts(deposit: ConfirmedDeposit) {
+  return {
+    transactionId: deposit.transactionId,
+    amount: deposit.amount.toString(),
+    currency: deposit.currency,
+    depositor: deposit.depositor,
+  }
+}
+
+/** A refund job: `amount` of `currency` back to `recipient` from `source`, queued once per `kind:key`. */
+function refundJob(
+  kind: RefundKind,
+  key: string,
+  requestId: string | null,
+  chainId: number,
+  refund: { recipient: string; currency: string; amount: bigint; source: object; reason: string },
+): NewJob {
+  return {
+    jobKey: `${kind}:${key}`,
+    requestId,
+    kind,
+    chainId,
+    payload: { ...refund, amount: refund.amount.toString() },
+  }
+}
 
 /**
  * Watches each chain's depository through its plugin, matches deposits to requests by id and acts
@@ -260,7 +307,7 @@ export class Indexer {
         [chain.id, transactionId],
       )
       for (const row of rows) {
-        const deposit = {
+        const deposit: ConfirmedDeposit = {
           chainId: chain.id,
           transactionId,
           index: row.log_index,
@@ -268,7 +315,7 @@ export class Indexer {
           currency: row.currency,
           depositor: row.depositor,
         }
-        await this.#apply(tx, chain, row.request_id, row.outcome, deposit)
+        await this.#apply(tx, row.request_id, row.outcome, deposit)
         await tx.query(
           'UPDATE deposits SET confirmed = true WHERE chain_id = $1 AND transaction_id = $2 AND log_index = $3',
           [chain.id, transactionId, row.log_index],
@@ -277,50 +324,38 @@ export class Indexer {
     })
   }
 
+  /** Acts on one confirmed deposit: refunds it, or moves its request to `pending` and queues the fill. */
   async #apply(
     tx: SqlClient,
-    chain: RegisteredChain,
     requestId: string | null,
     outcome: Outcome,
-    deposit: {
-      chainId: number
-      transactionId: string
-      index: number
-      amount: bigint
-      currency: string
-      depositor: string
-    },
+    deposit: ConfirmedDeposit,
   ): Promise<void> {
-    const depositKey = `${deposit.chainId}:${deposit.transactionId}:${deposit.index}`
-    const refund = (
-      kind: 'refund' | 'orphan_refund' | 'excess_refund',
-      recipient: string,
-      amount: bigint,
-      reason: string,
-      key = depositKey,
-    ) =>
-      this.#lifecycle.enqueue(
-        {
-          jobKey: `${kind}:${key}`,
-          requestId,
-          kind,
-          chainId: chain.id,
-          payload: {
-            recipient,
-            currency: deposit.currency,
-            amount: amount.toString(),
-            source: { kind: 'depository' },
-            reason,
-          },
-        },
-        tx,
-      )
     if (outcome === 'orphaned' || requestId === null) {
-      await refund('orphan_refund', deposit.depositor, deposit.amount, 'ORPHANED_DEPOSIT_REFUND')
+      const refund = {
+        recipient: deposit.depositor,
+        amount: deposit.amount,
+        reason: 'ORPHANED_DEPOSIT_REFUND',
+      }
+      await this.#refundDeposit(tx, 'orphan_refund', requestId, deposit, refund)
       return
     }
     const request = await this.#lifecycle.requests.getRequestWith(tx, requestId)
     if (!request) return
+    const effective = await this.#recordOutcome(tx, request, outcome, deposit)
+    const reason = REFUND_REASONS[effective]
+    if (effective === 'double_spend') await this.#refundSecondDeposit(tx, request, deposit)
+    else if (reason) await this.#refundRefusedDeposit(tx, request, deposit, reason)
+    else await this.#fillDeposit(tx, request, deposit)
+  }
+
+  /** The deposit's outcome once confirmed (a match after the request expired is late), recorded on it. */
+  async #recordOutcome(
+    tx: SqlClient,
+    request: StoredRequest,
+    outcome: Outcome,
+    deposit: ConfirmedDeposit,
+  ): Promise<Outcome> {
     const late =
       this.#now() > request.expiresAt && (request.status === 'waiting' || request.status === 'depositing')
     const effective: Outcome = outcome === 'matched' && late ? 'late' : outcome
@@ -328,62 +363,81 @@ export class Indexer {
       'UPDATE deposits SET outcome = $4 WHERE chain_id = $1 AND transaction_id = $2 AND log_index = $3',
       [deposit.chainId, deposit.transactionId, deposit.index, effective],
     )
-    const reasons: Partial<Record<Outcome, string>> = {
-      too_low: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL',
-      wrong_currency: 'INCORRECT_DEPOSIT_CURRENCY',
-      late: 'TTL_EXPIRED',
-      double_spend: 'DOUBLE_SPEND',
-    }
-    const facts = {
-      transactionId: deposit.transactionId,
-      amount: deposit.amount.toString(),
-      currency: deposit.currency,
-      depositor: deposit.depositor,
-    }
-    if (effective === 'double_spend') {
-      // The request keeps its first deposit; the second one goes back, and the record says so.
-      await refund('excess_refund', request.refundTo, deposit.amount, 'DOUBLE_SPEND')
-      await this.#lifecycle.transition(
-        request.id,
-        { to: request.status, inTxHash: deposit.transactionId, details: { doubleSpend: facts } },
-        tx,
-      )
-      return
-    }
-    const reason = reasons[effective]
-    if (reason) {
-      const moved = await this.#lifecycle.transition(
-        request.id,
-        { to: request.status, inTxHash: deposit.transactionId, deposit: facts },
-        tx,
-      )
-      if (!moved.refused) await refund('refund', request.refundTo, deposit.amount, reason, request.id)
-      return
-    }
+    return effective
+  }
+
+  /** The request keeps its first deposit; the second one goes back, and the record says so. */
+  async #refundSecondDeposit(
+    tx: SqlClient,
+    request: StoredRequest,
+    deposit: ConfirmedDeposit,
+  ): Promise<void> {
+    const refund = { recipient: request.refundTo, amount: deposit.amount, reason: 'DOUBLE_SPEND' }
+    await this.#refundDeposit(tx, 'excess_refund', request.id, deposit, refund)
+    await this.#lifecycle.transition(
+      request.id,
+      {
+        to: request.status,
+        inTxHash: deposit.transactionId,
+        details: { doubleSpend: depositFacts(deposit) },
+      },
+      tx,
+    )
+  }
+
+  /** A deposit its request cannot take (too low, wrong currency, late) is recorded and goes back. */
+  async #refundRefusedDeposit(
+    tx: SqlClient,
+    request: StoredRequest,
+    deposit: ConfirmedDeposit,
+    reason: string,
+  ): Promise<void> {
     const moved = await this.#lifecycle.transition(
       request.id,
-      { to: 'pending', inTxHash: deposit.transactionId, deposit: facts },
+      { to: request.status, inTxHash: deposit.transactionId, deposit: depositFacts(deposit) },
+      tx,
+    )
+    if (moved.refused) return
+    const refund = { recipient: request.refundTo, amount: deposit.amount, reason, key: request.id }
+    await this.#refundDeposit(tx, 'refund', request.id, deposit, refund)
+  }
+
+  /** A matching deposit: the request goes `pending`, its fill is queued, and any overpayment goes back. */
+  async #fillDeposit(tx: SqlClient, request: StoredRequest, deposit: ConfirmedDeposit): Promise<void> {
+    const moved = await this.#lifecycle.transition(
+      request.id,
+      { to: 'pending', inTxHash: deposit.transactionId, deposit: depositFacts(deposit) },
       tx,
     )
     if (moved.refused) return
     await this.#enqueueFill(tx, request)
     if (deposit.amount > request.amountIn) {
-      await refund(
-        'excess_refund',
-        request.refundTo,
-        deposit.amount - request.amountIn,
-        'OVERPAYMENT',
-        request.id,
-      )
+      const excess = deposit.amount - request.amountIn
+      const refund = { recipient: request.refundTo, amount: excess, reason: 'OVERPAYMENT', key: request.id }
+      await this.#refundDeposit(tx, 'excess_refund', request.id, deposit, refund)
     }
   }
 
+  /** Queues a refund from the depository of (part of) `deposit`, once per kind and key (the deposit's by default). */
+  #refundDeposit(
+    tx: SqlClient,
+    kind: RefundKind,
+    requestId: string | null,
+    deposit: ConfirmedDeposit,
+    refund: { recipient: string; amount: bigint; reason: string; key?: string },
+  ): Promise<boolean> {
+    const key = refund.key ?? `${deposit.chainId}:${deposit.transactionId}:${deposit.index}`
+    const source = { kind: 'depository' }
+    const payload = { recipient: refund.recipient, currency: deposit.currency, amount: refund.amount, source }
+    return this.#lifecycle.enqueue(
+      refundJob(kind, key, requestId, deposit.chainId, { ...payload, reason: refund.reason }),
+      tx,
+    )
+  }
+
   async #enqueueFill(tx: SqlClient, request: StoredRequest): Promise<void> {
-    const quote = request.quote as {
-      calls?: Array<{ to: string; value: string; data: string }>
-      topupNativeAmount?: string
-      request?: { txsGasLimit?: number }
-    }
+    // The record the quote stored; rows stored before a member existed lack it.
+    const quote = request.quote as Partial<StoredQuote>
     // The calls' native value comes out of the output: the recipient is paid the rest.
     const callValue = (quote.calls ?? []).reduce((sum, call) => sum + BigInt(call.value), 0n)
     await this.#lifecycle.enqueue(
@@ -426,23 +480,16 @@ export class Indexer {
           const current = await this.#lifecycle.requests.getRequestWith(tx, request.id)
           if (current?.status !== 'waiting') return
           const source = { kind: 'depositAddress', requestId: request.id }
-          const refund = (kind: 'refund' | 'excess_refund', amount: bigint, reason: string) =>
-            this.#lifecycle.enqueue(
-              {
-                jobKey: `${kind}:${request.id}`,
-                requestId: request.id,
-                kind,
-                chainId: chain.id,
-                payload: {
-                  recipient: request.refundTo,
-                  currency: request.originCurrency,
-                  amount: amount.toString(),
-                  source,
-                  reason,
-                },
-              },
-              tx,
-            )
+          const refund = (kind: 'refund' | 'excess_refund', amount: bigint, reason: string) => {
+            const payload = {
+              recipient: request.refundTo,
+              currency: request.originCurrency,
+              amount,
+              source,
+              reason,
+            }
+            return this.#lifecycle.enqueue(refundJob(kind, request.id, request.id, chain.id, payload), tx)
+          }
           const facts = {
             depositAddress: request.depositAddress,
             amount: balance.toString(),

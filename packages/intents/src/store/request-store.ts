@@ -10,8 +10,11 @@ export type DepositAddressType = 'open' | 'strict'
 /** A JSON object (what `jsonb` columns hold here). */
 export type JsonObject = Readonly<Record<string, unknown>>
 
-/** What {@link RequestStore.insertRequest} stores for an answered quote. */
-export interface NewRequest {
+/**
+ * A request as the quote issues it and {@link RequestStore.insertRequest} stores it: one record
+ * from quote to store. `Quote` is the quote's own JSON, opaque to the store.
+ */
+export interface NewRequest<Quote extends JsonObject = JsonObject> {
   /** Request id, `0x` + 64 hex digits (any case; stored lower-case). */
   readonly id: string
   readonly originChainId: number
@@ -38,7 +41,7 @@ export interface NewRequest {
   readonly apiKeyId?: string | null
   readonly referrer?: string | null
   /** Everything later stages need (original request, order, fees); must be JSON-serialisable. */
-  readonly quote: JsonObject
+  readonly quote: Quote
   /** Unix milliseconds after which the request is no longer filled. */
   readonly expiresAt: number
 }

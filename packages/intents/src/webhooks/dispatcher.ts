@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from '@pontis/core'
 import type { ApiKeyStore, WebhookTarget } from '../keys/index.js'
-import { type Loop, startLoop } from '../lifecycle/loop.js'
 import type { SqlClient } from '../store/index.js'
+import { type Loop, startLoop } from '../workers/loop.js'
 import {
   type BackoffOptions,
   MAX_ATTEMPTS,

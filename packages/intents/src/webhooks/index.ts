@@ -45,4 +45,5 @@ export {
   WebhookTargetError,
   type WebhookTargetPolicy,
   type WebhookTargetReason,
+  webhookPolicyFromEnv,
 } from './ssrf.js'

@@ -6,6 +6,7 @@
  */
 import { promises as dnsPromises } from 'node:dns'
 import { isIP } from 'node:net'
+import { type EnvironmentVariables, readFlag } from '@pontis/core'
 
 /** Where webhooks may be sent. */
 export interface WebhookTargetPolicy {
@@ -22,6 +23,18 @@ export interface WebhookTargetPolicy {
    * Metadata, multicast, unspecified and reserved addresses stay refused for every host.
    */
   allowedHosts?: string[]
+}
+
+/**
+ * Where webhooks may go, as the operator set it; the same rules apply when a URL is set (admin
+ * API, `pontis keys`) and at every delivery. `WEBHOOKS_ALLOW_HTTP_LOOPBACK=true` is for
+ * development only: plain `http://` and loopback receivers (127.0.0.0/8, ::1, `localhost`).
+ */
+export function webhookPolicyFromEnv(env: EnvironmentVariables): WebhookTargetPolicy {
+  return {
+    allowHttpLoopback: readFlag(env, 'WEBHOOKS_ALLOW_HTTP_LOOPBACK'),
+    allowPrivate: readFlag(env, 'WEBHOOKS_ALLOW_PRIVATE'),
+  }
 }
 
 /** One resolved address, as `dns.promises.lookup(host, { all: true })` returns it. */

@@ -15,7 +15,8 @@ import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { createLogger } from '@pontis/core'
-import { webhookPolicyFromEnv } from './config.js'
+import { openRequestStore } from '../store/index.js'
+import { webhookPolicyFromEnv } from '../webhooks/index.js'
 import {
   API_KEY_TIERS,
   ApiKeyError,
@@ -24,8 +25,7 @@ import {
   type ApiKeyTier,
   checkTier,
   type WebhookConfig,
-} from './keys/api-keys.js'
-import { openRequestStore } from './store/index.js'
+} from './api-keys.js'
 
 export const USAGE = `Usage: pontis keys <command> [options]
 

@@ -1,0 +1,211 @@
+/**
+ * The request's options against its route: options a route cannot honour are refused with a code,
+ * never silently ignored; the ones it honours become the family options and destination calls.
+ */
+import {
+  type DestinationCall,
+  ORIGIN_REQUEST_OPTIONS,
+  type OriginRequestOption,
+  type OriginRequestOptions,
+  PontisError,
+  type QuotingCapability,
+} from '@pontis/core'
+import type { QuoteRequest, Route } from './route.js'
+
+/** How long a permit signature is valid when the request does not say, seconds. */
+export const PERMIT_EXPIRY_DEFAULT = 600
+
+function reject(
+  code: 'UNSUPPORTED_ROUTE' | 'UNSUPPORTED_EXECUTION_TYPE' | 'INVALID_EXTRA_TXS',
+  message: string,
+): never {
+  throw new PontisError(code, message)
+}
+
+/** The value of an origin option in the request, by its path (`additionalData.userPublicKey`). */
+function optionValue(request: QuoteRequest, option: OriginRequestOption): unknown {
+  return option
+    .split('.')
+    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], request)
+}
+
+/** Refuses every option `route` cannot honour, in the order the API documents them. */
+export function checkOptions(request: QuoteRequest, route: Route): void {
+  checkFamilyOptions(request, route)
+  checkDeploymentOptions(request)
+  checkExecutionOptions(request, route)
+  checkDestinationOptions(request, route)
+}
+
+/** Family options the origin does not honour, and destination swaps, which no fill makes. */
+function checkFamilyOptions(request: QuoteRequest, { origin, destination }: Route): void {
+  const honoured = new Set(origin.quoting.originRequestOptions ?? [])
+  for (const option of Object.keys(ORIGIN_REQUEST_OPTIONS) as OriginRequestOption[]) {
+    if (optionValue(request, option) !== undefined && !honoured.has(option)) {
+      reject(
+        'UNSUPPORTED_ROUTE',
+        `${option} does not apply to ${origin.chain.record.vmType} origins such as ${origin.chain.record.displayName} (${origin.chain.id}); remove it.`,
+      )
+    }
+  }
+  if (request.includedDestinationSwapSources !== undefined) {
+    reject(
+      'UNSUPPORTED_ROUTE',
+      `includedDestinationSwapSources does not apply: fills on ${destination.chain.record.displayName} do not swap; remove it.`,
+    )
+  }
+}
+
+/** Options for what this deployment does not run at all, whatever the route. */
+function checkDeploymentOptions(request: QuoteRequest): void {
+  if (request.useExternalLiquidity)
+    reject(
+      'UNSUPPORTED_ROUTE',
+      'This deployment has no external (canonical) bridge liquidity; remove useExternalLiquidity.',
+    )
+  if (request.useFallbacks)
+    reject('UNSUPPORTED_ROUTE', 'This deployment has no fallback routes; remove useFallbacks.')
+  if (request.explicitDeposit === false) {
+    reject(
+      'UNSUPPORTED_EXECUTION_TYPE',
+      'The depository only takes explicit deposits tagged with the request id; remove explicitDeposit: false.',
+    )
+  }
+  if (request.gasLimitForDepositSpecifiedTxs !== undefined) {
+    throw new PontisError(
+      'INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS',
+      'This deployment runs no transactions inside the deposit, so gasLimitForDepositSpecifiedTxs has nothing to limit; remove it.',
+    )
+  }
+}
+
+/** Options that only mean something together with another one (permits, deposit addresses, exact output). */
+function checkExecutionOptions(request: QuoteRequest, { origin, destination }: Route): void {
+  if (request.originGasOverhead !== undefined && !request.usePermit) {
+    reject(
+      'UNSUPPORTED_EXECUTION_TYPE',
+      'originGasOverhead prices a gasless (usePermit) deposit; remove it or set usePermit.',
+    )
+  }
+  if (request.strict && !request.useDepositAddress) {
+    reject(
+      'UNSUPPORTED_EXECUTION_TYPE',
+      'strict ties a deposit address to one order; it needs useDepositAddress: true.',
+    )
+  }
+  // A member at its documented default means what leaving it out means (generated clients fill them in).
+  if (
+    request.permitExpiry !== undefined &&
+    request.permitExpiry !== PERMIT_EXPIRY_DEFAULT &&
+    !request.usePermit
+  ) {
+    reject(
+      'UNSUPPORTED_EXECUTION_TYPE',
+      'permitExpiry sets how long a permit signature is valid; it needs usePermit: true.',
+    )
+  }
+  if (request.enableTrueExactOutput && request.tradeType !== 'EXACT_OUTPUT') {
+    reject(
+      'UNSUPPORTED_EXECUTION_TYPE',
+      `enableTrueExactOutput decides where EXACT_OUTPUT surplus goes; this request is ${request.tradeType}.`,
+    )
+  }
+  if (request.topupGas) {
+    if (!destination.quoting.supportsGasTopup) {
+      reject(
+        'UNSUPPORTED_ROUTE',
+        `Gas top-ups are not available on ${destination.chain.record.displayName} (${destination.chain.record.vmType}).`,
+      )
+    }
+    if (destination.currency.isNative) {
+      reject(
+        'UNSUPPORTED_ROUTE',
+        `topupGas adds ${destination.currency.entry.symbol} gas to a non-native output; the output already is ${destination.currency.entry.symbol}.`,
+      )
+    }
+  }
+  if (request.useDepositAddress) {
+    if (!origin.quoting.createDepositAddress) {
+      reject(
+        'UNSUPPORTED_EXECUTION_TYPE',
+        `Deposit addresses are not available on ${origin.chain.record.displayName}.`,
+      )
+    }
+    if (!origin.currency.isNative) {
+      reject(
+        'UNSUPPORTED_EXECUTION_TYPE',
+        `Deposit addresses take the native currency only; ${origin.currency.entry.symbol} is a token.`,
+      )
+    }
+    if (request.usePermit)
+      reject('UNSUPPORTED_EXECUTION_TYPE', 'useDepositAddress and usePermit exclude each other; pick one.')
+  }
+}
+
+/** `txs`, `authorizationList` and `txsGasLimit`: calls the fill makes on the destination. */
+function checkDestinationOptions(request: QuoteRequest, { destination }: Route): void {
+  if ((request.txs?.length ?? 0) > 0 || request.authorizationList !== undefined) {
+    if (!destination.quoting.supportsDestinationCalls) {
+      throw new PontisError(
+        'EXTRA_TXS_NOT_SUPPORTED',
+        `${destination.chain.record.displayName} (${destination.chain.record.vmType}) cannot run txs calls.`,
+      )
+    }
+  }
+  for (const [index, authorization] of (request.authorizationList ?? []).entries()) {
+    if (authorization.chainId !== 0 && authorization.chainId !== destination.chain.id) {
+      reject(
+        'INVALID_EXTRA_TXS',
+        `authorizationList[${index}].chainId is ${authorization.chainId}; it must be ${destination.chain.id} (the destination) or 0.`,
+      )
+    }
+  }
+  if (request.txsGasLimit !== undefined && (request.txs?.length ?? 0) === 0) {
+    reject(
+      'INVALID_EXTRA_TXS',
+      'txsGasLimit limits the txs calls, but the request has none; remove it or add txs.',
+    )
+  }
+}
+
+/** Refuses `usePermit` for an input currency that takes no signed transfer authorizations. */
+export async function checkPermit(request: QuoteRequest, { origin }: Route): Promise<void> {
+  if (request.usePermit === true && !(await origin.quoting.supportsPermit(origin.currency.address))) {
+    reject(
+      'UNSUPPORTED_EXECUTION_TYPE',
+      `${origin.currency.entry.symbol} on ${origin.chain.record.displayName} does not accept signed transfer authorizations; remove usePermit.`,
+    )
+  }
+}
+
+/** The request's `txs` as calls on the destination, addresses in its rules. */
+export function destinationCalls(request: QuoteRequest, { destination }: Route): DestinationCall[] {
+  const { chain, currency } = destination
+  return (request.txs ?? []).map((tx, index) => {
+    if (!chain.adapter.identity.isValidAddress(tx.to)) {
+      reject(
+        'INVALID_EXTRA_TXS',
+        `txs[${index}].to ${tx.to} is not an address on ${chain.record.displayName}.`,
+      )
+    }
+    const value = BigInt(tx.value ?? '0')
+    if (value > 0n && !currency.isNative) {
+      reject(
+        'INVALID_EXTRA_TXS',
+        `txs[${index}] sends native value, but the output currency ${currency.entry.symbol} is a token.`,
+      )
+    }
+    return { to: chain.adapter.identity.normalizeAddress(tx.to, 'contract'), value, data: tx.data ?? '0x' }
+  })
+}
+
+/** The family options the request set; {@link checkOptions} already refused those the origin does not honour. */
+export function familyOptions(request: QuoteRequest, quoting: QuotingCapability): OriginRequestOptions {
+  const honoured = new Set(quoting.originRequestOptions ?? [])
+  const options: Record<string, unknown> = {}
+  for (const [option, key] of Object.entries(ORIGIN_REQUEST_OPTIONS)) {
+    const value = optionValue(request, option as OriginRequestOption)
+    if (value !== undefined && honoured.has(option)) options[key] = value
+  }
+  return options as OriginRequestOptions
+}
