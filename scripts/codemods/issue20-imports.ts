@@ -24,6 +24,8 @@ const PLUGIN_ENTRY = '@pontis/core/plugin'
 const GENERATED_ROOT = join(REPO_ROOT, 'generated')
 const SKIPPED_DIRS = new Set(['node_modules', '.git', 'generated', 'coverage', '.tap'])
 const PLUGIN_SCAFFOLD = join(REPO_ROOT, 'scripts', 'new-plugin.ts')
+/** The scaffold's template folder: a plugin's sources, copied as they are. */
+const PLUGIN_TEMPLATE = join(REPO_ROOT, 'scripts', 'new-plugin', 'template')
 
 /** `import { a, type B } from '@pontis/core'`, `export type { C } from "@pontis/core"`, in code or in a template. */
 const CORE_NAMED_IMPORT = /\b(import|export)(\s+type)?(\s*\{)([^{}]*)(\}\s*from\s*)(['"])@pontis\/core\6/g
@@ -125,7 +127,8 @@ async function main(checkOnly: boolean): Promise<void> {
   for (const file of await listSourceFiles(REPO_ROOT)) {
     const original = await readFile(file, 'utf8')
     const shown = relative(REPO_ROOT, file)
-    const isPluginCode = file.startsWith(pluginsRoot + sep) || file === PLUGIN_SCAFFOLD
+    const isPluginCode =
+      file.startsWith(pluginsRoot + sep) || file.startsWith(PLUGIN_TEMPLATE + sep) || file === PLUGIN_SCAFFOLD
     const core = isPluginCode
       ? rewriteCoreImports(original, pluginNames)
       : { text: original, changes: 0, problems: [] }

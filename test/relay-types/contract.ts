@@ -14,8 +14,8 @@
  *   has that the document does not list would be ignored (and reported); a member Pontis answers
  *   that Relay's type does not name is either an addition or a rename a Relay client would miss.
  */
+import type * as Pontis from '@pontis/generated/intents/types'
 import type { paths } from '@relayprotocol/relay-sdk'
-import type * as Pontis from '../../generated/intents/types.gen.js'
 
 type JsonOf<R> = R extends { content: { 'application/json': infer Body } } ? Body : never
 type Operation<Path extends keyof paths, Method extends string> = Method extends keyof paths[Path]

@@ -3,7 +3,6 @@
  * (`generated/intents`) that answer the response body or throw {@link PontisApiError}, plus
  * {@link PontisClient.executeQuote}, the step loop of the document.
  */
-import { type Client, createClient, createConfig } from '../../../generated/intents/client/index.js'
 import {
   type ChainsResponse,
   type ErrorBody,
@@ -19,7 +18,8 @@ import {
   type QuoteRequest,
   type QuoteResponse,
   type StatusRecordV3,
-} from '../../../generated/intents/index.js'
+} from '@pontis/generated/intents'
+import { type Client, createClient, createConfig } from '@pontis/generated/intents/client'
 import { PontisApiError } from './errors.js'
 import { type ExecuteQuoteOptions, type ExecutionResult, executeSteps, type HttpCaller } from './execute.js'
 import type { WalletAdapter } from './wallets/adapter.js'

@@ -1,5 +1,5 @@
 /** Errors thrown by the partner client. */
-import type { ErrorBody, StatusRecord } from '../../../generated/intents/index.js'
+import type { ErrorBody, StatusRecord } from '@pontis/generated/intents'
 
 /** An HTTP answer of the service that is not a 2xx; `body` is the `ErrorBody` when the service sent one. */
 export class PontisApiError extends Error {

@@ -13,7 +13,7 @@ import type {
   Step,
   StepCheck,
   StepItem,
-} from '../../../generated/intents/index.js'
+} from '@pontis/generated/intents'
 import { PontisExecutionError } from './errors.js'
 import type { ItemData, WalletAdapter } from './wallets/adapter.js'
 

@@ -26,7 +26,7 @@ export type {
   StepItemData,
   SvmTransactionData,
   TronTransactionData,
-} from '../../../generated/intents/index.js'
+} from '@pontis/generated/intents'
 export { createPontisClient, type PontisClient, type PontisClientOptions } from './client.js'
 export { PontisApiError, PontisExecutionError, type PontisExecutionErrorKind } from './errors.js'
 export type { ExecuteQuoteOptions, ExecutionProgress, ExecutionResult } from './execute.js'

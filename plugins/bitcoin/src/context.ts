@@ -3,7 +3,7 @@
  * network, the vault (the depository: the address deposits pay) and the chain's settings; with
  * the reads several capabilities make (fee rate, tip height, spendable coins, confirmations).
  */
-import { type ChainLabel, PontisError, type ReadCache } from '@pontis/core'
+import { type ChainLabel, PontisError, type ReadCache } from '@pontis/core/plugin'
 import type { Network } from 'bitcoinjs-lib'
 import type { BitcoinNetworkName } from './config.js'
 import type { EsploraClient, EsploraTxStatus } from './esplora.js'

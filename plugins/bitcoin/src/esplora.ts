@@ -14,7 +14,7 @@ import {
   PontisError,
   type TimedResponse,
   unexpectedAnswer,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 
 /** Where a transaction stands (`/tx/:txid/status`). */
 export interface EsploraTxStatus {

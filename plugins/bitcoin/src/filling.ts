@@ -20,7 +20,7 @@ import {
   type SignedTransaction,
   type SolverCredentials,
   type TransactionOutcome,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { Psbt, Transaction } from 'bitcoinjs-lib'
 import type { ECPairInterface } from 'ecpair'
 import { BITCOIN_NATIVE_CURRENCY_ID } from './config.js'

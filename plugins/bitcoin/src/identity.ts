@@ -19,7 +19,7 @@ import {
   invalidCurrencyError,
   isCurrencyRole,
   PontisError,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { address as bitcoinAddress, type Network, networks } from 'bitcoinjs-lib'
 import { BITCOIN_NATIVE_CURRENCY_ID, type BitcoinNetworkName } from './config.js'
 

@@ -11,7 +11,7 @@ import {
   definePlugin,
   type FinalityPolicy,
   ReadCache,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { type BitcoinPluginConfig, bitcoinConfigSchema } from './config.js'
 import { type BitcoinChainContext, requiredConfirmations } from './context.js'
 import { EsploraClient } from './esplora.js'

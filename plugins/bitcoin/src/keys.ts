@@ -4,7 +4,7 @@
  */
 import { createHmac } from 'node:crypto'
 import * as ecc from '@bitcoinerlab/secp256k1'
-import { PontisError } from '@pontis/core'
+import { PontisError } from '@pontis/core/plugin'
 import { crypto as bitcoinCrypto, initEccLib, type Network, payments } from 'bitcoinjs-lib'
 import { ECPairFactory, type ECPairInterface } from 'ecpair'
 

@@ -27,7 +27,7 @@ import {
   PontisError,
   type PreparedStep,
   type QuotingCapability,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { Psbt } from 'bitcoinjs-lib'
 import { BITCOIN_NATIVE_CURRENCY_ID } from './config.js'
 import { type BitcoinChainContext, balanceOf, coinsOf, feeRate, vaultOf } from './context.js'

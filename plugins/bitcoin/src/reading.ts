@@ -26,7 +26,7 @@ import {
   type ScannedDeposit,
   type TransactionFacts,
   type TransactionState,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { BITCOIN_NATIVE_CURRENCY_ID } from './config.js'
 import { type BitcoinChainContext, balanceOf, confirmationsOf, requiredConfirmations } from './context.js'
 import type { EsploraOutput, EsploraTransaction } from './esplora.js'

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '@pontis/core'
+import type { JsonSchema } from '@pontis/core/plugin'
 
 /**
  * The step item format Bitcoin chains serve (the intents document's `BitcoinPsbtData`): an unsigned PSBT to sign, finalize and broadcast.

@@ -2,7 +2,7 @@
  * The Bitcoin plugin against the plugin contract (@pontis/plugin-testkit), on the regtest devnet
  * (the Esplora HTTP API of the devnet's simulator).
  */
-import type { ChainAdapter } from '@pontis/core'
+import type { ChainAdapter } from '@pontis/core/plugin'
 import { type DepositRoundTrip, type ExecutableItem, runPluginConformance } from '@pontis/plugin-testkit'
 import t from 'tap'
 import bitcoinPlugin, { BITCOIN_NATIVE_CURRENCY_ID } from '../src/index.js'

@@ -1,4 +1,9 @@
-import { type FillRequest, PontisError, type RefundRequest, type SignedTransaction } from '@pontis/core'
+import {
+  type FillRequest,
+  PontisError,
+  type RefundRequest,
+  type SignedTransaction,
+} from '@pontis/core/plugin'
 import * as btc from '@scure/btc-signer'
 import t from 'tap'
 import { BITCOIN_NATIVE_CURRENCY_ID, EsploraBroadcastError } from '../src/index.js'

@@ -1,4 +1,4 @@
-import { PontisError } from '@pontis/core'
+import { PontisError } from '@pontis/core/plugin'
 import * as btc from '@scure/btc-signer'
 import t from 'tap'
 import {

@@ -1,4 +1,4 @@
-import { type DepositStepsRequest, PontisError } from '@pontis/core'
+import { type DepositStepsRequest, PontisError } from '@pontis/core/plugin'
 import * as btc from '@scure/btc-signer'
 import { Psbt } from 'bitcoinjs-lib'
 import t from 'tap'

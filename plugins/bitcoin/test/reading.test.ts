@@ -1,4 +1,4 @@
-import { PontisError, type ScannedDeposit } from '@pontis/core'
+import { PontisError, type ScannedDeposit } from '@pontis/core/plugin'
 import * as btc from '@scure/btc-signer'
 import t from 'tap'
 import { BITCOIN_NATIVE_CURRENCY_ID, type BitcoinPluginConfig } from '../src/index.js'

@@ -22,7 +22,7 @@ import {
   type SigningOptions,
   type SolverCredentials,
   type TransactionOutcome,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import {
   type Address,
   concat,

@@ -16,7 +16,7 @@ import {
   invalidCurrencyError,
   isCurrencyRole,
   PontisError,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { type Address, getAddress, type Hex, isAddress, isAddressEqual, recoverMessageAddress } from 'viem'
 import { createEvmFilling } from './filling.js'
 import { createEvmQuoting, EVM_PERMIT_KIND, type EvmChainContext } from './quoting.js'

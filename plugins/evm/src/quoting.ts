@@ -8,7 +8,7 @@ import {
   PontisError,
   type PreparedStep,
   type QuotingCapability,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import {
   type Address,
   concat,

@@ -10,7 +10,7 @@ import {
   type WithdrawalFact,
   type WithdrawalQuery,
   type WithdrawalTransfer,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import {
   type Address,
   type BlockTag,

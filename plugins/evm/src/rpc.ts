@@ -1,6 +1,6 @@
-import { type ChainLabel, keepAliveFetch, PontisError } from '@pontis/core'
+import { type ChainLabel, keepAliveFetch, PontisError } from '@pontis/core/plugin'
 
-export { ReadCache } from '@pontis/core'
+export { ReadCache } from '@pontis/core/plugin'
 
 import { createPublicClient, fallback, HttpRequestError, http, type PublicClient, TimeoutError } from 'viem'
 

@@ -1,4 +1,4 @@
-import { type JsonSchema, SIGNATURE_STEP_FORMAT } from '@pontis/core'
+import { type JsonSchema, SIGNATURE_STEP_FORMAT } from '@pontis/core/plugin'
 
 /**
  * The step item formats EVM chains serve (the intents document's `EvmTransactionData` and `SignatureData`): a transaction to send, and an EIP-3009 authorization to sign and post to the execute API.

@@ -3,7 +3,7 @@
  * mapped to `undefined`, confirmations against the finality policy, and revert data decoding.
  */
 
-import type { FinalityPolicy } from '@pontis/core'
+import type { FinalityPolicy } from '@pontis/core/plugin'
 import {
   decodeErrorResult,
   type Hex,

@@ -1,4 +1,4 @@
-import { PontisError } from '@pontis/core'
+import { PontisError } from '@pontis/core/plugin'
 import t from 'tap'
 import { HttpRequestError, TimeoutError } from 'viem'
 import { isTransportFailure, ReadCache } from '../src/index.js'

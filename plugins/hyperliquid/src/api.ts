@@ -10,7 +10,7 @@ import {
   fetchWithFailover,
   type TimedResponse,
   unexpectedAnswer,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import type { HyperliquidSend, HyperliquidSignedAction } from './actions.js'
 
 /** A transaction as the explorer's `txDetails` shows it. */

@@ -3,7 +3,7 @@
  * depository (the account deposits are sent to; also the account that pays fills and refunds), the
  * signing settings and the nonce clock; with the asset lookup several capabilities need.
  */
-import { type ChainLabel, PontisError, type ReadCache } from '@pontis/core'
+import { type ChainLabel, PontisError, type ReadCache } from '@pontis/core/plugin'
 import type { HyperliquidApi, HyperliquidTokenInfo } from './api.js'
 import { HYPERLIQUID_NATIVE_CURRENCY_ID, HYPERLIQUID_NATIVE_DECIMALS } from './config.js'
 

@@ -18,7 +18,7 @@ import {
   type SigningOptions,
   type SolverCredentials,
   type TransactionOutcome,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import type { Hex } from 'viem'
 import { privateKeyToAddress } from 'viem/accounts'
 import { type HyperliquidSignedAction, hyperliquidSendHash, signHyperliquidSend } from './actions.js'

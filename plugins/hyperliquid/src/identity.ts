@@ -13,7 +13,7 @@ import {
   invalidCurrencyError,
   isCurrencyRole,
   PontisError,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { type Hex, verifyMessage } from 'viem'
 import { HYPERLIQUID_NATIVE_CURRENCY_ID } from './config.js'
 

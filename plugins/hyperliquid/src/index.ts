@@ -12,7 +12,7 @@ import {
   definePlugin,
   type FinalityPolicy,
   ReadCache,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { HyperliquidApi } from './api.js'
 import { type HyperliquidPluginConfig, hyperliquidConfigSchema } from './config.js'
 import { type HyperliquidChainContext, NonceClock } from './context.js'

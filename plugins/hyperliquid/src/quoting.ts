@@ -13,7 +13,7 @@ import {
   PontisError,
   type PreparedStep,
   type QuotingCapability,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { type HyperliquidSend, hyperliquidDepositTag } from './actions.js'
 import { HYPERLIQUID_NATIVE_CURRENCY_ID } from './config.js'
 import { assetOf, depositoryOf, type HyperliquidAsset, type HyperliquidChainContext } from './context.js'

@@ -20,7 +20,7 @@ import {
   type ScannedDeposit,
   type TransactionFacts,
   type TransactionState,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { hyperliquidDepositTag } from './actions.js'
 import { type HyperliquidExplorerTx, isHyperliquidSend } from './api.js'
 import { HYPERLIQUID_NATIVE_CURRENCY_ID, HYPERLIQUID_NATIVE_DECIMALS } from './config.js'

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '@pontis/core'
+import type { JsonSchema } from '@pontis/core/plugin'
 
 /**
  * The step item format Hyperliquid core serves (the intents document's `HyperliquidActionData`): a user-signed action to sign and post to the exchange.

@@ -3,7 +3,7 @@
  * Hyperliquid API simulator). Deposits are tagged by nonce, so the round trip takes a nonce from
  * the adapter's `depositNonceTag` and passes it as `depositNonce`, as the engine does.
  */
-import type { ChainAdapter } from '@pontis/core'
+import type { ChainAdapter } from '@pontis/core/plugin'
 import { type DepositRoundTrip, type ExecutableItem, runPluginConformance } from '@pontis/plugin-testkit'
 import t from 'tap'
 import hyperliquidPlugin, { HYPERLIQUID_NATIVE_CURRENCY_ID, hyperliquidDepositTag } from '../src/index.js'

@@ -3,7 +3,7 @@
  * solver's sends (they carry no order id, so the plugin does not read them as order facts), broadcast
  * twice without error, and report their outcome; refunds come out of the depository only; refusals.
  */
-import { isPontisError } from '@pontis/core'
+import { isPontisError } from '@pontis/core/plugin'
 import t from 'tap'
 import { HYPERLIQUID_NATIVE_CURRENCY_ID, HyperliquidExchangeError } from '../src/index.js'
 import {

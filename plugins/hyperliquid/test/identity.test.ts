@@ -3,7 +3,7 @@
  * families' addresses, 16-byte token ids (a 20-byte EVM address is refused with a message saying
  * so), encodings and message signatures.
  */
-import { isPontisError } from '@pontis/core'
+import { isPontisError } from '@pontis/core/plugin'
 import t from 'tap'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createHyperliquidIdentity, HYPERLIQUID_NATIVE_CURRENCY_ID } from '../src/index.js'

@@ -3,7 +3,7 @@
  * USDC (`usdSend`) and spot tokens (`spotSend`), decimal amount strings, refusals, zero costs; and
  * a served action, signed by a wallet, is accepted by the venue and moves the balance.
  */
-import { type DepositStepsRequest, isPontisError } from '@pontis/core'
+import { type DepositStepsRequest, isPontisError } from '@pontis/core/plugin'
 import t from 'tap'
 import { encodePacked, keccak256 } from 'viem'
 import { HYPERLIQUID_NATIVE_CURRENCY_ID, hyperliquidDepositTag } from '../src/index.js'

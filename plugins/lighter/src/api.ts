@@ -11,7 +11,7 @@ import {
   fetchWithFailover,
   PontisError,
   unexpectedAnswer,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 
 /** What the venue answered to a refused request (HTTP 400). */
 export interface LighterRefusal {

@@ -2,7 +2,7 @@
  * What every Lighter capability shares for one chain: the API client, the read cache, the
  * depository account and the settings, with the reads several capabilities make.
  */
-import { type ChainLabel, invalidAddressError, PontisError, type ReadCache } from '@pontis/core'
+import { type ChainLabel, invalidAddressError, PontisError, type ReadCache } from '@pontis/core/plugin'
 import { isRefusal, type LighterApiAccount, type LighterApiClient } from './api.js'
 import type { LighterAssetConfig } from './config.js'
 

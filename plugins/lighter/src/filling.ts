@@ -13,7 +13,7 @@ import {
   type SigningOptions,
   type SolverCredentials,
   type TransactionOutcome,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { isRefusal } from './api.js'
 import { LIGHTER_TRANSFER_TX_TYPE } from './config.js'
 import { assetOf, depositoryOf, existingAccount, type LighterChainContext } from './context.js'

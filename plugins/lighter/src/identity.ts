@@ -13,7 +13,7 @@ import {
   invalidCurrencyError,
   isCurrencyRole,
   PontisError,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { LIGHTER_MAX_ACCOUNT_INDEX, LIGHTER_NATIVE_CURRENCY_ID } from './config.js'
 
 const ACCOUNT_INDEX = /^(0|[1-9][0-9]{0,14})$/

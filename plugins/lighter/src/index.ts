@@ -14,7 +14,7 @@ import {
   type FinalityPolicy,
   invalidAddressError,
   ReadCache,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { isRefusal, LighterApiClient } from './api.js'
 import {
   LIGHTER_CHAIN_ID,

@@ -12,7 +12,7 @@ import {
   PontisError,
   type PreparedStep,
   type QuotingCapability,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { LIGHTER_NATIVE_CURRENCY_ID, LIGHTER_TRANSFER_FORMAT } from './config.js'
 import { assetOf, depositoryOf, existingAccount, type LighterChainContext, transferFee } from './context.js'
 import { parseAccountIndex } from './identity.js'

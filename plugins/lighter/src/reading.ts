@@ -24,7 +24,7 @@ import {
   type ScannedDeposit,
   type TransactionFacts,
   type TransactionState,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { isRefusal, type LighterApiTransaction } from './api.js'
 import { LIGHTER_TRANSFER_TX_TYPE } from './config.js'
 import { assetOf, currencyOfAsset, depositoryOf, type LighterChainContext } from './context.js'

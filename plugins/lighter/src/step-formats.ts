@@ -1,4 +1,4 @@
-import type { JsonSchema } from '@pontis/core'
+import type { JsonSchema } from '@pontis/core/plugin'
 
 /**
  * The step item format the venue serves (the intents document's `LighterTransferData`): a transfer to sign with an API key and submit.

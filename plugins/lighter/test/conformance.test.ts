@@ -2,7 +2,7 @@
  * The Lighter plugin against the plugin contract (@pontis/plugin-testkit), on the devnet's venue
  * simulator over real HTTP.
  */
-import type { ChainAdapter } from '@pontis/core'
+import type { ChainAdapter } from '@pontis/core/plugin'
 import { type DepositRoundTrip, type ExecutableItem, runPluginConformance } from '@pontis/plugin-testkit'
 import t from 'tap'
 import lighterPlugin, { LIGHTER_NATIVE_CURRENCY_ID } from '../src/index.js'

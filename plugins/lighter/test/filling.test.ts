@@ -2,7 +2,7 @@
  * Filling on the venue simulator: fills and refunds signed by the plugin really move balances,
  * read back as payouts, re-broadcast safely; what cannot be signed is refused.
  */
-import { PontisError } from '@pontis/core'
+import { PontisError } from '@pontis/core/plugin'
 import t from 'tap'
 import { LIGHTER_NATIVE_CURRENCY_ID } from '../src/index.js'
 import {

@@ -3,7 +3,7 @@
  * wallet addresses and other families' forms are refused with a message saying how to find the
  * account index; configured asset ids are the currency ids; encodings are 32-byte big-endian.
  */
-import { type IdentityCapability, PontisError } from '@pontis/core'
+import { type IdentityCapability, PontisError } from '@pontis/core/plugin'
 import t from 'tap'
 import { createLighterIdentity, LIGHTER_MAX_ACCOUNT_INDEX } from '../src/index.js'
 

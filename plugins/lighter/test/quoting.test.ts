@@ -2,7 +2,7 @@
  * Quoting on the venue simulator: the exact transfer action served, fees read from the venue,
  * refusal of accounts that do not exist, and the account lookup by L1 address.
  */
-import { PontisError } from '@pontis/core'
+import { PontisError } from '@pontis/core/plugin'
 import t from 'tap'
 import { LIGHTER_NATIVE_CURRENCY_ID, lookupLighterAccounts } from '../src/index.js'
 import {

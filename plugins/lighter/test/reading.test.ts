@@ -2,7 +2,7 @@
  * Reading on the venue simulator: deposits (transfers into the depository tagged with a request
  * id), what is not a deposit, unknown hashes, payouts and balances.
  */
-import { PontisError } from '@pontis/core'
+import { PontisError } from '@pontis/core/plugin'
 import { lighterSignTransfer } from '@pontis/devnet'
 import t from 'tap'
 import { LIGHTER_NATIVE_CURRENCY_ID } from '../src/index.js'

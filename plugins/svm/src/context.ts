@@ -2,7 +2,7 @@
  * What every SVM capability shares for one chain: the connection, the read cache, the vault (the
  * depository: the account deposits are paid to) and the chain's settings.
  */
-import { type ChainLabel, PontisError, type ReadCache } from '@pontis/core'
+import { type ChainLabel, PontisError, type ReadCache } from '@pontis/core/plugin'
 import { getMint, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '@solana/spl-token'
 import { type Connection, type Finality, PublicKey } from '@solana/web3.js'
 import { SVM_NATIVE_CURRENCY_ID } from './identity.js'

@@ -12,7 +12,7 @@ import {
   type SignedTransaction,
   type SolverCredentials,
   type TransactionOutcome,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   createTransferCheckedInstruction,

@@ -13,7 +13,7 @@ import {
   invalidCurrencyError,
   isCurrencyRole,
   PontisError,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import bs58 from 'bs58'
 
 /** The native currency id: the system program's address. */

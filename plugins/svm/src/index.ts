@@ -9,7 +9,7 @@ import {
   definePlugin,
   type FinalityPolicy,
   ReadCache,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { Connection, PublicKey } from '@solana/web3.js'
 import type { SvmChainContext } from './context.js'
 import { createSvmFilling } from './filling.js'

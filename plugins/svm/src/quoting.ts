@@ -15,7 +15,7 @@ import {
   type PreparedStep,
   type QuotingCapability,
   type TransactionSizeCheck,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import {
   ACCOUNT_SIZE,
   createAssociatedTokenAccountIdempotentInstruction,

@@ -12,7 +12,7 @@ import {
   type ScannedDeposit,
   type TransactionFacts,
   type TransactionState,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { getAssociatedTokenAddressSync, unpackAccount } from '@solana/spl-token'
 import { type ConfirmedSignatureInfo, PublicKey, type VersionedTransactionResponse } from '@solana/web3.js'
 import { CONFIRMED, isNative, mintInfo, rpc, type SvmChainContext } from './context.js'

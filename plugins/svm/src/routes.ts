@@ -8,7 +8,7 @@ import {
   PontisError,
   type TimedResponse,
   timedFetch,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import type { TransactionInstruction } from '@solana/web3.js'
 import { isNative, mintInfo, type SvmChainContext, WRAPPED_NATIVE_MINT } from './context.js'
 import { instructionFromRoute } from './transactions.js'

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '@pontis/core'
+import type { JsonSchema } from '@pontis/core/plugin'
 
 /**
  * The step item format SVM chains serve (the intents document's `SvmTransactionData`): a compiled versioned transaction, measured against the wire-size limit.

@@ -2,7 +2,7 @@
  * The SVM plugin against the plugin contract (@pontis/plugin-testkit), on the SVM devnet (LiteSVM
  * behind the devnet's Solana RPC) with the local config's SVM entry.
  */
-import type { ChainAdapter } from '@pontis/core'
+import type { ChainAdapter } from '@pontis/core/plugin'
 import { SVM_STABLECOIN, SVM_USERS, SVM_VAULT_OWNER, type SvmDevAccount } from '@pontis/devnet'
 import { type DepositRoundTrip, type ExecutableItem, runPluginConformance } from '@pontis/plugin-testkit'
 import { Keypair } from '@solana/web3.js'

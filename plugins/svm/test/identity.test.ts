@@ -1,4 +1,4 @@
-import { PontisError } from '@pontis/core'
+import { PontisError } from '@pontis/core/plugin'
 import { Keypair } from '@solana/web3.js'
 import bs58 from 'bs58'
 import t from 'tap'

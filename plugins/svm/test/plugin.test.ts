@@ -12,7 +12,7 @@ import type {
   OriginSwapRequest,
   QuotingCapability,
   SolverCredentials,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import {
   SVM_FAUCET,
   SVM_NATIVE_CURRENCY_ID,

@@ -2,7 +2,7 @@
  * A client of the Tron full-node HTTP API (`/wallet/*`): JSON POSTs, transport failures and non-200
  * answers reported as RPC_HTTP_ERROR (retryable).
  */
-import { type ChainLabel, PontisError, type TimedResponse, timedFetch } from '@pontis/core'
+import { type ChainLabel, PontisError, type TimedResponse, timedFetch } from '@pontis/core/plugin'
 
 /** Options of {@link TronApiClient}. */
 export interface TronApiOptions {

@@ -3,7 +3,7 @@
  * (the depository: the address deposits pay) and the chain's settings; with the reads several
  * capabilities make (chain fee parameters, head block, a transaction and its effects).
  */
-import { type ChainLabel, PontisError, type ReadCache } from '@pontis/core'
+import { type ChainLabel, PontisError, type ReadCache } from '@pontis/core/plugin'
 import type { TronApiClient } from './api.js'
 import { type TronRawTransaction, tronBytes, tronDecodeRaw, tronTransactionId } from './codec.js'
 import type { TronPluginConfig } from './config.js'

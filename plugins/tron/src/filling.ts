@@ -13,7 +13,7 @@ import {
   type SignedTransaction,
   type SolverCredentials,
   type TransactionOutcome,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { tronMessageText } from './api.js'
 import {
   type TronTransactionJson,

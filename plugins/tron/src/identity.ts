@@ -16,7 +16,7 @@ import {
   invalidCurrencyError,
   isCurrencyRole,
   PontisError,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { tronAddressBytes, tronBase58, tronHex } from './codec.js'
 import { TRON_NATIVE_CURRENCY_ID } from './config.js'
 

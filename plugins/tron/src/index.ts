@@ -12,7 +12,7 @@ import {
   definePlugin,
   type FinalityPolicy,
   ReadCache,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { TronApiClient } from './api.js'
 import { type TronPluginConfig, tronConfigSchema } from './config.js'
 import type { TronChainContext } from './context.js'

@@ -12,7 +12,7 @@ import {
   PontisError,
   type PreparedStep,
   type QuotingCapability,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { tronAddressBytes, tronBytes, tronEncodeRaw } from './codec.js'
 import { TRON_NATIVE_CURRENCY_ID } from './config.js'
 import { bandwidthBytes, feePrices, type TronChainContext, vaultOf } from './context.js'

@@ -10,7 +10,7 @@ import {
   PontisError,
   type ReadingCapability,
   type TransactionFacts,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { tronAddressBytes, tronHex } from './codec.js'
 import { TRON_NATIVE_CURRENCY_ID } from './config.js'
 import { lookUpTransaction, type TronChainContext } from './context.js'

@@ -3,7 +3,7 @@
  * answers the vault's deposits in them (TRX transfers with a 32-byte memo, TRC20 transfers with the
  * 32-byte suffix whose Transfer event is in the receipt), as `readDeposits` reads them.
  */
-import { type DepositScan, PontisError, type ScannedDeposit } from '@pontis/core'
+import { type DepositScan, PontisError, type ScannedDeposit } from '@pontis/core/plugin'
 import { tronBytes, tronTransactionId } from './codec.js'
 import { TRON_NATIVE_CURRENCY_ID } from './config.js'
 import { decodeRawIfKnown, headNumber, type TronChainContext, type TronEventLog } from './context.js'

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '@pontis/core'
+import type { JsonSchema } from '@pontis/core/plugin'
 
 /**
  * The step item format Tron chains serve (the intents document's `TronTransactionData`): a node-built transaction to sign and broadcast.

@@ -4,7 +4,7 @@
  * API as a wallet library would, checked against what was asked, given a longer expiration; and
  * read back from a transaction's raw data.
  */
-import { type DepositFact, PontisError } from '@pontis/core'
+import { type DepositFact, PontisError } from '@pontis/core/plugin'
 import { tronMessageText } from './api.js'
 import {
   type TronRawTransaction,

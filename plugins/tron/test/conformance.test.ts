@@ -2,7 +2,7 @@
  * The Tron plugin against the plugin contract (@pontis/plugin-testkit), on the Tron devnet (the
  * full-node API simulator).
  */
-import type { ChainAdapter } from '@pontis/core'
+import type { ChainAdapter } from '@pontis/core/plugin'
 import { type DepositRoundTrip, type ExecutableItem, runPluginConformance } from '@pontis/plugin-testkit'
 import t from 'tap'
 import tronPlugin, { TRON_NATIVE_CURRENCY_ID } from '../src/index.js'

@@ -2,7 +2,7 @@
  * Tron filling on the devnet: fills from the solver and refunds from the vault (allocator key)
  * move balances, re-broadcasting is harmless, outcomes follow the chain, refusals are clear.
  */
-import { PontisError, type SignedTransaction } from '@pontis/core'
+import { PontisError, type SignedTransaction } from '@pontis/core/plugin'
 import t from 'tap'
 import { TRON_NATIVE_CURRENCY_ID } from '../src/index.js'
 import {

@@ -2,7 +2,7 @@
  * Tron identity: base58check (T…) canonical, 41-hex accepted and normalised, other forms refused
  * with errors naming the role and the Tron form; currency ids; encodings.
  */
-import { PontisError } from '@pontis/core'
+import { PontisError } from '@pontis/core/plugin'
 import t from 'tap'
 import { createTronIdentity, TRON_NATIVE_CURRENCY_ID } from '../src/index.js'
 import { TRON_USDT_ADDRESS, TRON_USERS } from './fixtures/tron-devnet.js'

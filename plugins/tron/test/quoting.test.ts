@@ -6,7 +6,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils'
-import { PontisError } from '@pontis/core'
+import { PontisError } from '@pontis/core/plugin'
 import {
   TRON_ENERGY_FEE_SUN,
   TRON_TRC20_TRANSFER_ENERGY,

@@ -3,7 +3,7 @@
  * vault's TRX and TRC20 deposits after the cursor once with the facts readDeposits gives, skips
  * non-deposits, reverted and unmined transactions, advances the cursor, and pages across blocks.
  */
-import type { DepositScan, ScannedDeposit } from '@pontis/core'
+import type { DepositScan, ScannedDeposit } from '@pontis/core/plugin'
 import t from 'tap'
 import { TRON_NATIVE_CURRENCY_ID } from '../src/index.js'
 import {

@@ -4,7 +4,7 @@
  * own format(s) and the chain ids it serves, so a new family (or a format a newer service sends)
  * needs a new adapter, never a change to the client.
  */
-import type { Step, StepItemData } from '../../../../generated/intents/index.js'
+import type { Step, StepItemData } from '@pontis/generated/intents'
 
 /**
  * The data of a step item as an adapter sees it: one of the formats of the generated types, or a

@@ -3,7 +3,7 @@
  * {@link bitcoinWalletAdapter} over any such wallet, and {@link esploraBitcoinWallet} over your
  * PSBT signer and an Esplora API.
  */
-import type { BitcoinPsbtData } from '../../../../generated/intents/index.js'
+import type { BitcoinPsbtData } from '@pontis/generated/intents'
 import {
   adapterName,
   type ChainIdsOption,

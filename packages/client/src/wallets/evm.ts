@@ -3,13 +3,13 @@
  * {@link EvmWallet} interface, {@link evmWalletAdapter} over any such wallet, and
  * {@link viemWalletAdapter} over a viem wallet client (viem is imported for types only).
  */
-import type { Account, Chain, Transport, WalletClient } from 'viem'
 import type {
   Eip191SignPayload,
   Eip712SignPayload,
   EvmTransactionData,
   SignatureData,
-} from '../../../../generated/intents/index.js'
+} from '@pontis/generated/intents'
+import type { Account, Chain, Transport, WalletClient } from 'viem'
 import {
   adapterName,
   claimsFormat,

@@ -2,7 +2,7 @@
  * Hyperliquid: `hyperliquid-action` items. {@link hyperliquidWallet} signs the quoted send as a
  * Hyperliquid user-signed action with any EIP-712 signer and posts it to the exchange API.
  */
-import type { HyperliquidActionData } from '../../../../generated/intents/index.js'
+import type { HyperliquidActionData } from '@pontis/generated/intents'
 import { type ChainIdsOption, formatAdapter, type WalletAdapter } from './adapter.js'
 import type { VenueSigner } from './legacy.js'
 

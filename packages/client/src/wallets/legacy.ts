@@ -2,7 +2,7 @@
  * The wallets object `executeQuote` took before wallet adapters (one key per chain family),
  * deprecated: it is turned into the equivalent adapter list where the call enters the client.
  */
-import type { HyperliquidActionData, LighterTransferData } from '../../../../generated/intents/index.js'
+import type { HyperliquidActionData, LighterTransferData } from '@pontis/generated/intents'
 import type { WalletAdapter } from './adapter.js'
 import { type BitcoinWallet, bitcoinWalletAdapter } from './bitcoin.js'
 import { type EvmWallet, evmWalletAdapter } from './evm.js'

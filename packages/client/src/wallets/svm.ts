@@ -3,7 +3,7 @@
  * over any such wallet, and {@link svmKeypairWallet} over a keypair (WebCrypto Ed25519) and a
  * Solana JSON-RPC URL (plain fetch).
  */
-import type { SvmTransactionData } from '../../../../generated/intents/index.js'
+import type { SvmTransactionData } from '@pontis/generated/intents'
 import {
   adapterName,
   type ChainIdsOption,

@@ -3,7 +3,7 @@
  * {@link tronWalletAdapter} over any such wallet, and {@link tronNodeWallet} over a txID signer and
  * a Tron full-node HTTP API.
  */
-import type { TronTransactionData } from '../../../../generated/intents/index.js'
+import type { TronTransactionData } from '@pontis/generated/intents'
 import {
   adapterName,
   type ChainIdsOption,

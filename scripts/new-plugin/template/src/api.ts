@@ -2,7 +2,7 @@
  * The __TITLE__ node's HTTP API: send a raw transaction, look a transaction up, read a balance.
  * Replace it with the family's real node API.
  */
-import { PontisError } from '@pontis/core'
+import { PontisError } from '@pontis/core/plugin'
 
 /** A deposit as the node reports it in a transaction. */
 export interface NodeDeposit {

@@ -3,7 +3,7 @@
  * 20-byte forms of the addresses): the quote asks the user to sign it, the service checks it and
  * submits it, and the chain verifies it again.
  */
-import { type PermitDeposit, PontisError } from '@pontis/core'
+import { type PermitDeposit, PontisError } from '@pontis/core/plugin'
 import { recoverTypedDataAddress } from 'viem'
 
 /** The `kind` a client posts back with the signed authorization (`data.post.body.kind`). */

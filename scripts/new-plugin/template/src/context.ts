@@ -1,5 +1,5 @@
 /** What every __TITLE__ capability of one chain shares: its label, node client, depository and options. */
-import type { ChainConfig, ChainLabel } from '@pontis/core'
+import type { ChainConfig, ChainLabel } from '@pontis/core/plugin'
 import { __PASCAL__ApiClient } from './api.js'
 import type { __PASCAL__PluginConfig } from './config.js'
 import { bytesOf } from './identity.js'

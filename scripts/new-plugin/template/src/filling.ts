@@ -9,7 +9,7 @@ import {
   PontisError,
   type SignedTransaction,
   type SolverCredentials,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { privateKeyToAccount } from 'viem/accounts'
 import { authorizationOf, signerOf } from './authorization.js'
 import type { __PASCAL__ChainContext } from './context.js'

@@ -11,7 +11,7 @@ import {
   invalidCurrencyError,
   isCurrencyRole,
   PontisError,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { __CONSTANT___NATIVE_CURRENCY_ID, __CONSTANT___PREFIX } from './config.js'
 
 const ADDRESS = /^__NAME__:([0-9a-fA-F]{40})$/

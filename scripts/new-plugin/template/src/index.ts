@@ -11,7 +11,7 @@ import {
   type ChainConfig,
   definePlugin,
   SIGNATURE_STEP_FORMAT,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { PERMIT_KIND } from './authorization.js'
 import { __CAMEL__ConfigSchema, type __PASCAL__PluginConfig } from './config.js'
 import { create__PASCAL__Context } from './context.js'

@@ -8,7 +8,7 @@ import type {
   IdentityCapability,
   PreparedStep,
   QuotingCapability,
-} from '@pontis/core'
+} from '@pontis/core/plugin'
 import { authorizationOf, PERMIT_KIND } from './authorization.js'
 import { __CONSTANT___UNITS } from './config.js'
 import type { __PASCAL__ChainContext } from './context.js'

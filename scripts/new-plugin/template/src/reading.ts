@@ -1,5 +1,10 @@
 /** __TITLE__ reading: the deposits of a transaction, and balances, from the node. */
-import type { DepositFact, IdentityCapability, ReadingCapability, TransactionFacts } from '@pontis/core'
+import type {
+  DepositFact,
+  IdentityCapability,
+  ReadingCapability,
+  TransactionFacts,
+} from '@pontis/core/plugin'
 import type { __PASCAL__ChainContext } from './context.js'
 
 /** Reads one chain's transactions and balances. */

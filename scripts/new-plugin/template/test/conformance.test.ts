@@ -4,7 +4,7 @@
  * a real intent service (loading this plugin by path) has its signature step signed as a wallet
  * signs it and posted to the execute API, and the deposit is then read back.
  */
-import type { ChainAdapter } from '@pontis/core'
+import type { ChainAdapter } from '@pontis/core/plugin'
 import { type DepositRoundTrip, runPluginConformance, startConformanceService } from '@pontis/plugin-testkit'
 import t from 'tap'
 import { type Authorization, typedDataOf } from '../src/authorization.js'
