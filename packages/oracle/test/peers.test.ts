@@ -436,14 +436,23 @@ t.test('3. C slow past the timeout through a fault proxy', async (t) => {
 
     // Both peers were asked with their configured key, without fan-out, and without A's allowlist.
     const asked = { chainId: 31337, transactionId: mainDeposit, requestPeerSignatures: false }
+    // C was asked once. B hung up before answering: when A's request went out on a connection kept
+    // alive from an earlier test, that looks like a server closing an idle socket, so it is sent
+    // once more on a new connection (keepAliveFetch), and never more than that.
+    t.equal(proxyC.received.length, 1, 'the slow peer was asked once')
+    t.ok(
+      proxyB.received.length === 1 || proxyB.received.length === 2,
+      'the dead peer was asked at most twice',
+    )
     for (const [proxy, key] of [
       [proxyB, PEER_KEY_B],
       [proxyC, PEER_KEY_C],
     ] as const) {
-      t.equal(proxy.received.length, 1)
-      t.same(proxy.received[0]?.body, asked, 'the same body with requestPeerSignatures false')
-      t.equal(proxy.received[0]?.headers['x-api-key'], key, 'the key configured for the peer')
-      t.equal(proxy.received[0]?.path, ROUTE)
+      for (const received of proxy.received) {
+        t.same(received.body, asked, 'the same body with requestPeerSignatures false')
+        t.equal(received.headers['x-api-key'], key, 'the key configured for the peer')
+        t.equal(received.path, ROUTE)
+      }
     }
   })
 })
@@ -521,7 +530,9 @@ t.test('6. local attestation failing with an allowlist (dead local RPC)', async 
     t.equal(answer.status, localOnly.status)
     t.equal((answer.body as ErrorAnswer).errorCode, 'RPC_HTTP_ERROR', 'the local error')
     t.equal((answer.body as ErrorAnswer).message, (localOnly.body as ErrorAnswer).message)
-    t.equal(proxyB.received.length + proxyC.received.length, 2, 'both peers were asked')
+    // Each was asked; a hang-up on a kept-alive connection is asked once more on a new one.
+    for (const proxy of [proxyB, proxyC])
+      t.ok(proxy.received.length === 1 || proxy.received.length === 2, 'each peer was asked, at most twice')
   })
 })
 
