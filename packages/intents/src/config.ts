@@ -13,10 +13,9 @@ import {
   readPort,
   readVariable,
 } from '@pontis/core'
-import { resolveAdminToken } from './keys/index.js'
+import { resolveAdminToken, type WebhookTargetPolicy, webhookPolicyFromEnv } from './keys/index.js'
 import { type RateLimitPolicy, rateLimitPolicyFromEnv } from './ratelimit/index.js'
 import { checkSchemaName } from './store/sql-client.js'
-import { type WebhookTargetPolicy, webhookPolicyFromEnv } from './webhooks/index.js'
 
 export const DEFAULT_INTENTS_PORT = 4000
 

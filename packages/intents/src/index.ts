@@ -6,6 +6,7 @@ export {
   resolveIntentsPort,
 } from './config.js'
 export { notifyStatus, STATUS_CHANNEL, StatusEvents } from './events/index.js'
+export { webhookPolicyFromEnv } from './keys/index.js'
 export { Indexer } from './lifecycle/indexer.js'
 export { LifecycleStore } from './lifecycle/lifecycle-store.js'
 export { Solver } from './lifecycle/solver.js'
@@ -22,5 +23,4 @@ export {
   startIntentsService,
 } from './service.js'
 export { openRequestStore, RequestStore } from './store/index.js'
-export { webhookPolicyFromEnv } from './webhooks/index.js'
 export { attachStatusStream, type StatusStream } from './ws/index.js'

@@ -12,7 +12,7 @@ import {
   WebhookTargetError,
   type WebhookTargetPolicy,
   type WebhookTargetReason,
-} from '../src/webhooks/ssrf.js'
+} from '../src/keys/webhook-target.js'
 
 const PUBLIC_V4 = '93.184.215.14'
 const PUBLIC_V6 = '2606:4700:4700::1111'

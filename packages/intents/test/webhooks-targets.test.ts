@@ -17,14 +17,14 @@ import { createTestClient, errorDataOf } from '@pontis/http/testing'
 import t from 'tap'
 import { INTENTS_DOCUMENT_PATH } from '../src/app.js'
 import { runCli } from '../src/keys/cli.js'
-import { ApiKeyStore, createAdminHandlers } from '../src/keys/index.js'
-import { openRequestStore, type RequestStore } from '../src/store/index.js'
 import {
-  UNRESOLVABLE_MAX_ATTEMPTS,
-  WebhookDispatcher,
+  ApiKeyStore,
+  createAdminHandlers,
   type WebhookTargetPolicy,
   type WebhookTargetReason,
-} from '../src/webhooks/index.js'
+} from '../src/keys/index.js'
+import { openRequestStore, type RequestStore } from '../src/store/index.js'
+import { UNRESOLVABLE_MAX_ATTEMPTS, WebhookDispatcher } from '../src/webhooks/index.js'
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef'
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` }

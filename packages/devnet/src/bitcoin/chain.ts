@@ -11,7 +11,9 @@ import { Block, opcodes, script, Transaction } from 'bitcoinjs-lib'
 import { BITCOIN_MINER } from './accounts.js'
 import { BITCOIN_RPC_ERROR, BitcoinRejection } from './errors.js'
 import { addressScript, toHex } from './script.js'
-import { MAX_MONEY, validateTransaction } from './validation.js'
+import { type BitcoinOutput, type BitcoinSpend, MAX_MONEY, validateTransaction } from './validation.js'
+
+export type { BitcoinOutput, BitcoinSpend } from './validation.js'
 
 /** Regtest's proof-of-work limit (compact form), which every devnet block uses. */
 export const BITCOIN_REGTEST_BITS = 0x207fffff
@@ -74,27 +76,6 @@ export interface BitcoinTxRecord {
   /** The block confirming it, and its position there. */
   block?: BitcoinBlock
   indexInBlock?: number
-}
-
-/** A transaction output the chain has seen (spent or not). */
-export interface BitcoinOutput {
-  readonly txid: string
-  readonly vout: number
-  readonly value: bigint
-  readonly script: Uint8Array
-  readonly scriptHex: string
-  /** Created by a coinbase (block reward: matures after 100 blocks). */
-  readonly coinbase: boolean
-  /** A simulator funding output: spendable at once. */
-  readonly funding: boolean
-  /** False for outputs that can never be spent (OP_RETURN): they never enter the UTXO set. */
-  readonly spendable: boolean
-}
-
-/** The input spending an output. */
-export interface BitcoinSpend {
-  readonly txid: string
-  readonly vin: number
 }
 
 /** Esplora's per-address statistics (satoshi sums). */

@@ -8,7 +8,6 @@
  * rules, sigop limits and package relay.
  */
 import type { Transaction } from 'bitcoinjs-lib'
-import type { BitcoinOutput, BitcoinSpend } from './chain.js'
 import { BITCOIN_RPC_ERROR, BitcoinRejection } from './errors.js'
 import { classifyOutput, isPushOnly, parseScript, witnessProgram } from './script.js'
 import { type Prevout, verifyInput } from './verify.js'
@@ -34,6 +33,27 @@ const SEQUENCE_FINAL = 0xffffffff
 const SEQUENCE_LOCKTIME_DISABLE_FLAG = 0x80000000
 const SEQUENCE_LOCKTIME_TYPE_FLAG = 0x00400000
 const SEQUENCE_LOCKTIME_MASK = 0x0000ffff
+
+/** A transaction output the chain has seen (spent or not). */
+export interface BitcoinOutput {
+  readonly txid: string
+  readonly vout: number
+  readonly value: bigint
+  readonly script: Uint8Array
+  readonly scriptHex: string
+  /** Created by a coinbase (block reward: matures after 100 blocks). */
+  readonly coinbase: boolean
+  /** A simulator funding output: spendable at once. */
+  readonly funding: boolean
+  /** False for outputs that can never be spent (OP_RETURN): they never enter the UTXO set. */
+  readonly spendable: boolean
+}
+
+/** The input spending an output. */
+export interface BitcoinSpend {
+  readonly txid: string
+  readonly vin: number
+}
 
 /** What validation needs to know about the chain. */
 export interface ChainView {

@@ -21,15 +21,15 @@ import { type IncomingHttpHeaders, validateHeaderValue } from 'node:http'
 import { PontisError } from '@pontis/core'
 import { LRUCache } from 'lru-cache'
 import type { SqlClient } from '../store/index.js'
-import { PROTECTED_HEADERS } from '../webhooks/deliver.js'
 import {
   type AddressCategory,
   checkTarget,
+  PROTECTED_HEADERS,
   type WebhookLookup,
   WebhookTargetError,
   type WebhookTargetPolicy,
   type WebhookTargetReason,
-} from '../webhooks/ssrf.js'
+} from './webhook-target.js'
 
 /** Rate-limit tiers a key can have. `public` gets the anonymous limits (but counted per key). */
 export const API_KEY_TIERS = ['public', 'standard', 'elevated'] as const

@@ -16,7 +16,6 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { createLogger } from '@pontis/core'
 import { openRequestStore } from '../store/index.js'
-import { webhookPolicyFromEnv } from '../webhooks/index.js'
 import {
   API_KEY_TIERS,
   ApiKeyError,
@@ -26,6 +25,7 @@ import {
   checkTier,
   type WebhookConfig,
 } from './api-keys.js'
+import { webhookPolicyFromEnv } from './webhook-target.js'
 
 export const USAGE = `Usage: pontis keys <command> [options]
 

@@ -1,4 +1,4 @@
-/** Partner API keys: the store, the admin API handlers. */
+/** Partner API keys: the store, the admin API handlers, and the rules a key's webhook target must pass. */
 export {
   type AdminHandlerOptions,
   type AdminHandlers,
@@ -30,3 +30,17 @@ export {
   type WebhookTarget,
   type WebhookTargetRefusal,
 } from './api-keys.js'
+export {
+  type AddressCategory,
+  type CheckedTarget,
+  checkTarget,
+  classifyAddress,
+  classifyHostName,
+  PROTECTED_HEADERS,
+  type ResolvedAddress,
+  type WebhookLookup,
+  WebhookTargetError,
+  type WebhookTargetPolicy,
+  type WebhookTargetReason,
+  webhookPolicyFromEnv,
+} from './webhook-target.js'

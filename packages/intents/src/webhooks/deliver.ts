@@ -11,44 +11,21 @@ import {
 } from 'node:http'
 import { request as httpsRequest, type RequestOptions } from 'node:https'
 import { isIP } from 'node:net'
-import { signWebhook } from './signature.js'
 import {
   type CheckedTarget,
   checkTarget,
+  PROTECTED_HEADERS,
   type WebhookLookup,
   WebhookTargetError,
   type WebhookTargetPolicy,
-} from './ssrf.js'
+} from '../keys/webhook-target.js'
+import { signWebhook } from './signature.js'
 
 /** `User-Agent` of every webhook request. */
 export const WEBHOOK_USER_AGENT = 'Pontis-Webhooks/1'
 
 /** Response bytes read (and discarded) before the connection is dropped. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024
-
-/**
- * Headers a custom header may not set (case-insensitive): the signature, event id and content
- * headers that receivers rely on, and the ones that control framing or the connection.
- */
-export const PROTECTED_HEADERS: ReadonlySet<string> = new Set([
-  'x-signature-timestamp',
-  'x-signature-sha256',
-  'x-event-id',
-  'content-type',
-  'content-length',
-  'content-encoding',
-  'transfer-encoding',
-  'user-agent',
-  'host',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-  'expect',
-  'proxy-authorization',
-  'proxy-connection',
-])
 
 // The contract: 1 to 128 characters, identical on every retry. Visible ASCII keeps it a valid header.
 const EVENT_ID_PATTERN = /^[\x21-\x7e]{1,128}$/

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from '@pontis/core'
-import type { ApiKeyStore, WebhookTarget } from '../keys/index.js'
+import type { ApiKeyStore, WebhookLookup, WebhookTarget, WebhookTargetPolicy } from '../keys/index.js'
 import type { SqlClient } from '../store/index.js'
 import { type Loop, startLoop } from '../workers/loop.js'
 import {
@@ -10,7 +10,6 @@ import {
   UNRESOLVABLE_MAX_ATTEMPTS,
 } from './backoff.js'
 import { type DeliveryResult, deliverOnce } from './deliver.js'
-import type { WebhookLookup, WebhookTargetPolicy } from './ssrf.js'
 
 /** Events one delivery pass claims. */
 export const WEBHOOK_BATCH = 50

@@ -1,4 +1,4 @@
-/** Webhook delivery building blocks: signing, SSRF guard, one delivery attempt, retry schedule. */
+/** Webhook delivery building blocks: signing, one delivery attempt (the target rules are the key's: keys/webhook-target.ts), retry schedule. */
 
 export { createWebhookAdminHandlers } from './admin-handlers.js'
 export {
@@ -15,7 +15,6 @@ export {
   type DeliveryOutcome,
   type DeliveryResult,
   deliverOnce,
-  PROTECTED_HEADERS,
   parseRetryAfter,
   WEBHOOK_USER_AGENT,
 } from './deliver.js'
@@ -34,16 +33,3 @@ export {
   signWebhook,
   type WebhookSignatureHeaders,
 } from './signature.js'
-export {
-  type AddressCategory,
-  type CheckedTarget,
-  checkTarget,
-  classifyAddress,
-  classifyHostName,
-  type ResolvedAddress,
-  type WebhookLookup,
-  WebhookTargetError,
-  type WebhookTargetPolicy,
-  type WebhookTargetReason,
-  webhookPolicyFromEnv,
-} from './ssrf.js'

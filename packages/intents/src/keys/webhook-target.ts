@@ -1,4 +1,6 @@
 /**
+ * The rules a key's webhook target must pass, when it is set and again at every delivery.
+ *
  * SSRF guard for webhook targets. A webhook URL is chosen by an API key holder, so before the
  * service connects anywhere it resolves the host itself, refuses addresses inside the operator's
  * network (private, loopback, link-local, cloud metadata, ...) and hands back the checked address so
@@ -7,6 +9,30 @@
 import { promises as dnsPromises } from 'node:dns'
 import { isIP } from 'node:net'
 import { type EnvironmentVariables, readFlag } from '@pontis/core'
+
+/**
+ * Headers a custom header may not set (case-insensitive): the signature, event id and content
+ * headers that receivers rely on, and the ones that control framing or the connection.
+ */
+export const PROTECTED_HEADERS: ReadonlySet<string> = new Set([
+  'x-signature-timestamp',
+  'x-signature-sha256',
+  'x-event-id',
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'transfer-encoding',
+  'user-agent',
+  'host',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'proxy-authorization',
+  'proxy-connection',
+])
 
 /** Where webhooks may be sent. */
 export interface WebhookTargetPolicy {
