@@ -16,6 +16,10 @@ export interface InventoryTarget {
 /** `configs/solver.<ENVIRONMENT>.json`: who solves and how quotes are priced. */
 export interface SolverSettings {
   readonly solver: {
+    /**
+     * The solver's hub identity (secp256k1): it signs orders under the hub's EIP-712 domain, whichever
+     * families are served, so it is required even without an EVM chain; EVM chains fill with it too.
+     */
     readonly privateKey: `0x${string}`
     /** Signs payouts out of the depository (refunds); the depository's allocator. */
     readonly allocatorPrivateKey: `0x${string}`
