@@ -49,6 +49,8 @@ export interface Measurement {
    * (`anvil`) and of the load generator (`generator`): where an aggregated attestation's CPU goes.
    */
   readonly cpuMsPerRequestByProcess: Readonly<Record<string, number>>
+  /** The kernel's part (system time) of each server process's CPU ms per request. */
+  readonly systemCpuMsPerRequestByProcess: Readonly<Record<string, number>>
   /** This process's (the load generator's) CPU time over wall time. */
   readonly loadGeneratorCpuCores: number
   /** CPU time of the devnet's anvil processes started by this run, over wall time. */
@@ -95,6 +97,7 @@ async function sampleAll(pids: readonly number[]): Promise<ProcessSample> {
     rssBytes: samples.reduce((sum, sample) => sum + sample.rssBytes, 0),
     hwmBytes: samples.reduce((sum, sample) => sum + sample.hwmBytes, 0),
     cpuMs: samples.reduce((sum, sample) => sum + sample.cpuMs, 0),
+    systemCpuMs: samples.reduce((sum, sample) => sum + sample.systemCpuMs, 0),
   }
 }
 
@@ -140,9 +143,13 @@ export async function measure(options: LoadOptions): Promise<Measurement> {
   const cpuMs = after.cpuMs - before.cpuMs
   const perRequest = (ms: number) => (answered === 0 ? Number.NaN : ms / answered)
   const cpuMsPerRequestByProcess: Record<string, number> = {}
+  const systemCpuMsPerRequestByProcess: Record<string, number> = {}
   options.pids.forEach((pid, index) => {
     const name = options.names?.[index] ?? String(pid)
     cpuMsPerRequestByProcess[name] = perRequest(eachAfter[index]!.cpuMs - eachBefore[index]!.cpuMs)
+    systemCpuMsPerRequestByProcess[name] = perRequest(
+      eachAfter[index]!.systemCpuMs - eachBefore[index]!.systemCpuMs,
+    )
   })
   cpuMsPerRequestByProcess.anvil = perRequest(anvilCpuMs)
   cpuMsPerRequestByProcess.generator = perRequest(ownCpuMs)
@@ -166,6 +173,7 @@ export async function measure(options: LoadOptions): Promise<Measurement> {
     serverCpuCores: cpuMs / wallMs,
     serverCpuMsPerRequest: perRequest(cpuMs),
     cpuMsPerRequestByProcess,
+    systemCpuMsPerRequestByProcess,
     loadGeneratorCpuCores: ownCpuMs / wallMs,
     anvilCpuCores: anvilCpuMs / wallMs,
     otherCpuCores: Math.max(0, systemCpuMs - cpuMs - ownCpuMs - anvilCpuMs) / wallMs,

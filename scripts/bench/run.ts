@@ -383,9 +383,10 @@ async function main(): Promise<number> {
     }
     console.log('CPU ms per request, by process (10 ms clock ticks of /proc/<pid>/stat):')
     for (const [name, m] of results) {
-      const parts = Object.entries(m.cpuMsPerRequestByProcess).map(
-        ([process, ms]) => `${process} ${fixed(ms, 3)}`,
-      )
+      const parts = Object.entries(m.cpuMsPerRequestByProcess).map(([process, ms]) => {
+        const system = m.systemCpuMsPerRequestByProcess[process]
+        return `${process} ${fixed(ms, 3)}${system === undefined ? '' : ` (kernel ${fixed(system, 3)})`}`
+      })
       const total = Object.values(m.cpuMsPerRequestByProcess).reduce((sum, ms) => sum + ms, 0)
       console.log(`  ${name}: ${parts.join(', ')}; all ${fixed(total, 3)}`)
     }
