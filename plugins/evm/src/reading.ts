@@ -11,6 +11,7 @@ import {
   type WithdrawalQuery,
   type WithdrawalTransfer,
 } from '@pontis/core/plugin'
+import { LRUCache } from 'lru-cache'
 import {
   type Address,
   type BlockTag,
@@ -30,7 +31,6 @@ import {
   toEventSelector,
   toHex,
 } from 'viem'
-import { LRUCache } from 'lru-cache'
 import { CALL_REQUEST_TYPES, depositoryAbi, erc20Abi, multicallerAbi } from './abi.js'
 import { type EvmChainContext, isNativeCurrency, readAllowance } from './quoting.js'
 import { rpc } from './rpc.js'
