@@ -144,6 +144,8 @@ export interface ProcessSample {
   readonly hwmBytes: number
   /** User plus system CPU time since the process started, milliseconds. */
   readonly cpuMs: number
+  /** The part of `cpuMs` spent in the kernel (system time: syscalls, the loopback TCP path). */
+  readonly systemCpuMs: number
 }
 
 const CLOCK_TICKS_PER_SECOND = 100
@@ -163,6 +165,7 @@ export async function sampleProcess(pid: number): Promise<ProcessSample> {
     rssBytes: kib('VmRSS'),
     hwmBytes: kib('VmHWM'),
     cpuMs: (ticks * 1000) / CLOCK_TICKS_PER_SECOND,
+    systemCpuMs: (Number(fields[12]) * 1000) / CLOCK_TICKS_PER_SECOND,
   }
 }
 

@@ -13,6 +13,8 @@ export interface LoadOptions {
   readonly durationSeconds: number
   /** The server processes to sample (RSS, CPU): the one answering, and any it asks (peers). */
   readonly pids: readonly number[]
+  /** A name per pid (same order), for the per-process CPU breakdown; default the pid. */
+  readonly names?: readonly string[]
 }
 
 export interface Measurement {
@@ -42,6 +44,13 @@ export interface Measurement {
   readonly serverCpuCores: number
   /** Server CPU milliseconds per answered request. */
   readonly serverCpuMsPerRequest: number
+  /**
+   * CPU milliseconds per answered request of each server process (by name), of the devnets' anvil
+   * (`anvil`) and of the load generator (`generator`): where an aggregated attestation's CPU goes.
+   */
+  readonly cpuMsPerRequestByProcess: Readonly<Record<string, number>>
+  /** The kernel's part (system time) of each server process's CPU ms per request. */
+  readonly systemCpuMsPerRequestByProcess: Readonly<Record<string, number>>
   /** This process's (the load generator's) CPU time over wall time. */
   readonly loadGeneratorCpuCores: number
   /** CPU time of the devnet's anvil processes started by this run, over wall time. */
@@ -88,6 +97,7 @@ async function sampleAll(pids: readonly number[]): Promise<ProcessSample> {
     rssBytes: samples.reduce((sum, sample) => sum + sample.rssBytes, 0),
     hwmBytes: samples.reduce((sum, sample) => sum + sample.hwmBytes, 0),
     cpuMs: samples.reduce((sum, sample) => sum + sample.cpuMs, 0),
+    systemCpuMs: samples.reduce((sum, sample) => sum + sample.systemCpuMs, 0),
   }
 }
 
@@ -97,6 +107,7 @@ export async function measure(options: LoadOptions): Promise<Measurement> {
   // Every anvil below this process, whichever server started it (pontis' own devnet or the oracles').
   const anvils = await descendantsNamed(process.pid, 'anvil')
   const before = await sampleAll(options.pids)
+  const eachBefore = await Promise.all(options.pids.map((pid) => sampleProcess(pid)))
   const anvilBefore = await sampleAll(anvils)
   const systemBefore = await systemBusyMs()
   const ownBefore = process.cpuUsage()
@@ -120,6 +131,7 @@ export async function measure(options: LoadOptions): Promise<Measurement> {
   const ownCpuMs = (own.user + own.system) / 1000
   const systemCpuMs = (await systemBusyMs()) - systemBefore
   const after = await sampleAll(options.pids)
+  const eachAfter = await Promise.all(options.pids.map((pid) => sampleProcess(pid)))
   const anvilCpuMs = (await sampleAll(anvils)).cpuMs - anvilBefore.cpuMs
   peakRss = Math.max(peakRss, after.rssBytes)
 
@@ -129,6 +141,18 @@ export async function measure(options: LoadOptions): Promise<Measurement> {
   )
   const answered = result.requests.total
   const cpuMs = after.cpuMs - before.cpuMs
+  const perRequest = (ms: number) => (answered === 0 ? Number.NaN : ms / answered)
+  const cpuMsPerRequestByProcess: Record<string, number> = {}
+  const systemCpuMsPerRequestByProcess: Record<string, number> = {}
+  options.pids.forEach((pid, index) => {
+    const name = options.names?.[index] ?? String(pid)
+    cpuMsPerRequestByProcess[name] = perRequest(eachAfter[index]!.cpuMs - eachBefore[index]!.cpuMs)
+    systemCpuMsPerRequestByProcess[name] = perRequest(
+      eachAfter[index]!.systemCpuMs - eachBefore[index]!.systemCpuMs,
+    )
+  })
+  cpuMsPerRequestByProcess.anvil = perRequest(anvilCpuMs)
+  cpuMsPerRequestByProcess.generator = perRequest(ownCpuMs)
   return {
     requests: answered,
     durationSeconds: result.duration,
@@ -147,7 +171,9 @@ export async function measure(options: LoadOptions): Promise<Measurement> {
     serverPeakRssBytes: peakRss,
     serverHwmBytes: after.hwmBytes,
     serverCpuCores: cpuMs / wallMs,
-    serverCpuMsPerRequest: answered === 0 ? Number.NaN : cpuMs / answered,
+    serverCpuMsPerRequest: perRequest(cpuMs),
+    cpuMsPerRequestByProcess,
+    systemCpuMsPerRequestByProcess,
     loadGeneratorCpuCores: ownCpuMs / wallMs,
     anvilCpuCores: anvilCpuMs / wallMs,
     otherCpuCores: Math.max(0, systemCpuMs - cpuMs - ownCpuMs - anvilCpuMs) / wallMs,

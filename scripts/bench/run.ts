@@ -268,9 +268,13 @@ async function main(): Promise<number> {
       const path = typeof target.path === 'function' ? target.path(server.facts) : target.path
       const url = `${endpoint(target.service).url}${path}`
       paths.set(name, path)
-      const pids = [
-        ...new Set([target.service, ...(target.alsoSampled ?? [])].map((service) => endpoint(service).pid)),
-      ]
+      const sampled = new Map<number, string>()
+      for (const service of [target.service, ...(target.alsoSampled ?? [])]) {
+        const pid = endpoint(service).pid
+        if (!sampled.has(pid)) sampled.set(pid, service)
+      }
+      const pids = [...sampled.keys()]
+      const names = [...sampled.values()]
       const body = typeof target.body === 'function' ? target.body(server.facts) : target.body
       bodies.set(name, body)
       await checkTarget(name, target, url, body)
@@ -284,6 +288,7 @@ async function main(): Promise<number> {
           : {}),
         connections: settings.connections,
         pids,
+        names,
       }
       if (settings.warmupSeconds > 0) {
         log(`${name}: warming up ${settings.warmupSeconds} s (not measured)`)
@@ -375,6 +380,15 @@ async function main(): Promise<number> {
           `(${fixed(1 / ratio(name, m), 1)} times fewer requests/s); p50 ${fixed(m.latencyMs.p50, 2)} ms ` +
           `vs ${fixed(base.measurement.latencyMs.p50, 2)} ms (${fixed(m.latencyMs.p50 / base.measurement.latencyMs.p50, 1)}x)`,
       )
+    }
+    console.log('CPU ms per request, by process (10 ms clock ticks of /proc/<pid>/stat):')
+    for (const [name, m] of results) {
+      const parts = Object.entries(m.cpuMsPerRequestByProcess).map(([process, ms]) => {
+        const system = m.systemCpuMsPerRequestByProcess[process]
+        return `${process} ${fixed(ms, 3)}${system === undefined ? '' : ` (kernel ${fixed(system, 3)})`}`
+      })
+      const total = Object.values(m.cpuMsPerRequestByProcess).reduce((sum, ms) => sum + ms, 0)
+      console.log(`  ${name}: ${parts.join(', ')}; all ${fixed(total, 3)}`)
     }
     console.log(
       'srv CPU / gen CPU / anvil CPU: CPU time of the server processes (an aggregator and its peers) / ' +

@@ -83,11 +83,13 @@ export interface ApiAppOptions {
   /** Koa middleware after the gate, before routing. Not allowed with `directOperations`. */
   readonly middleware?: readonly Koa.Middleware[]
   /**
-   * GET operations with a fixed path answered by {@link ApiApp.handle} without Koa: the same steps
-   * in the same order (request id, CORS headers, gate, validation, handler, error body), without
-   * a Koa context, middleware chain or router per request. For the hottest polls (issue 11: the
-   * Koa stack cost a status poll four times what bare Koa costs). Any other method or a path that
-   * is not exactly the operation's (trailing slash, other case, escapes) goes through Koa.
+   * GET and POST operations with a fixed path answered by {@link ApiApp.handle} without Koa: the
+   * same steps in the same order (request id, CORS headers, gate, for a POST the media type check
+   * and the body read under the same limit, validation, handler, error body), without a Koa
+   * context, middleware chain or router per request. For the hottest routes (issue 11: the Koa
+   * stack cost a status poll four times what bare Koa costs; issue 19: the attestation POST, three
+   * times per aggregated attestation). Any other method (HEAD, OPTIONS, ...) or a path that is not
+   * exactly the operation's (trailing slash, other case, escapes) goes through Koa.
    */
   readonly directOperations?: readonly string[]
 }
@@ -362,21 +364,29 @@ export async function createApiApp(options: ApiAppOptions): Promise<ApiApp> {
     direct.size === 0
       ? viaKoa
       : (req, res) => {
-          const route = req.method === 'GET' ? direct.get(pathOf(req.url ?? '')) : undefined
+          const route =
+            req.method === 'GET' || req.method === 'POST'
+              ? direct.get(directKey(req.method, pathOf(req.url ?? '')))
+              : undefined
           if (route === undefined) return viaKoa(req, res)
-          answerDirectly(route, req, res, { gate, trustProxy, logger }).catch((error: unknown) => {
-            // Only writing the answer can fail here (everything before is caught and answered);
-            // never an unhandled rejection, which would stop the process.
-            logger.error('could not write a direct answer', { path: route.path, error: String(error) })
-            res.destroy()
-          })
+          answerDirectly(route, req, res, { gate, trustProxy, logger, bodyLimitBytes }).catch(
+            (error: unknown) => {
+              // Only writing the answer can fail here (everything before is caught and answered);
+              // never an unhandled rejection, which would stop the process.
+              logger.error('could not write a direct answer', { path: route.path, error: String(error) })
+              res.destroy()
+            },
+          )
         }
   return { koa, api, operationIds, handle, validatorOf }
 }
 
 interface DirectRoute {
   readonly operationId: string
+  readonly method: 'GET' | 'POST'
   readonly path: string
+  /** The operation declares a request body: it is read and parsed as the Koa route does. */
+  readonly hasBody: boolean
   readonly handler: OperationHandler<OperationRequest, OperationResponse>
   readonly validate: OperationValidator
 }
@@ -395,11 +405,53 @@ function directRoutes(
     const operation = operations.find((candidate) => candidate.operationId === id)
     const handler = handlers[id]
     if (!operation || !handler) throw new Error(`direct operation ${id} has no operation or no handler`)
-    if (operation.method !== 'get' || operation.path.includes('{'))
-      throw new Error(`direct operation ${id} must be a GET with a fixed path`)
-    routes.set(operation.path, { operationId: id, path: operation.path, handler, validate: validatorOf(id) })
+    if ((operation.method !== 'get' && operation.method !== 'post') || operation.path.includes('{'))
+      throw new Error(`direct operation ${id} must be a GET or POST with a fixed path`)
+    const method = operation.method === 'get' ? 'GET' : 'POST'
+    routes.set(directKey(method, operation.path), {
+      operationId: id,
+      method,
+      path: operation.path,
+      hasBody: operation.requestBody !== undefined,
+      handler,
+      validate: validatorOf(id),
+    })
   }
   return routes
+}
+
+const directKey = (method: string, path: string) => `${method} ${path}`
+
+/**
+ * Koa's `ctx.request.length`: the Content-Length header's leading integer, undefined without one or
+ * when it has none. Only its truthiness decides (a body that is announced must be JSON), so it is
+ * copied exactly.
+ */
+function announcedLength(header: string | undefined): number | undefined {
+  if (header === undefined || header === '') return undefined
+  const parsed = Number.parseInt(header, 10)
+  return Number.isNaN(parsed) ? undefined : parsed
+}
+
+/**
+ * The request body as the Koa route reads it: refused with 415 when one is announced in another
+ * media type than JSON, read as UTF-8 text under the limit, parsed (empty text: no body).
+ */
+async function readJsonRequest(
+  req: IncomingMessage,
+  limitBytes: number,
+): Promise<{ rawBody: string; body: unknown }> {
+  if (
+    announcedLength(req.headers['content-length']) &&
+    !isJsonContentType(req.headers['content-type'] ?? '')
+  ) {
+    throw new PontisError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Send the request body as JSON with Content-Type: application/json.',
+    )
+  }
+  const rawBody = await readTextBody(req, { limitBytes })
+  return { rawBody, body: parseJsonBody(rawBody) }
 }
 
 function pathOf(url: string): string {
@@ -425,7 +477,7 @@ async function answerDirectly(
   route: DirectRoute,
   req: IncomingMessage,
   res: ServerResponse,
-  context: { gate: RequestGate | undefined; trustProxy: boolean; logger: Logger },
+  context: { gate: RequestGate | undefined; trustProxy: boolean; logger: Logger; bodyLimitBytes: number },
 ): Promise<void> {
   const requestId = requestIdFor(req.headers['x-request-id'])
   const headers: Record<string, string> = { 'x-request-id': requestId, ...COMMON_HEADERS }
@@ -434,7 +486,7 @@ async function answerDirectly(
   try {
     const outcome = context.gate
       ? await context.gate({
-          method: 'GET',
+          method: route.method,
           path: route.path,
           headers: req.headers,
           peerAddress: req.socket.remoteAddress ?? '',
@@ -444,19 +496,22 @@ async function answerDirectly(
     if (outcome?.headers) Object.assign(headers, outcome.headers)
     if (outcome?.refusal) throw outcome.refusal
     const url = req.url ?? ''
+    const { rawBody, body: requestBody } = route.hasBody
+      ? await readJsonRequest(req, context.bodyLimitBytes)
+      : { rawBody: undefined, body: undefined }
     const { query, params, ignored } = checked(
-      route.validate({ query: queryOf(url), params: {}, headers: req.headers }),
+      route.validate({ query: queryOf(url), params: {}, headers: req.headers, body: requestBody }),
     )
     if (ignored.length > 0) headers[IGNORED_MEMBERS_HEADER] = ignoredMembersHeader(ignored)
     const response = await route.handler({
       operationId: route.operationId,
-      body: undefined,
+      body: requestBody,
       query,
       path: params,
       headers: req.headers,
       requestId,
       clientIp: clientAddressFrom(req.socket.remoteAddress ?? '', req.headers, context.trustProxy),
-      rawBody: undefined,
+      rawBody,
     })
     // Checked one by one as Koa's ctx.set checks them, so a bad header fails the same way here.
     for (const [name, value] of Object.entries(response.headers ?? {})) {
@@ -468,7 +523,7 @@ async function answerDirectly(
     headers['content-type'] = response.type ?? 'application/json; charset=utf-8'
     body = response.type ? String(response.body) : JSON.stringify(response.body)
   } catch (caught) {
-    const error = failureOf(caught, context.logger, { requestId, method: 'GET', path: route.path })
+    const error = failureOf(caught, context.logger, { requestId, method: route.method, path: route.path })
     status = error.status
     const retryAfter = retryAfterOf(error)
     if (retryAfter !== undefined) headers['retry-after'] = retryAfter

@@ -29,6 +29,17 @@ const handlers: HandlerMap = {
       headers: { 'x-seen-by': request.operationId, 'x-client-ip': request.clientIp },
     }
   },
+  createWidget: (request) => {
+    const body = request.body as { name: string; size: string }
+    if (body.name === 'missing') throw new PontisError('REQUEST_NOT_FOUND', 'No widget named missing.')
+    if (body.name === 'boom') throw new Error('secret=hunter2 in a stack')
+    return {
+      status: 201,
+      body: { id: Number(body.size), name: body.name },
+      headers: { 'x-seen-by': request.operationId, 'x-raw-length': String(request.rawBody?.length) },
+    }
+  },
+  createGadget: (request) => ({ status: 200, body: request.body as object }),
   getWidget: (request) => ({
     status: 200,
     body: { id: request.path.widgetId as number, name: 'w' },
@@ -58,7 +69,8 @@ async function start(t: Test, trustProxy = false) {
         return { headers, refusal: new PontisError('RATE_LIMITED', 'Slow down.', { retryAfterSeconds: 7 }) }
       return { headers }
     },
-    directOperations: ['searchWidgets'],
+    directOperations: ['searchWidgets', 'createWidget', 'createGadget'],
+    bodyLimitBytes: 1024,
   })
   const direct = await listen(app, { port: 0 })
   const viaKoa = await listen(app.koa, { port: 0 })
@@ -134,6 +146,165 @@ t.test('a direct operation answers exactly what the Koa path answers', async (t)
   t.not(invalidId.headers['x-request-id'], 'no spaces allowed', 'an implausible request id is replaced')
 })
 
+/** One POST over node:http with exactly these headers and body text (fetch would fix some of them). */
+function rawPost(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  chunked = false,
+): Promise<TestResponse> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(new URL(path, baseUrl), { method: 'POST', headers }, (response) => {
+      let text = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => {
+        text += chunk
+      })
+      response.on('end', () => {
+        const answerHeaders: Record<string, string> = {}
+        for (const [name, value] of Object.entries(response.headers))
+          if (typeof value === 'string') answerHeaders[name] = value
+        const isJson = (answerHeaders['content-type'] ?? '').includes('json')
+        const parsed = text !== '' && isJson ? (JSON.parse(text) as unknown) : text
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: answerHeaders,
+          body: parsed,
+          text,
+          operationId: undefined,
+        })
+      })
+    })
+    request.on('error', reject)
+    if (chunked && body !== undefined) {
+      // Two writes before end: Node sends the body chunked, without Content-Length.
+      request.write(body.slice(0, 3))
+      request.end(body.slice(3))
+    } else request.end(body)
+  })
+}
+
+t.test('a direct POST answers exactly what the Koa path answers', async (t) => {
+  const { direct, viaKoa, directUrl, viaKoaUrl } = await start(t)
+  const json = { 'content-type': 'application/json' }
+  const cases: Array<[string, string, Record<string, string>, string | undefined, boolean?]> = [
+    ['valid', '/widgets', json, '{"name":"gear","size":"7"}'],
+    ['valid with a query nobody declared', '/widgets?colour=red', json, '{"name":"gear","size":"7"}'],
+    ['unknown members ignored and named', '/gadgets', json, '{"kind":"cog","teeth":3,"extra":1}'],
+    [
+      'oneOf branch with a nested unknown member',
+      '/gadgets',
+      json,
+      '{"kind":"lever","length":2,"parts":[{"to":"a","x":1}]}',
+    ],
+    ['schema refusal', '/widgets', json, '{"name":"","size":"x"}'],
+    ['dependentRequired', '/widgets', json, '{"name":"gear","size":"7","strict":true}'],
+    ['malformed JSON', '/widgets', json, '{"name":'],
+    ['empty body', '/widgets', json, ''],
+    ['no body, no content type', '/widgets', {}, undefined],
+    [
+      'a body in another media type',
+      '/widgets',
+      { 'content-type': 'text/plain' },
+      '{"name":"gear","size":"7"}',
+    ],
+    [
+      'a +json media type with parameters',
+      '/widgets',
+      { 'content-type': 'application/vnd.w+json; charset=utf-8' },
+      '{"name":"gear","size":"7"}',
+    ],
+    ['chunked, no Content-Length, no content type', '/widgets', {}, '{"name":"gear","size":"7"}', true],
+    ['chunked JSON', '/widgets', json, '{"name":"gear","size":"7"}', true],
+    ['over the body limit', '/widgets', json, JSON.stringify({ name: 'x'.repeat(2000), size: '1' })],
+    [
+      'over the body limit, chunked',
+      '/widgets',
+      json,
+      JSON.stringify({ name: 'x'.repeat(2000), size: '1' }),
+      true,
+    ],
+    [
+      'not UTF-8 by its charset',
+      '/widgets',
+      { 'content-type': 'application/json; charset=latin1' },
+      '{"name":"gear","size":"7"}',
+    ],
+    ['handler refuses', '/widgets', json, '{"name":"missing","size":"7"}'],
+    ['handler fails', '/widgets', json, '{"name":"boom","size":"7"}'],
+    ['gate refuses', '/widgets', { ...json, 'x-refuse': '1' }, '{"name":"gear","size":"7"}'],
+    ['trailing slash (Koa on both)', '/widgets/', json, '{"name":"gear","size":"7"}'],
+  ]
+  for (const [name, path, headers, body, chunked] of cases) {
+    const requestHeaders = { 'x-request-id': `post-${name.replaceAll(/[^a-z]/g, '')}`, ...headers }
+    const [a, b] = await Promise.all([
+      rawPost(directUrl, path, requestHeaders, body, chunked),
+      rawPost(viaKoaUrl, path, requestHeaders, body, chunked),
+    ])
+    t.same(comparable(a), comparable(b), name)
+  }
+  // The same through the conformance-checking client: every answer is checked against the document.
+  const created = await direct.post('/widgets', { name: 'gear', size: '7' })
+  t.equal(created.status, 201)
+  t.same(created.body, { id: 7, name: 'gear' }, 'the handler saw the parsed body')
+  t.equal(created.headers['x-seen-by'], 'createWidget', 'answered by the direct route')
+  t.equal(
+    created.headers['x-raw-length'],
+    String(JSON.stringify({ name: 'gear', size: '7' }).length),
+    'with its raw text',
+  )
+  t.equal(created.headers['x-gate'], 'seen', 'after the gate')
+  const gadget = await direct.post('/gadgets', { kind: 'cog', teeth: 3, extra: 1 })
+  t.same(gadget.body, { kind: 'cog', teeth: 3 }, 'unknown members are stripped before the handler')
+  t.equal(gadget.headers['ignored-members'], 'body.extra', 'and named in Ignored-Members')
+  const invalid = await direct.post('/widgets', { name: '', size: 'x' })
+  t.equal(invalid.status, 400)
+  t.equal((invalid.body as { errorCode: string }).errorCode, 'INVALID_REQUEST')
+  const same = await viaKoa.post('/widgets', { name: '', size: 'x' })
+  t.same((invalid.body as { message: string }).message, (same.body as { message: string }).message)
+  const large = await direct.request('POST', '/widgets', {
+    rawBody: JSON.stringify({ name: 'x'.repeat(2000), size: '1' }),
+    headers: json,
+  })
+  t.equal(large.status, 413, 'the body limit holds on the direct path')
+  const media = await direct.request('POST', '/widgets', {
+    rawBody: '{}',
+    headers: { 'content-type': 'text/plain' },
+  })
+  t.equal(media.status, 415)
+  t.equal((media.body as { errorCode: string }).errorCode, 'UNSUPPORTED_MEDIA_TYPE')
+})
+
+t.test('a direct POST keeps the connection usable after every kind of answer', async (t) => {
+  const { directUrl } = await start(t)
+  const { Agent } = await import('node:http')
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  t.teardown(() => agent.destroy())
+  const post = (body: string, headers: Record<string, string>) =>
+    new Promise<number>((resolve, reject) => {
+      const request = httpRequest(
+        new URL('/widgets', directUrl),
+        { method: 'POST', headers, agent },
+        (response) => {
+          response.resume()
+          response.on('end', () => resolve(response.statusCode ?? 0))
+        },
+      )
+      request.on('error', reject)
+      request.end(body)
+    })
+  const json = { 'content-type': 'application/json' }
+  // Refusals before the body is read (gate, media type) leave it unread: the next request must still parse.
+  const statuses = [
+    await post('{"name":"gear","size":"7"}', { ...json, 'x-refuse': '1' }),
+    await post('{"name":"gear","size":"7"}', { 'content-type': 'text/plain' }),
+    await post('{"name":', json),
+    await post('{"name":"gear","size":"7"}', json),
+  ]
+  t.same(statuses, [429, 415, 400, 201], 'each answered on one kept-alive connection')
+})
+
 t.test('a direct operation logs a failure without leaking it, like the Koa path', async (t) => {
   const { direct, errors } = await start(t)
   const failed = await direct.get('/search?name=boom')
@@ -155,7 +326,10 @@ t.test('the gate sees the same request on both paths', async (t) => {
 t.test('other methods and operations still go through Koa', async (t) => {
   const { direct } = await start(t)
   const post = await direct.post('/search', {})
-  t.equal(post.status, 405, 'POST on a direct path is answered by the router')
+  t.equal(post.status, 405, 'POST on a direct GET path is answered by the router')
+  const get = await direct.get('/widgets')
+  t.equal(get.status, 405, 'GET on a direct POST path is answered by the router')
+  t.equal(get.headers.allow, 'POST')
   const widget = await direct.get('/widgets/3')
   t.equal(widget.status, 200)
   t.equal(widget.headers['x-gate'], 'seen', 'the gate runs on Koa routes as well')
@@ -166,7 +340,7 @@ t.test('direct operations are checked at start-up', async (t) => {
   const logger = silentLogger
   await t.rejects(
     createApiApp({ loaded, handlers, logger, directOperations: ['getWidget'] }),
-    /GET with a fixed path/,
+    /GET or POST with a fixed path/,
   )
   await t.rejects(
     createApiApp({ loaded, handlers, logger, directOperations: ['unbuilt'] }),

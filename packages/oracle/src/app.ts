@@ -182,7 +182,10 @@ function presentedKey(request: OperationRequest): string | undefined {
   return Array.isArray(value) ? value[0] : value
 }
 
-/** The oracle's Koa app: every operation of openapi/oracle.yaml, validated and routed. */
+/**
+ * The oracle's app: every operation of openapi/oracle.yaml, validated and routed; the attestation
+ * routes are answered without Koa (`directOperations`), so serve `handle` (`listen(app)`).
+ */
 export async function createOracleApp(options: OracleAppOptions): Promise<ApiApp> {
   const loaded = options.document ?? (await loadOpenApiDocument(ORACLE_DOCUMENT_PATH))
   const { registry, signer, logger, config } = options
@@ -311,5 +314,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<ApiApp
       getMetrics,
       ...Object.fromEntries(ROUTES.map((route) => [route.operationId, handlerFor(route)])),
     },
+    // Without Koa: an aggregated attestation passes through three oracles (issue 19).
+    directOperations: ROUTES.map((route) => route.operationId),
   })
 }

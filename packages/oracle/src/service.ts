@@ -31,8 +31,8 @@ export async function startOracleService(options: OracleServiceOptions = {}): Pr
   })
   assertSignerAllowed(config, signer.address)
   const registry = await loadRegistry({ env, logger, configDir: options.configDir })
-  const { koa } = await createOracleApp({ registry, signer, logger, config })
-  const server = await listen(koa, { port: options.port ?? config.port, host: options.host ?? config.host })
+  const app = await createOracleApp({ registry, signer, logger, config })
+  const server = await listen(app, { port: options.port ?? config.port, host: options.host ?? config.host })
   const close = server.close.bind(server)
   return {
     ...server,

@@ -18,7 +18,7 @@ const registry = await loadRegistry({ env: {}, logger: silentLogger })
 const TEST_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 const TEST_SIGNER = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'
 const signer = await createSigner({ module: 'raw-private-key', privateKey: TEST_KEY })
-const { koa, operationIds } = await createOracleApp({
+const app = await createOracleApp({
   registry,
   signer,
   logger: silentLogger,
@@ -26,7 +26,9 @@ const { koa, operationIds } = await createOracleApp({
   config: { ...DEFAULT_ORACLE_APP_CONFIG, rateLimit: { max: 10_000, windowMs: 1000 } },
   document: loaded,
 })
-const server = await listen(koa, { port: 0 })
+const { operationIds } = app
+// As the service serves it: the attestation routes without Koa.
+const server = await listen(app, { port: 0 })
 t.teardown(() => server.close())
 
 type ErrorAnswer = { message: string; errorCode: string }
@@ -122,6 +124,76 @@ t.test('attestation routes validate their bodies before reading any chain', asyn
   t.match(docs.headers['content-type'], 'text/html')
 })
 
+t.test('the attestation routes answer without Koa exactly what the Koa path answers', async (t) => {
+  const viaKoa = await listen(app.koa, { port: 0 })
+  t.teardown(() => viaKoa.close())
+  const direct = createTestClient(t, server.url, loaded.document)
+  const koa = createTestClient(t, viaKoa.url, loaded.document)
+  const hash = `0x${'12'.repeat(32)}`
+  const json = { 'content-type': 'application/json' }
+  const cases: Array<[string, string, { rawBody: string; headers: Record<string, string> }]> = [
+    [
+      'bad mode',
+      '/attestations/depository-deposits/v1',
+      { rawBody: JSON.stringify({ chainId: 31337, transactionId: hash, mode: 'turbo' }), headers: json },
+    ],
+    ['missing order', '/attestations/solver-fills/v1', { rawBody: '{}', headers: json }],
+    [
+      'unknown chain',
+      '/attestations/depository-deposits/v1',
+      { rawBody: JSON.stringify({ chainId: 999, transactionId: hash }), headers: json },
+    ],
+    [
+      'not a transaction hash',
+      '/attestations/depository-deposits/v1',
+      { rawBody: JSON.stringify({ chainId: 31337, transactionId: '0x1234' }), headers: json },
+    ],
+    [
+      'unknown member',
+      '/attestations/depository-withdrawals/v1',
+      { rawBody: JSON.stringify({ chainId: 999, transactionId: hash, colour: 'red' }), headers: json },
+    ],
+    ['malformed JSON', '/attestations/withdrawal-initiation/v1', { rawBody: '{"chainId":', headers: json }],
+    ['no body', '/attestations/withdrawal-initiated/v1', { rawBody: '', headers: json }],
+    [
+      'text/plain',
+      '/attestations/solver-refunds/v1',
+      { rawBody: '{}', headers: { 'content-type': 'text/plain' } },
+    ],
+    [
+      'over 256 KiB',
+      '/attestations/depository-deposits/v1',
+      { rawBody: JSON.stringify({ pad: 'x'.repeat(300_000) }), headers: json },
+    ],
+    [
+      'trailing slash (Koa on both)',
+      '/attestations/depository-deposits/v1/',
+      { rawBody: '{}', headers: json },
+    ],
+  ]
+  for (const [name, path, options] of cases) {
+    const headers = { ...options.headers, 'x-request-id': `same-${name.replaceAll(/[^a-z]/g, '')}` }
+    const [a, b] = await Promise.all([
+      direct.request('POST', path, { ...options, headers }),
+      koa.request('POST', path, { ...options, headers }),
+    ])
+    // One rate limiter counts both requests: its remaining count differs by one, so only its presence is compared.
+    const comparable = (answer: typeof a) => ({
+      status: answer.status,
+      text: answer.text,
+      headers: Object.fromEntries(
+        Object.entries(answer.headers)
+          .map(([header, value]) =>
+            header === 'ratelimit' ? [header, value.replace(/;r=\d+/, ';r=N')] : [header, value],
+          )
+          .filter(([header]) => !['date', 'connection', 'keep-alive'].includes(header!)),
+      ),
+    })
+    t.same(comparable(a), comparable(b), name)
+    t.ok(a.status >= 400 && a.status < 500, `${name}: ${a.status}, a 4xx with a catalogued code`)
+  }
+})
+
 t.test('port: HTTP_PORT, then PORT, then 3000', async (t) => {
   t.equal(resolveOraclePort({}), 3000)
   t.equal(resolveOraclePort({ PORT: '3100' }), 3100)
@@ -152,7 +224,7 @@ t.test('GET /metrics without METRICS_TOKEN: served to direct loopback connection
     document: loaded,
     metrics,
   })
-  const everywhere = await listen(app.koa, { port: 0, host: '0.0.0.0' })
+  const everywhere = await listen(app, { port: 0, host: '0.0.0.0' })
   t.teardown(() => everywhere.close())
   const loopback = createTestClient(t, `http://127.0.0.1:${everywhere.port}`, loaded.document)
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -192,7 +264,7 @@ t.test(
       config: { ...DEFAULT_ORACLE_APP_CONFIG, metricsToken: token },
       document: loaded,
     })
-    const running = await listen(app.koa, { port: 0 })
+    const running = await listen(app, { port: 0 })
     t.teardown(() => running.close())
     const client = createTestClient(t, running.url, loaded.document)
     const missing = await client.get('/metrics')

@@ -11,6 +11,7 @@ import {
   type WithdrawalQuery,
   type WithdrawalTransfer,
 } from '@pontis/core/plugin'
+import { LRUCache } from 'lru-cache'
 import {
   type Address,
   type BlockTag,
@@ -36,6 +37,14 @@ import { rpc } from './rpc.js'
 import { confirmationsOf, findTransaction, lookUpReceipt } from './transactions.js'
 
 const TRANSACTION_HASH = /^0x[0-9a-fA-F]{64}$/
+
+/**
+ * Transactions whose facts are kept once final, per chain: a final block's receipt does not change
+ * (that is what the finality policy promises, and why an attestation of it is signed), so a
+ * transaction asked about again (by callers retrying, polling or asking several oracles that share
+ * nothing but this one) is not read over RPC again.
+ */
+const FINAL_FACTS_KEPT = 4096
 
 /** The order id of a payout whose order is not known on chain (plain transfers out of a deposit address). */
 export const UNKNOWN_ORDER_ID: Hex = `0x${'00'.repeat(32)}`
@@ -247,10 +256,18 @@ function refundFacts(
 /** The reading capability of one EVM chain. */
 export function createEvmReading(context: EvmChainContext, finality: FinalityPolicy): ReadingCapability {
   /**
+   * Facts of final transactions by kind and hash (see {@link FINAL_FACTS_KEPT}). Only what is final
+   * for the slow rule goes in; the confirmations are counted again from the head on every read.
+   */
+  const finalFacts = new LRUCache<string, TransactionFacts<unknown>>({ max: FINAL_FACTS_KEPT })
+
+  /**
    * Reads a transaction's state and, once it succeeded, the facts `extract` finds in its receipt (and
-   * in the transaction itself, fetched only for extractors that need it).
+   * in the transaction itself, fetched only for extractors that need it). `kind` names the extractor:
+   * facts kept once final are kept per kind.
    */
   async function factsOf<Fact>(
+    kind: 'deposits' | 'fills' | 'refunds',
     transactionId: string,
     extract: (
       receipt: TransactionReceipt,
@@ -264,6 +281,28 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
       )
     }
     const hash = transactionId as Hex
+    const key = `${kind}:${hash.toLowerCase()}`
+    const kept = finalFacts.get(key) as TransactionFacts<Fact> | undefined
+    if (kept !== undefined && kept.blockNumber !== undefined) {
+      // Still final (a finalized block stays finalized, confirmations only grow); the count is fresh
+      // from the head the reads share (cached for a second), never below the one it was kept with.
+      const latest = await rpc(context.label, () => context.client.getBlockNumber({ cacheTime: 1000 }))
+      const confirmations = Math.max(kept.confirmations ?? 1, Number(latest - kept.blockNumber + 1n))
+      return { ...kept, confirmations }
+    }
+    const facts = await readFacts(hash, transactionId, extract)
+    if (facts.final && facts.blockNumber !== undefined) finalFacts.set(key, facts)
+    return facts
+  }
+
+  async function readFacts<Fact>(
+    hash: Hex,
+    transactionId: string,
+    extract: (
+      receipt: TransactionReceipt,
+      transaction: () => Promise<Transaction | undefined>,
+    ) => Promise<Fact[]>,
+  ): Promise<TransactionFacts<Fact>> {
     const lookup = await lookUpReceipt(context, hash)
     if (!lookup.mined) {
       return { transactionId, state: lookup.state, final: false, facts: [] }
@@ -296,7 +335,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
 
   const reading: ReadingCapability = {
     async readDeposits(transactionId: string): Promise<TransactionFacts<DepositFact>> {
-      return factsOf(transactionId, async (receipt) => {
+      return factsOf('deposits', transactionId, async (receipt) => {
         const depository = context.depository
         if (!depository) return []
         return receipt.logs.flatMap((log) => {
@@ -309,12 +348,14 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
 
     readFills: (transactionId: string) =>
       factsOf(
+        'fills',
         transactionId,
         withTransaction((transaction, receipt) => fillFacts(context, transaction, receipt)),
       ),
 
     readRefunds: (transactionId: string) =>
       factsOf(
+        'refunds',
         transactionId,
         withTransaction((transaction, receipt) => refundFacts(context, transaction, receipt)),
       ),
