@@ -46,6 +46,7 @@ const DEPOSIT_EVENTS = depositoryAbi.filter(
 )
 const TRANSFER_SELECTOR = '0xa9059cbb'
 const FILLED_TOPIC = toEventSelector('Filled(bytes32,address)')
+const TRANSFER_TOPIC = toEventSelector('Transfer(address,address,uint256)')
 
 /** A deposit fact from one depository log, or undefined for the depository's other events. */
 function depositOf(
@@ -152,10 +153,36 @@ function fillFacts(
         ]
       : []
   }
-  const transfer = size(input) === 100 ? erc20Transfer(input) : undefined
-  if (!transfer) return []
+  const transfer = taggedTokenTransfer(transaction, receipt)
+  return transfer
+    ? [
+        {
+          index: transfer.index,
+          orderId,
+          currencyId: transfer.token,
+          recipient: transfer.recipient,
+          amount: transfer.amount,
+        },
+      ]
+    : []
+}
+
+/**
+ * An ERC-20 `transfer(recipient, amount)` sent straight to the token with a 32-byte tag appended
+ * (fills tag it with the order id, direct deposits with the request id), confirmed by the token's
+ * own `Transfer(sender, recipient, amount)` in the receipt: the tag, and `index` that log's index.
+ */
+function taggedTokenTransfer(
+  transaction: Transaction,
+  receipt: TransactionReceipt,
+): { index: number; token: Address; recipient: Address; amount: bigint; tag: Hex } | undefined {
+  const token = transaction.to
+  const input = transaction.input
+  if (!token || size(input) !== 100) return undefined
+  const transfer = erc20Transfer(input)
+  if (!transfer) return undefined
   for (const log of receipt.logs) {
-    if (!isAddressEqual(log.address, to)) continue
+    if (!isAddressEqual(log.address, token)) continue
     try {
       const event = decodeEventLog({
         abi: erc20Abi,
@@ -168,20 +195,55 @@ function fillFacts(
         isAddressEqual(event.args.to, transfer.recipient) &&
         event.args.value === transfer.amount
       ) {
-        return [
-          {
-            index: log.logIndex,
-            orderId,
-            currencyId: getAddress(to),
-            ...transfer,
-          },
-        ]
+        return {
+          index: log.logIndex,
+          token: getAddress(token),
+          ...transfer,
+          tag: slice(input, 68).toLowerCase() as Hex,
+        }
       }
     } catch {
       // Another event of the token.
     }
   }
-  return []
+  return undefined
+}
+
+/**
+ * The direct form of an ERC-20 deposit (`explicitDeposit: false`): `transfer(depository, amount)`
+ * with the request id appended, sent by the depositor straight to the token. The depository emits
+ * nothing for it, so the transaction itself says whose deposit it is.
+ */
+function directTokenDeposit(
+  context: EvmChainContext,
+  depository: Address,
+  transaction: Transaction,
+  receipt: TransactionReceipt,
+): DepositFact | undefined {
+  const transfer = taggedTokenTransfer(transaction, receipt)
+  if (!transfer || !isAddressEqual(transfer.recipient, depository)) return undefined
+  if (isNativeCurrency(context, transfer.token)) return undefined
+  return {
+    index: transfer.index,
+    depository,
+    depositId: transfer.tag,
+    depositor: getAddress(transaction.from),
+    currencyId: transfer.token,
+    amount: transfer.amount,
+  }
+}
+
+/** True when the receipt has a token `Transfer` to `recipient` emitted by the transaction's target. */
+function hasTransferTo(receipt: TransactionReceipt, recipient: Address): boolean {
+  const target = receipt.to
+  if (!target) return false
+  const topic = `0x${recipient.slice(2).toLowerCase().padStart(64, '0')}`
+  return receipt.logs.some(
+    (log) =>
+      isAddressEqual(log.address, target) &&
+      log.topics[0] === TRANSFER_TOPIC &&
+      log.topics[2]?.toLowerCase() === topic,
+  )
 }
 
 /**
@@ -296,14 +358,19 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
 
   const reading: ReadingCapability = {
     async readDeposits(transactionId: string): Promise<TransactionFacts<DepositFact>> {
-      return factsOf(transactionId, async (receipt) => {
+      return factsOf(transactionId, async (receipt, transaction) => {
         const depository = context.depository
         if (!depository) return []
-        return receipt.logs.flatMap((log) => {
+        const facts: DepositFact[] = receipt.logs.flatMap((log) => {
           if (!isAddressEqual(log.address, depository)) return []
           const fact = depositOf(context, depository, log)
           return fact ? [fact] : []
         })
+        // No depository event: a direct token deposit, if the calldata says so (fetched only then).
+        if (facts.length > 0 || !hasTransferTo(receipt, depository)) return facts
+        const found = await transaction()
+        const direct = found ? directTokenDeposit(context, depository, found, receipt) : undefined
+        return direct ? [direct] : []
       })
     },
 
