@@ -340,3 +340,24 @@ t.test('transfers that are not direct deposits are not attributed', async (t) =>
     t.equal((res.body as { errorCode: string }).errorCode, 'NOT_A_DEPOSIT', name)
   }
 })
+
+t.test('the watcher finds a direct ERC-20 deposit that nobody indexed', async (t) => {
+  const client = createTestClient(t, service.url, loaded.document)
+  const user = USERS[0]!
+  const recipient = USERS[1]!.address
+  const res = await client.post('/quote/v2', {
+    ...quoteBody(user.address, recipient, STABLECOIN_ADDRESS, '7000000'),
+    explicitDeposit: false,
+  })
+  const quote = res.body as Quote
+  const requestId = quote.steps[0]!.requestId as string
+  const before = await balance(clientB, recipient, STABLECOIN_ADDRESS)
+  const txHash = await send(user.privateKey, onlyTransaction(t, quote))
+  const done = await settle(client, requestId)
+  t.equal(done.status, 'success', 'found by the depository scan, no /transactions/index call')
+  t.ok(done.inTxHashes.includes(txHash))
+  t.equal(
+    (await balance(clientB, recipient, STABLECOIN_ADDRESS)) - before,
+    BigInt(quote.details.currencyOut.amount),
+  )
+})

@@ -40,6 +40,7 @@ const TRANSACTION_HASH = /^0x[0-9a-fA-F]{64}$/
 /** The order id of a payout whose order is not known on chain (plain transfers out of a deposit address). */
 export const UNKNOWN_ORDER_ID: Hex = `0x${'00'.repeat(32)}`
 
+const TRANSFER_EVENT = erc20Abi.find((item) => item.type === 'event' && item.name === 'Transfer')!
 const DEPOSIT_EVENTS = depositoryAbi.filter(
   (item) =>
     item.type === 'event' && (item.name === 'RelayNativeDeposit' || item.name === 'RelayErc20Deposit'),
@@ -174,7 +175,7 @@ function fillFacts(
  */
 function taggedTokenTransfer(
   transaction: Transaction,
-  receipt: TransactionReceipt,
+  receipt: { readonly logs: readonly Pick<Log, 'address' | 'data' | 'topics' | 'logIndex'>[] },
 ): { index: number; token: Address; recipient: Address; amount: bigint; tag: Hex } | undefined {
   const token = transaction.to
   const input = transaction.input
@@ -191,6 +192,7 @@ function taggedTokenTransfer(
         topics: log.topics,
       })
       if (
+        log.logIndex !== null &&
         isAddressEqual(event.args.from, transaction.from) &&
         isAddressEqual(event.args.to, transfer.recipient) &&
         event.args.value === transfer.amount
@@ -218,7 +220,7 @@ function directTokenDeposit(
   context: EvmChainContext,
   depository: Address,
   transaction: Transaction,
-  receipt: TransactionReceipt,
+  receipt: Parameters<typeof taggedTokenTransfer>[1],
 ): DepositFact | undefined {
   const transfer = taggedTokenTransfer(transaction, receipt)
   if (!transfer || !isAddressEqual(transfer.recipient, depository)) return undefined
@@ -433,21 +435,53 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
       const fromBlock = last + 1n
       const toBlock =
         last + BigInt(context.maxLogBlockRange) < head ? last + BigInt(context.maxLogBlockRange) : head
-      const logs = await rpc(context.label, () =>
-        context.client.getLogs({ address: depository, events: DEPOSIT_EVENTS, fromBlock, toBlock }),
+      const [logs, transfers] = await rpc(context.label, () =>
+        Promise.all([
+          context.client.getLogs({ address: depository, events: DEPOSIT_EVENTS, fromBlock, toBlock }),
+          // Token transfers into the depository, of any token: the candidates for direct deposits.
+          context.client.getLogs({ event: TRANSFER_EVENT, args: { to: depository }, fromBlock, toBlock }),
+        ]),
       )
       const deposits: ScannedDeposit[] = []
+      const seen = (blockNumber: bigint, transactionId: Hex, fact: DepositFact) =>
+        deposits.push({
+          ...fact,
+          transactionId,
+          blockNumber,
+          confirmations: Number(head - blockNumber + 1n),
+        })
+      const withDepositoryEvent = new Set<string>()
       for (const log of logs) {
         if (log.removed || log.blockNumber === null || log.transactionHash === null) continue
         const fact = depositOf(context, depository, log)
         if (!fact) continue
-        deposits.push({
-          ...fact,
-          transactionId: log.transactionHash,
-          blockNumber: log.blockNumber,
-          confirmations: Number(head - log.blockNumber + 1n),
-        })
+        withDepositoryEvent.add(log.transactionHash)
+        seen(log.blockNumber, log.transactionHash, fact)
       }
+      // A transfer in a transaction without a depository event may be a direct deposit; its
+      // calldata says (one transaction fetch per such transfer).
+      const candidates = new Map<Hex, { blockNumber: bigint; logs: (typeof transfers)[number][] }>()
+      for (const log of transfers) {
+        if (log.removed || log.blockNumber === null || log.transactionHash === null) continue
+        if (withDepositoryEvent.has(log.transactionHash)) continue
+        const entry = candidates.get(log.transactionHash) ?? { blockNumber: log.blockNumber, logs: [] }
+        entry.logs.push(log)
+        candidates.set(log.transactionHash, entry)
+      }
+      for (const [hash, { blockNumber, logs: transferLogs }] of candidates) {
+        const transaction = await findTransaction(context, hash)
+        const fact = transaction
+          ? directTokenDeposit(context, depository, transaction, { logs: transferLogs })
+          : undefined
+        if (fact) seen(blockNumber, hash, fact)
+      }
+      deposits.sort((a, b) =>
+        a.blockNumber === b.blockNumber
+          ? a.index - b.index
+          : (a.blockNumber ?? 0n) < (b.blockNumber ?? 0n)
+            ? -1
+            : 1,
+      )
       return { deposits, cursor: toBlock.toString(), caughtUp: toBlock === head }
     },
   }
