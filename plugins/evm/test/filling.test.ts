@@ -708,3 +708,46 @@ t.test('decodeRevert names what it can and always keeps the data', async (t) => 
   })
   t.match(decodeRevert(message), { error: 'Error', args: { message: 'nope' }, data: message })
 })
+
+t.test(
+  'explicitDeposit: false on a chain without a deposit receiver: tokens only, native refused',
+  async (t) => {
+    const other = createRegistry()
+    other.registerPlugin(evmPlugin, '@pontis/plugin-evm', 'evm')
+    const { contracts: _dropped, ...withoutReceiver } = entryFor(devB, {}) as ChainEntry & {
+      contracts?: unknown
+    }
+    const [chain] = await other.addChains([withoutReceiver as ChainEntry])
+    t.teardown(() => other.close())
+    const quoting = chain!.adapter.quoting!
+    t.ok(quoting.originRequestOptions?.includes('explicitDeposit'), 'the EVM plugin declares the option')
+    const request = {
+      requestId: randomId(),
+      depositor: alice.address,
+      amount: 1_000n,
+      usePermit: false,
+      permitExpiry: 0,
+      executeEndpoint: '/execute/permits',
+      nowSeconds: Math.floor(Date.now() / 1000),
+      options: { explicitDeposit: false },
+    }
+    const error = await quoting.buildDepositSteps({ ...request, currencyId: NATIVE }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )
+    t.ok(error instanceof PontisError, 'refused')
+    t.equal((error as PontisError).code, 'UNSUPPORTED_EXECUTION_TYPE')
+    t.match(
+      (error as PontisError).message,
+      /no deposit receiver \(contracts\.relayReceiver\).*remove explicitDeposit: false/,
+    )
+    const [step] = await quoting.buildDepositSteps({ ...request, currencyId: devB.contracts.stablecoin })
+    const data = step?.items[0]?.data as { to: string; data: Hex }
+    t.equal(
+      data.to,
+      devB.contracts.stablecoin,
+      'a token deposit needs no receiver: transfer to the depository',
+    )
+    t.ok(data.data.endsWith(request.requestId.slice(2)), 'the request id follows the transfer')
+  },
+)
