@@ -261,6 +261,24 @@ function directDepositGas(
   )
 }
 
+/**
+ * A direct token deposit is recognised from the transaction a plain account sends itself (its `to`
+ * is the token, its calldata carries the id); a contract account, or an account delegating to code
+ * (EIP-7702), may send it wrapped in another call, where nothing could attribute it. Such an account
+ * keeps the explicit form, as the public SDK decides on its side too.
+ */
+async function requirePlainAccount(context: EvmChainContext, depositor: string): Promise<void> {
+  const code = await context.cache.read(`code:${depositor}`, () =>
+    rpc(context.label, () => context.client.getCode({ address: depositor as Address })),
+  )
+  if (code !== undefined && code !== '0x') {
+    throw new PontisError(
+      'UNSUPPORTED_EXECUTION_TYPE',
+      `${depositor} on ${context.label.displayName} is a contract account (or delegates to code); a direct token deposit is recognised from a transaction a plain account sends itself. Remove explicitDeposit: false.`,
+    )
+  }
+}
+
 /** The request asked for the direct deposit form. */
 const wantsDirectDeposit = (request: { options?: { explicitDeposit?: boolean } }): boolean =>
   request.options?.explicitDeposit === false
@@ -328,7 +346,10 @@ export function createEvmQuoting(context: EvmChainContext): QuotingCapability {
   const originGas = async (request: OriginCostRequest): Promise<bigint> => {
     if (request.viaDepositAddress) return GAS.transfer
     if (request.usePermit) return GAS.permitDeposit
-    if (wantsDirectDeposit(request)) return directDepositGas(context, request)
+    if (wantsDirectDeposit(request)) {
+      if (!isNative(context, request.currencyId)) await requirePlainAccount(context, request.depositor)
+      return directDepositGas(context, request)
+    }
     const call = depositCall(context, request)
     if (isNative(context, request.currencyId)) {
       return simulateGas(context, { account: request.depositor as Address, ...call }, GAS.nativeDeposit)
@@ -481,6 +502,7 @@ export function createEvmQuoting(context: EvmChainContext): QuotingCapability {
         ]
       }
       if (wantsDirectDeposit(request)) {
+        if (!isNative(context, request.currencyId)) await requirePlainAccount(context, request.depositor)
         const call = directDepositCall(context, request)
         const gas = await directDepositGas(context, request)
         return [
