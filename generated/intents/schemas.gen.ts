@@ -534,7 +534,7 @@ export const QuoteRequestSchema = {
         },
         explicitDeposit: {
             type: 'boolean',
-            description: 'Deposit through an explicit depository call instead of a direct transfer to the depository (EVM, v2 protocol flow only). Default `true`.'
+            description: 'Default `true`: the deposit is an explicit depository call (`depositNative` / `depositErc20`, with an approval first when the allowance is short). `false` (for wallets that are plain accounts) asks for the direct form, which the depository still attributes to the request and which needs no approval: on EVM origins a native transfer whose calldata is the request id, sent to the chain record\'s `contracts.relayReceiver` (it forwards the value into the depository), or an ERC-20 `transfer(depository, amount)` with the request id appended to the calldata. `POST /transactions/index` with `{chainId, txHash}` finds either. Origins whose family plugin declares no direct form (here every family but EVM: their deposits carry the request id in their own way) answer `false` with 400 `UNSUPPORTED_EXECUTION_TYPE`, as does `false` together with `usePermit`, for a native deposit on an EVM chain that lists no `relayReceiver`, or for a token deposit by a `user` with code (a contract account or an EIP-7702 delegation: the direct token form is read from a transaction the account sends itself).'
         },
         useExternalLiquidity: {
             type: 'boolean',
@@ -2497,7 +2497,8 @@ export const ChainContractsSchema = {
             $ref: '#/components/schemas/Address'
         },
         relayReceiver: {
-            $ref: '#/components/schemas/Address'
+            $ref: '#/components/schemas/Address',
+            description: 'Takes direct native deposits (`explicitDeposit: false`): a plain transfer whose calldata is the 32-byte request id, forwarded into the depository as a deposit of the sender.'
         },
         erc20Router: {
             $ref: '#/components/schemas/Address'

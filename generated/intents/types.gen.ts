@@ -430,7 +430,7 @@ export type QuoteRequest = unknown & {
      */
     enableTrueExactOutput?: boolean;
     /**
-     * Deposit through an explicit depository call instead of a direct transfer to the depository (EVM, v2 protocol flow only). Default `true`.
+     * Default `true`: the deposit is an explicit depository call (`depositNative` / `depositErc20`, with an approval first when the allowance is short). `false` (for wallets that are plain accounts) asks for the direct form, which the depository still attributes to the request and which needs no approval: on EVM origins a native transfer whose calldata is the request id, sent to the chain record's `contracts.relayReceiver` (it forwards the value into the depository), or an ERC-20 `transfer(depository, amount)` with the request id appended to the calldata. `POST /transactions/index` with `{chainId, txHash}` finds either. Origins whose family plugin declares no direct form (here every family but EVM: their deposits carry the request id in their own way) answer `false` with 400 `UNSUPPORTED_EXECUTION_TYPE`, as does `false` together with `usePermit`, for a native deposit on an EVM chain that lists no `relayReceiver`, or for a token deposit by a `user` with code (a contract account or an EIP-7702 delegation: the direct token form is read from a transaction the account sends itself).
      */
     explicitDeposit?: boolean;
     /**
@@ -1351,6 +1351,9 @@ export type ChainContracts = {
     multicall3?: Address;
     multicaller?: Address;
     onlyOwnerMulticaller?: Address;
+    /**
+     * Takes direct native deposits (`explicitDeposit: false`): a plain transfer whose calldata is the 32-byte request id, forwarded into the depository as a deposit of the sender.
+     */
     relayReceiver?: Address;
     erc20Router?: Address;
     approvalProxy?: Address;

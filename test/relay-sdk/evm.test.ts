@@ -169,6 +169,52 @@ t.test('the Relay SDK bridges EVM to EVM against npm start', async (t) => {
     })
     t.equal(allowance, 123_456n, 'the contract call ran on the destination chain')
   })
+  // What the swap widget sends for a plain-account wallet: the direct deposit form, one step.
+  for (const [name, currency, amount, user] of [
+    ['native', EVM_NATIVE, '50000000000000000', USERS[3]!],
+    ['ERC-20', EVM_USDC, '9000000', USERS[3]!],
+  ] as const) {
+    t.test(`explicitDeposit: false, ${name}: one direct deposit step, no approval`, async (t) => {
+      const recipient = freshAddress()
+      const wallet = sdk.walletClient(user, 31337)
+      const quote = await relay().actions.getQuote(
+        {
+          chainId: 31337,
+          toChainId: 31338,
+          currency,
+          toCurrency: currency,
+          amount,
+          tradeType: 'EXACT_INPUT',
+          wallet,
+          recipient,
+          options: { explicitDeposit: false },
+        },
+        true,
+      )
+      t.same(
+        quote.steps.map((step) => step.id),
+        ['deposit'],
+        'the deposit alone',
+      )
+      const item = quote.steps[0]?.items?.[0]?.data as { to?: string; data?: string } | undefined
+      const requestId = quote.steps[0]?.requestId
+      t.ok(
+        item?.data?.toLowerCase().endsWith((requestId ?? 'missing').slice(2).toLowerCase()),
+        'the calldata ends with the request id',
+      )
+      const quoted = BigInt(quote.details?.currencyOut?.amount ?? '0')
+      const { lastCheckStatus } = await executeToEnd(quote, wallet)
+      t.equal(lastCheckStatus, 'success', 'the SDK followed the request to success')
+      t.equal(
+        currency === EVM_NATIVE
+          ? await sdk.nativeBalance(31338, recipient)
+          : await sdk.usdcBalance(31338, recipient),
+        quoted,
+        'the recipient got the quoted amount',
+      )
+    })
+  }
+
   t.test('every call the SDK made was answered 2xx', async (t) => {
     t.ok(sdk.apiCalls.length > 0, 'the SDK called the intent service')
     t.same(

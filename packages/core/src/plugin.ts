@@ -122,6 +122,12 @@ export interface OriginRequestOptions {
   readonly excludedSwapSources?: readonly string[]
   /** Bitcoin: the user's public key (hex), needed to spend P2SH outputs. */
   readonly userPublicKey?: string
+  /**
+   * `explicitDeposit: false`: the user's wallet is a plain account, so the deposit may be a direct
+   * transfer carrying the request id (EVM: to the chain's deposit receiver or the depository)
+   * instead of a depository call. Only `false` is handed over: `true` is the default.
+   */
+  readonly explicitDeposit?: boolean
 }
 
 /**
@@ -138,7 +144,15 @@ export const ORIGIN_REQUEST_OPTIONS = Object.freeze({
   includedSwapSources: 'includedSwapSources',
   excludedSwapSources: 'excludedSwapSources',
   'additionalData.userPublicKey': 'userPublicKey',
+  explicitDeposit: 'explicitDeposit',
 } as const satisfies Record<string, keyof OriginRequestOptions>)
+
+/**
+ * Origin options whose documented default means what leaving them out means: a request member at
+ * this value is not handed over, and no origin refuses it (generated clients send defaults).
+ */
+export const ORIGIN_REQUEST_OPTION_DEFAULTS: Readonly<Partial<Record<OriginRequestOption, unknown>>> =
+  Object.freeze({ explicitDeposit: true })
 
 /** A quote request member a family may honour as origin (its path in the request). */
 export type OriginRequestOption = keyof typeof ORIGIN_REQUEST_OPTIONS

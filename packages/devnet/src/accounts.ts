@@ -77,7 +77,7 @@ function account(index: number): DevAccount {
 
 /**
  * #0: deploys the contracts. Its nonce fixes their addresses (0: stablecoin, 1: depository, 2: the hub
- * oracle contract), so the devnet spends no other transaction from it.
+ * oracle contract, 3: the deposit receiver), so the devnet spends no other transaction from it.
  */
 export const DEPLOYER: DevAccount = account(0)
 /** #1: the reference solver; funded with stablecoin on every chain. */

@@ -12,6 +12,9 @@ import {
   pontisDepositoryAbi,
   pontisDepositoryBytecode,
   pontisDepositoryDeployedBytecode,
+  pontisDepositReceiverAbi,
+  pontisDepositReceiverBytecode,
+  pontisDepositReceiverDeployedBytecode,
   pontisMulticallerAbi,
   pontisMulticallerBytecode,
   pontisMulticallerDeployedBytecode,
@@ -30,6 +33,9 @@ export {
   pontisDepositoryAbi,
   pontisDepositoryBytecode,
   pontisDepositoryDeployedBytecode,
+  pontisDepositReceiverAbi,
+  pontisDepositReceiverBytecode,
+  pontisDepositReceiverDeployedBytecode,
   pontisMulticallerAbi,
   pontisMulticallerBytecode,
   pontisMulticallerDeployedBytecode,
@@ -55,6 +61,14 @@ export const PONTIS_DEPOSITORY: ContractArtifact<typeof pontisDepositoryAbi> = {
   abi: pontisDepositoryAbi,
   bytecode: pontisDepositoryBytecode,
   deployedBytecode: pontisDepositoryDeployedBytecode,
+}
+
+/** Forwards direct native deposits (a transfer whose calldata is the request id) into the depository. */
+export const PONTIS_DEPOSIT_RECEIVER: ContractArtifact<typeof pontisDepositReceiverAbi> = {
+  contractName: 'PontisDepositReceiver',
+  abi: pontisDepositReceiverAbi,
+  bytecode: pontisDepositReceiverBytecode,
+  deployedBytecode: pontisDepositReceiverDeployedBytecode,
 }
 
 /** The fill multicaller: payments, then destination calls (run by its executor), tagged with the order id. */

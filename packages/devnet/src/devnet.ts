@@ -9,9 +9,12 @@
  * - deployer #0 nonce 2: PontisOracleHub           0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0
  *   (the hub oracle contract of configs/chains.hub.local.json: domain "PontisOracle"/"1", signer
  *   account #9, threshold 1; deployed on every chain, the hub config names chain 31337)
+ * - deployer #0 nonce 3: PontisDepositReceiver     0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9
+ *   (forwards direct native deposits, `explicitDeposit: false`, into the depository; the chain
+ *   record's `contracts.relayReceiver`)
  * - account #7 nonce 0: PontisMulticaller           0xef11D1c2aA48826D4c41e54ab82D1Ff5Ad8A64Ca
  *   (which creates its PontisCallExecutor at its own nonce 1: 0x4FF3706b36a51e0e0A6e30AeAb70cF4EB71175E2)
- * Funding is minted by the stablecoin's owner, the minter account #8, so the deployer's nonce is 3
+ * Funding is minted by the stablecoin's owner, the minter account #8, so the deployer's nonce is 4
  * when the devnet is ready. The solver (#1) approves the multicaller for the stablecoin (its nonce 0).
  */
 import {
@@ -37,6 +40,8 @@ import { privateKeyToAccount } from 'viem/accounts'
 import {
   pontisDepositoryAbi,
   pontisDepositoryBytecode,
+  pontisDepositReceiverAbi,
+  pontisDepositReceiverBytecode,
   pontisMulticallerAbi,
   pontisMulticallerBytecode,
   pontisOracleHubAbi,
@@ -84,6 +89,8 @@ import {
 export const STABLECOIN_ADDRESS: Address = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
 /** PontisDepository: deployer #0's CREATE address at nonce 1. */
 export const DEPOSITORY_ADDRESS: Address = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512'
+/** PontisDepositReceiver (direct native deposits into the depository): deployer #0's CREATE address at nonce 3. */
+export const DEPOSIT_RECEIVER_ADDRESS: Address = '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9'
 /** PontisMulticaller: account #7's CREATE address at nonce 0. */
 export const MULTICALLER_ADDRESS: Address = '0xef11D1c2aA48826D4c41e54ab82D1Ff5Ad8A64Ca'
 /** The PontisCallExecutor the multicaller creates in its constructor (the multicaller's nonce 1). */
@@ -166,7 +173,13 @@ export interface DevnetChain {
   port: number
   /** A viem chain definition for clients of this chain. */
   chain: Chain
-  contracts: { stablecoin: Address; depository: Address; multicaller: Address; oracleHub: Address }
+  contracts: {
+    stablecoin: Address
+    depository: Address
+    multicaller: Address
+    oracleHub: Address
+    depositReceiver: Address
+  }
 }
 
 /** A running devnet. */
@@ -350,6 +363,13 @@ async function setUpChain(anvil: AnvilInstance, log: (message: string) => void):
     nonce: 2,
     gas: DEPLOY_GAS,
   })
+  const receiverHash = await deployer.deployContract({
+    abi: pontisDepositReceiverAbi,
+    bytecode: pontisDepositReceiverBytecode,
+    args: [DEPOSITORY_ADDRESS],
+    nonce: 3,
+    gas: DEPLOY_GAS,
+  })
   const multicallerHash = await multicallerDeployer.deployContract({
     abi: pontisMulticallerAbi,
     bytecode: pontisMulticallerBytecode,
@@ -380,6 +400,14 @@ async function setUpChain(anvil: AnvilInstance, log: (message: string) => void):
     HUB_ORACLE_ADDRESS,
     'PontisOracleHub',
   )
+  const depositReceiver = await deployedAddress(
+    client,
+    receiverHash,
+    DEPLOYER,
+    3,
+    DEPOSIT_RECEIVER_ADDRESS,
+    'PontisDepositReceiver',
+  )
   const multicaller = await deployedAddress(
     client,
     multicallerHash,
@@ -398,7 +426,7 @@ async function setUpChain(anvil: AnvilInstance, log: (message: string) => void):
     throw new Error(`PontisCallExecutor created at ${executor}, expected ${MULTICALLER_EXECUTOR_ADDRESS}`)
   }
   log(
-    `chain ${anvil.chainId}: PontisUSD at ${stablecoin}, PontisDepository at ${depository}, PontisOracleHub at ${oracleHub}, PontisMulticaller at ${multicaller}`,
+    `chain ${anvil.chainId}: PontisUSD at ${stablecoin}, PontisDepository at ${depository}, PontisOracleHub at ${oracleHub}, PontisDepositReceiver at ${depositReceiver}, PontisMulticaller at ${multicaller}`,
   )
 
   const funding: Array<[Address, bigint]> = [
@@ -444,7 +472,7 @@ async function setUpChain(anvil: AnvilInstance, log: (message: string) => void):
     rpcUrl: anvil.rpcUrl,
     port: anvil.port,
     chain,
-    contracts: { stablecoin, depository, multicaller, oracleHub },
+    contracts: { stablecoin, depository, multicaller, oracleHub, depositReceiver },
   }
 }
 
@@ -570,6 +598,7 @@ export function devnetEnvironment(
     env[`${prefix}_USDC_ADDRESS`] = chain.contracts.stablecoin
     env[`${prefix}_DEPOSITORY_ADDRESS`] = chain.contracts.depository
     env[`${prefix}_MULTICALLER_ADDRESS`] = chain.contracts.multicaller
+    env[`${prefix}_DEPOSIT_RECEIVER_ADDRESS`] = chain.contracts.depositReceiver
   }
   return env
 }

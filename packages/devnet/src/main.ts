@@ -10,7 +10,7 @@ try {
   const devnet = await startDevnet({ log })
   for (const chain of devnet.chains) {
     log(
-      `chain ${chain.chainId} ${chain.rpcUrl} stablecoin ${chain.contracts.stablecoin} depository ${chain.contracts.depository} multicaller ${chain.contracts.multicaller} oracle hub ${chain.contracts.oracleHub}`,
+      `chain ${chain.chainId} ${chain.rpcUrl} stablecoin ${chain.contracts.stablecoin} depository ${chain.contracts.depository} multicaller ${chain.contracts.multicaller} oracle hub ${chain.contracts.oracleHub} deposit receiver ${chain.contracts.depositReceiver}`,
     )
   }
   log(

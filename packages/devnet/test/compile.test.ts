@@ -11,6 +11,7 @@ import {
 } from '../scripts/compile.js'
 import {
   PONTIS_CALL_EXECUTOR,
+  PONTIS_DEPOSIT_RECEIVER,
   PONTIS_DEPOSITORY,
   PONTIS_MULTICALLER,
   PONTIS_ORACLE_HUB,
@@ -21,7 +22,14 @@ t.test('recompiling gives byte-identical committed artifacts and abis.gen.ts', a
   const artifacts = compileContracts()
   t.same(
     artifacts.map((artifact) => artifact.contractName),
-    ['PontisCallExecutor', 'PontisDepository', 'PontisMulticaller', 'PontisOracleHub', 'PontisUSD'],
+    [
+      'PontisCallExecutor',
+      'PontisDepositReceiver',
+      'PontisDepository',
+      'PontisMulticaller',
+      'PontisOracleHub',
+      'PontisUSD',
+    ],
   )
   const outputs = renderOutputs(artifacts)
   for (const file of outputs) {
@@ -34,6 +42,7 @@ t.test('recompiling gives byte-identical committed artifacts and abis.gen.ts', a
     written,
     [
       'PontisCallExecutor.json',
+      'PontisDepositReceiver.json',
       'PontisDepository.json',
       'PontisMulticaller.json',
       'PontisOracleHub.json',
@@ -47,6 +56,7 @@ t.test('artifacts record the source hash and compiler, and carry no metadata tra
   const sources = readSources()
   for (const name of [
     'PontisCallExecutor',
+    'PontisDepositReceiver',
     'PontisDepository',
     'PontisMulticaller',
     'PontisOracleHub',
@@ -80,6 +90,7 @@ t.test('artifacts record the source hash and compiler, and carry no metadata tra
 t.test('the typed exports match the artifacts', async (t) => {
   for (const artifact of [
     PONTIS_CALL_EXECUTOR,
+    PONTIS_DEPOSIT_RECEIVER,
     PONTIS_DEPOSITORY,
     PONTIS_MULTICALLER,
     PONTIS_ORACLE_HUB,

@@ -10,6 +10,7 @@ import {
   pontisUsdAbi,
 } from '../src/artifacts.js'
 import {
+  DEPOSIT_RECEIVER_ADDRESS,
   DEPOSITORY_ADDRESS,
   devnetEnvironment,
   HUB_ORACLE_ADDRESS,
@@ -41,13 +42,15 @@ t.test('two chains with distinct ids, contracts at the planned addresses, accoun
       depository: DEPOSITORY_ADDRESS,
       multicaller: MULTICALLER_ADDRESS,
       oracleHub: HUB_ORACLE_ADDRESS,
+      depositReceiver: DEPOSIT_RECEIVER_ADDRESS,
     })
     t.ok((await publicClient.getCode({ address: STABLECOIN_ADDRESS }))?.length, 'stablecoin has code')
     t.ok((await publicClient.getCode({ address: DEPOSITORY_ADDRESS }))?.length, 'depository has code')
     t.ok((await publicClient.getCode({ address: MULTICALLER_ADDRESS }))?.length, 'multicaller has code')
     t.ok((await publicClient.getCode({ address: MULTICALLER_EXECUTOR_ADDRESS }))?.length, 'executor has code')
     t.ok((await publicClient.getCode({ address: HUB_ORACLE_ADDRESS }))?.length, 'oracle hub has code')
-    t.equal(await publicClient.getTransactionCount({ address: DEPLOYER.address }), 3, 'deployer nonce is 3')
+    t.ok((await publicClient.getCode({ address: DEPOSIT_RECEIVER_ADDRESS }))?.length, 'receiver has code')
+    t.equal(await publicClient.getTransactionCount({ address: DEPLOYER.address }), 4, 'deployer nonce is 4')
     t.equal(
       await publicClient.getTransactionCount({ address: MULTICALLER_DEPLOYER.address }),
       1,

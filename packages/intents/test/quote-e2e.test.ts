@@ -551,7 +551,17 @@ t.test('route and input errors answer the catalogued codes', async (t) => {
       'UNSUPPORTED_EXECUTION_TYPE',
     ],
     ['external liquidity', { ...ok, useExternalLiquidity: true }, 'UNSUPPORTED_ROUTE'],
-    ['implicit deposits', { ...ok, explicitDeposit: false }, 'UNSUPPORTED_EXECUTION_TYPE'],
+    [
+      'a direct deposit with a permit',
+      {
+        ...ok,
+        originCurrency: STABLECOIN_ADDRESS,
+        amount: '10000000',
+        usePermit: true,
+        explicitDeposit: false,
+      },
+      'UNSUPPORTED_EXECUTION_TYPE',
+    ],
     ['user only valid on origin', { ...ok, user: '0x1234' }, 'INVALID_ADDRESS'],
     [
       'txs call to a non-address',

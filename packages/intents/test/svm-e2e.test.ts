@@ -370,12 +370,26 @@ t.test('SVM address rules on quotes', async (t) => {
     ],
     ['SVM address as EVM recipient', { ...valid, recipient: SVM_USERS[1]!.address }, 'INVALID_RECIPIENT'],
     ['SVM-only option on an EVM origin', { ...toSvm, maxRouteLength: 3 }, 'UNSUPPORTED_ROUTE'],
+    // The SVM plugin does not declare explicitDeposit: its deposit is always the vault transfer with a memo.
+    [
+      'a direct deposit from an SVM origin',
+      { ...valid, explicitDeposit: false },
+      'UNSUPPORTED_EXECUTION_TYPE',
+    ],
   ]
   for (const [name, body, code] of cases) {
     const res = await client.post('/quote/v2', body)
     t.equal(res.status, 400, `${name}: 400`)
     t.equal((res.body as ErrorAnswer).errorCode, code, `${name}: ${code}`)
   }
+  const direct = await client.post('/quote/v2', { ...valid, explicitDeposit: false })
+  t.match(
+    (direct.body as ErrorAnswer).message,
+    /svm origins such as .* take no direct transfers.*Remove explicitDeposit: false/,
+    'the refusal says why and what to change',
+  )
+  const explicit = await client.post('/quote/v2', { ...valid, explicitDeposit: true })
+  t.equal(explicit.status, 200, 'explicitDeposit: true, the default, is accepted on any origin')
   // Lower-casing a base58 key makes another (or no) key: never the same user.
   const wrongCase = await client.post('/quote/v2', { ...toSvm, recipient: lowered })
   if (wrongCase.status === 200) {

@@ -3,11 +3,21 @@
  * signatures recovered, and every execution relayed to the devnet's hub oracle contract.
  */
 import { ORDER_TYPES, type OracleApi } from '@pontis/core'
-import { ALLOCATOR, DEPOSITORY_ADDRESS, ORACLE_SIGNER, SOLVER, USERS } from '@pontis/devnet'
-import { CALL_REQUEST_PARAMETERS, CALL_REQUEST_TYPES, depositoryAbi } from '@pontis/plugin-evm'
+import {
+  ALLOCATOR,
+  DEPOSIT_RECEIVER_ADDRESS,
+  DEPOSITORY_ADDRESS,
+  ORACLE_SIGNER,
+  SOLVER,
+  STABLECOIN_ADDRESS,
+  USERS,
+} from '@pontis/devnet'
+import { CALL_REQUEST_PARAMETERS, CALL_REQUEST_TYPES, depositoryAbi, erc20Abi } from '@pontis/plugin-evm'
 import t, { type Test } from 'tap'
 import {
+  concat,
   encodeAbiParameters,
+  encodeFunctionData,
   type Hex,
   hashStruct,
   hashTypedData,
@@ -100,6 +110,66 @@ t.test('depository deposits: what cannot be attested', async (t) => {
   const unknown = await post('/attestations/depository-deposits/v1', { chainId: 5, transactionId: transfer })
   t.equal(unknown.status, 400)
   t.equal((unknown.body as ErrorAnswer).errorCode, 'UNSUPPORTED_CHAIN')
+})
+
+t.test('depository deposits: the direct form (explicitDeposit: false) is attested too', async (t) => {
+  // Native: a transfer carrying the id to the deposit receiver, which deposits it in the depository.
+  const nativeId = randomId()
+  const nativeHash = await sendAndWait(a, user.privateKey, {
+    to: DEPOSIT_RECEIVER_ADDRESS,
+    data: nativeId,
+    value: 4_321n,
+  })
+  // ERC-20: transfer(depository, amount) with the id appended, sent straight to the token.
+  const tokenId = randomId()
+  const tokenHash = await sendAndWait(a, user.privateKey, {
+    to: STABLECOIN_ADDRESS,
+    data: concat([
+      encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [DEPOSITORY_ADDRESS, 2_500_000n] }),
+      tokenId,
+    ]),
+  })
+  const cases = [
+    ['native', nativeHash, nativeId, NATIVE, 4_321n],
+    ['ERC-20', tokenHash, tokenId, STABLECOIN_ADDRESS.toLowerCase(), 2_500_000n],
+  ] as const
+  for (const [name, hash, id, currency, amount] of cases) {
+    const answer = await post('/attestations/depository-deposits/v1', {
+      chainId: 31337,
+      transactionId: hash,
+      mode: 'fast',
+    })
+    t.equal(answer.status, 200, `${name}: attested`)
+    const body = answer.body as SignedAttestation
+    t.equal(body.messages.length, 1, `${name}: one deposit`)
+    const result = body.messages[0]!.result as OracleApi.DepositoryDepositResult
+    t.equal(result.depositId, id, `${name}: tagged with the request id`)
+    t.equal(result.amount, amount.toString(), `${name}: amount`)
+    t.equal(result.currency.toLowerCase(), currency, `${name}: currency`)
+    t.equal(
+      result.depositor.toLowerCase(),
+      user.address.toLowerCase(),
+      `${name}: the sender is the depositor`,
+    )
+    t.equal(result.depository.toLowerCase(), DEPOSITORY_ADDRESS.toLowerCase(), `${name}: into the depository`)
+    await assertSignedByOracle(t, body)
+    const account = hubAccountKey(CHAIN_A, user.address.toLowerCase() as Hex)
+    const asset = hubAssetKey(CHAIN_A, currency as Hex)
+    const before = await hubBalance(a, account, asset)
+    await relayExecution(a, body)
+    t.equal(await hubBalance(a, account, asset), before + amount, `${name}: the hub credits the depositor`)
+  }
+  // A token transfer into the depository that carries no id is not a deposit.
+  const untagged = await sendAndWait(a, user.privateKey, {
+    to: STABLECOIN_ADDRESS,
+    data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [DEPOSITORY_ADDRESS, 1n] }),
+  })
+  const refused = await post('/attestations/depository-deposits/v1', {
+    chainId: 31337,
+    transactionId: untagged,
+  })
+  t.equal(refused.status, 400)
+  t.equal((refused.body as ErrorAnswer).errorCode, 'NOT_A_DEPOSIT')
 })
 
 t.test('depository deposits: slow mode waits for the slow rule, fast does not', async (t) => {

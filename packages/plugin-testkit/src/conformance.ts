@@ -487,6 +487,19 @@ async function checkQuoting(
   t.ok(steps.length >= 1, `buildDepositSteps gives ${steps.length} step(s)`)
   for (const [index, step] of steps.entries()) checkStep(t, step, index, chain.id, validateItem)
   checkSizes(t, adapter, steps)
+  if (quoting.originRequestOptions?.includes('explicitDeposit')) {
+    // Declared: `explicitDeposit: false` is honoured with a direct form, as valid and priced as the default.
+    const options = { ...depositRequest.options, explicitDeposit: false }
+    const direct = await quoting.buildDepositSteps({ ...depositRequest, options })
+    t.ok(direct.length >= 1, `explicitDeposit: false gives ${direct.length} step(s)`)
+    for (const [index, step] of direct.entries()) checkStep(t, step, index, chain.id, validateItem)
+    checkSizes(t, adapter, direct)
+    const directCost = await quoting.estimateOriginCost({
+      ...(fixtures.quoting.originCostRequest ?? originCostOf(depositRequest)),
+      options,
+    })
+    checkCost(t, directCost, adapter.identity.nativeCurrencyId, 'estimateOriginCost (explicitDeposit: false)')
+  }
 
   const native = adapter.identity.nativeCurrencyId
   const originCost = await quoting.estimateOriginCost(
@@ -613,10 +626,12 @@ async function checkFilling(
  *   `encodeTransactionId` refuses garbage with INVALID_REQUEST, `verifyMessage` answers false.
  * - **finality** (always): `slowConfirmations >= fastConfirmations >= 1`.
  * - **quoting**: deposit steps whose every item validates against the document's `StepItemData`,
- *   sizes that agree with `checkTransactionSize`, non-negative native costs.
+ *   sizes that agree with `checkTransactionSize`, non-negative native costs; for a plugin listing
+ *   `explicitDeposit` in `originRequestOptions`, the same of its `explicitDeposit: false` steps.
  * - **execution** (with quoting): the deposit steps served (by `fixtures.execution.served`'s intent
  *   service, else `buildDepositSteps`) are executed as a wallet does, transactions on the devnet
- *   and signatures through the execute API, and reading observes the deposit.
+ *   and signatures through the execute API, and reading observes the deposit; with
+ *   `explicitDeposit` declared, the built direct form (`false`) too.
  * - **reading**: `fixtures.reading.makeDeposit()` reads back as expected, an unknown id is
  *   `not_found`, balances are non-negative.
  * - **filling**: `solverAddress` is a valid canonical address.

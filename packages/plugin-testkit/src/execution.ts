@@ -3,6 +3,7 @@
  * (transactions sent to the family's devnet, signatures posted to the intent service's execute
  * API) and the deposit must then be observed by the plugin's own reading capability.
  */
+import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ChainAdapter, DepositFact, DepositStepsRequest, PreparedStep } from '@pontis/core'
 import type { Test } from 'tap'
@@ -188,18 +189,41 @@ export async function checkExecution(t: Test, adapter: ChainAdapter, fixtures: P
       ? await builtDeposit(adapter, execution.depositRequest ?? quoting.depositRequest, execution.depositId)
       : await servedDeposit(t, execution)
   if (deposit === undefined) return
+  if (!(await runAndObserve(t, adapter, execution, deposit, ''))) return
+  // A plugin that declares `explicitDeposit` serves the direct form for `false`: it must run and be
+  // read back just the same (under a fresh request id, so the first deposit cannot stand in for it).
+  const request = execution.depositRequest ?? quoting.depositRequest
+  if (execution.served !== undefined || !adapter.quoting?.originRequestOptions?.includes('explicitDeposit'))
+    return
+  const direct = await builtDeposit(adapter, {
+    ...request,
+    requestId: `0x${randomBytes(32).toString('hex')}`,
+    options: { ...request.options, explicitDeposit: false },
+  })
+  await runAndObserve(t, adapter, execution, direct, 'explicitDeposit: false, ')
+}
+
+/** Runs every item of the deposit's steps, then checks reading observes it; false when an item could not run. */
+async function runAndObserve(
+  t: Test,
+  adapter: ChainAdapter,
+  execution: ExecutionFixtures,
+  deposit: Deposit,
+  prefix: string,
+): Promise<boolean> {
   const transactionIds: string[] = []
   for (const [index, step] of deposit.steps.entries()) {
     for (const [itemIndex, { data }] of step.items.entries()) {
-      const label = `step ${index} (${step.id}) item ${itemIndex}`
+      const label = `${prefix}step ${index} (${step.id}) item ${itemIndex}`
       const item: ExecutableItem = { data, step }
       const transactionId = await executeItem(t, execution, item, label)
-      if (transactionId === undefined) return
+      if (transactionId === undefined) return false
       transactionIds.push(transactionId)
     }
   }
   t.ok(
     await observe(adapter, transactionIds, deposit),
-    `reading observes the deposit ${deposit.depositId} of ${deposit.amount} by ${deposit.depositor}`,
+    `${prefix}reading observes the deposit ${deposit.depositId} of ${deposit.amount} by ${deposit.depositor}`,
   )
+  return true
 }

@@ -145,6 +145,7 @@ export default definePlugin<EvmPluginConfig>({
     }
     const depository = chain.protocol?.v2?.depository
     const multicaller = chain.plugin.multicaller ?? chain.contracts?.multicaller
+    const depositReceiver = chain.contracts?.relayReceiver
     const evm: EvmChainContext = {
       label,
       chainId: chain.id,
@@ -163,6 +164,10 @@ export default definePlugin<EvmPluginConfig>({
       multicaller:
         typeof multicaller === 'string' && isAddress(multicaller, { strict: false })
           ? (getAddress(multicaller) as Address)
+          : undefined,
+      depositReceiver:
+        typeof depositReceiver === 'string' && isAddress(depositReceiver, { strict: false })
+          ? (getAddress(depositReceiver) as Address)
           : undefined,
       nativeCurrencyId: EVM_NATIVE_CURRENCY_ID,
       eip1559: chain.plugin.eip1559,

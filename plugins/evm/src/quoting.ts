@@ -24,6 +24,8 @@ import { privateKeyToAddress } from 'viem/accounts'
 import { depositoryAbi, erc20Abi, multicallerAbi, RECEIVE_WITH_AUTHORIZATION_TYPES } from './abi.js'
 import { type ReadCache, rpc } from './rpc.js'
 
+const ZERO_ID: Hex = `0x${'00'.repeat(32)}`
+
 /** The execute API's `kind` for an EIP-3009 `receiveWithAuthorization` the depository redeems. */
 export const EVM_PERMIT_KIND = 'eip3009-receive'
 
@@ -43,6 +45,8 @@ export const GAS = {
   erc20Deposit: 90_000n,
   permitDeposit: 130_000n,
   erc20Transfer: 65_000n,
+  /** A direct native deposit: the transfer to the deposit receiver and its `depositNative` call. */
+  directNativeDeposit: 60_000n,
   /** 32 bytes of non-zero calldata carrying the order id. */
   orderIdTail: 16n * 32n,
 } as const
@@ -59,6 +63,12 @@ export interface EvmChainContext {
   readonly depository: Address | undefined
   /** The fill multicaller; none: the chain has no filling capability. */
   readonly multicaller: Address | undefined
+  /**
+   * The chain record's `contracts.relayReceiver`: takes a plain native transfer whose calldata is
+   * the request id and deposits it into the depository (`explicitDeposit: false`). None: native
+   * deposits on this chain are depository calls only.
+   */
+  readonly depositReceiver?: Address | undefined
   readonly nativeCurrencyId: string
   readonly eip1559: boolean
   readonly depositAddressSeed: Hex | undefined
@@ -200,6 +210,79 @@ function depositCall(
   }
 }
 
+/**
+ * The direct form of a deposit (`explicitDeposit: false`, for plain-account wallets), which the
+ * depository still attributes to the request and which needs no approval:
+ * - native: a transfer to the deposit receiver whose calldata is the request id; the receiver
+ *   forwards it as `depositNative(sender, id)`, so the depository emits the usual deposit event;
+ * - ERC-20: `transfer(depository, amount)` with the request id appended to the calldata; reads
+ *   find the id in the transaction and the amount in the token's `Transfer`.
+ */
+function directDepositCall(
+  context: EvmChainContext,
+  request: Pick<DepositStepsRequest, 'requestId' | 'currencyId' | 'amount'>,
+) {
+  const id = request.requestId as Hex
+  if (isNative(context, request.currencyId)) {
+    if (!context.depositReceiver) {
+      throw new PontisError(
+        'UNSUPPORTED_EXECUTION_TYPE',
+        `${context.label.displayName} lists no deposit receiver (contracts.relayReceiver), so a native deposit there cannot be a direct transfer; remove explicitDeposit: false.`,
+      )
+    }
+    return { to: context.depositReceiver, value: request.amount, data: id }
+  }
+  return {
+    to: request.currencyId as Address,
+    value: 0n,
+    data: concat([
+      encodeFunctionData({
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [depositoryOf(context), request.amount],
+      }),
+      id,
+    ]),
+  }
+}
+
+/**
+ * Gas of a direct deposit, simulated with a zero id (shared by every quote of the same shape); the
+ * id's calldata is added on top, to the fallback as well (the transfer fallbacks carry no tail).
+ */
+function directDepositGas(
+  context: EvmChainContext,
+  request: Pick<DepositStepsRequest, 'depositor' | 'currencyId' | 'amount'>,
+): Promise<bigint> {
+  const fallback = isNative(context, request.currencyId) ? GAS.directNativeDeposit : GAS.erc20Transfer
+  const call = directDepositCall(context, { ...request, requestId: ZERO_ID })
+  return simulateGas(context, { account: request.depositor as Address, ...call }, fallback).then(
+    (gas) => gas + GAS.orderIdTail,
+  )
+}
+
+/**
+ * A direct token deposit is recognised from the transaction a plain account sends itself (its `to`
+ * is the token, its calldata carries the id); a contract account, or an account delegating to code
+ * (EIP-7702), may send it wrapped in another call, where nothing could attribute it. Such an account
+ * keeps the explicit form, as the public SDK decides on its side too.
+ */
+async function requirePlainAccount(context: EvmChainContext, depositor: string): Promise<void> {
+  const code = await context.cache.read(`code:${depositor}`, () =>
+    rpc(context.label, () => context.client.getCode({ address: depositor as Address })),
+  )
+  if (code !== undefined && code !== '0x') {
+    throw new PontisError(
+      'UNSUPPORTED_EXECUTION_TYPE',
+      `${depositor} on ${context.label.displayName} is a contract account (or delegates to code); a direct token deposit is recognised from a transaction a plain account sends itself. Remove explicitDeposit: false.`,
+    )
+  }
+}
+
+/** The request asked for the direct deposit form. */
+const wantsDirectDeposit = (request: { options?: { explicitDeposit?: boolean } }): boolean =>
+  request.options?.explicitDeposit === false
+
 function transaction(
   context: EvmChainContext,
   from: string,
@@ -219,8 +302,6 @@ function transaction(
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
   }
 }
-
-const ZERO_ID: Hex = `0x${'00'.repeat(32)}`
 
 /**
  * Gas of the deposit call, simulated with a zero id so every quote of the same shape shares one
@@ -265,6 +346,10 @@ export function createEvmQuoting(context: EvmChainContext): QuotingCapability {
   const originGas = async (request: OriginCostRequest): Promise<bigint> => {
     if (request.viaDepositAddress) return GAS.transfer
     if (request.usePermit) return GAS.permitDeposit
+    if (wantsDirectDeposit(request)) {
+      if (!isNative(context, request.currencyId)) await requirePlainAccount(context, request.depositor)
+      return directDepositGas(context, request)
+    }
     const call = depositCall(context, request)
     if (isNative(context, request.currencyId)) {
       return simulateGas(context, { account: request.depositor as Address, ...call }, GAS.nativeDeposit)
@@ -283,6 +368,8 @@ export function createEvmQuoting(context: EvmChainContext): QuotingCapability {
 
   return {
     supportsDestinationCalls: true,
+    // explicitDeposit: false takes the direct deposit form (see directDepositCall).
+    originRequestOptions: ['explicitDeposit'],
     encodeDestinationCall: encodeEvmDestinationCall,
     supportsGasTopup: true,
     supportsPermit,
@@ -411,6 +498,20 @@ export function createEvmQuoting(context: EvmChainContext): QuotingCapability {
                 permit: { kind: EVM_PERMIT_KIND, validAfter, validBefore },
               },
             ],
+          },
+        ]
+      }
+      if (wantsDirectDeposit(request)) {
+        if (!isNative(context, request.currencyId)) await requirePlainAccount(context, request.depositor)
+        const call = directDepositCall(context, request)
+        const gas = await directDepositGas(context, request)
+        return [
+          {
+            id: 'deposit',
+            kind: 'transaction',
+            action: 'Confirm transaction in your wallet',
+            description: 'Send the deposit to the depository, tagged with your request id',
+            items: [{ data: transaction(context, request.depositor, call, gas, fees) }],
           },
         ]
       }

@@ -49,12 +49,14 @@ const FINAL_FACTS_KEPT = 4096
 /** The order id of a payout whose order is not known on chain (plain transfers out of a deposit address). */
 export const UNKNOWN_ORDER_ID: Hex = `0x${'00'.repeat(32)}`
 
+const TRANSFER_EVENT = erc20Abi.find((item) => item.type === 'event' && item.name === 'Transfer')!
 const DEPOSIT_EVENTS = depositoryAbi.filter(
   (item) =>
     item.type === 'event' && (item.name === 'RelayNativeDeposit' || item.name === 'RelayErc20Deposit'),
 )
 const TRANSFER_SELECTOR = '0xa9059cbb'
 const FILLED_TOPIC = toEventSelector('Filled(bytes32,address)')
+const TRANSFER_TOPIC = toEventSelector('Transfer(address,address,uint256)')
 
 /** A deposit fact from one depository log, or undefined for the depository's other events. */
 function depositOf(
@@ -161,10 +163,36 @@ function fillFacts(
         ]
       : []
   }
-  const transfer = size(input) === 100 ? erc20Transfer(input) : undefined
-  if (!transfer) return []
+  const transfer = taggedTokenTransfer(transaction, receipt)
+  return transfer
+    ? [
+        {
+          index: transfer.index,
+          orderId,
+          currencyId: transfer.token,
+          recipient: transfer.recipient,
+          amount: transfer.amount,
+        },
+      ]
+    : []
+}
+
+/**
+ * An ERC-20 `transfer(recipient, amount)` sent straight to the token with a 32-byte tag appended
+ * (fills tag it with the order id, direct deposits with the request id), confirmed by the token's
+ * own `Transfer(sender, recipient, amount)` in the receipt: the tag, and `index` that log's index.
+ */
+function taggedTokenTransfer(
+  transaction: Transaction,
+  receipt: { readonly logs: readonly Pick<Log, 'address' | 'data' | 'topics' | 'logIndex'>[] },
+): { index: number; token: Address; recipient: Address; amount: bigint; tag: Hex } | undefined {
+  const token = transaction.to
+  const input = transaction.input
+  if (!token || size(input) !== 100) return undefined
+  const transfer = erc20Transfer(input)
+  if (!transfer) return undefined
   for (const log of receipt.logs) {
-    if (!isAddressEqual(log.address, to)) continue
+    if (!isAddressEqual(log.address, token)) continue
     try {
       const event = decodeEventLog({
         abi: erc20Abi,
@@ -173,24 +201,60 @@ function fillFacts(
         topics: log.topics,
       })
       if (
+        log.logIndex !== null &&
         isAddressEqual(event.args.from, transaction.from) &&
         isAddressEqual(event.args.to, transfer.recipient) &&
         event.args.value === transfer.amount
       ) {
-        return [
-          {
-            index: log.logIndex,
-            orderId,
-            currencyId: getAddress(to),
-            ...transfer,
-          },
-        ]
+        return {
+          index: log.logIndex,
+          token: getAddress(token),
+          ...transfer,
+          tag: slice(input, 68).toLowerCase() as Hex,
+        }
       }
     } catch {
       // Another event of the token.
     }
   }
-  return []
+  return undefined
+}
+
+/**
+ * The direct form of an ERC-20 deposit (`explicitDeposit: false`): `transfer(depository, amount)`
+ * with the request id appended, sent by the depositor straight to the token. The depository emits
+ * nothing for it, so the transaction itself says whose deposit it is.
+ */
+function directTokenDeposit(
+  context: EvmChainContext,
+  depository: Address,
+  transaction: Transaction,
+  receipt: Parameters<typeof taggedTokenTransfer>[1],
+): DepositFact | undefined {
+  const transfer = taggedTokenTransfer(transaction, receipt)
+  if (!transfer || !isAddressEqual(transfer.recipient, depository)) return undefined
+  if (isNativeCurrency(context, transfer.token)) return undefined
+  return {
+    index: transfer.index,
+    depository,
+    depositId: transfer.tag,
+    depositor: getAddress(transaction.from),
+    currencyId: transfer.token,
+    amount: transfer.amount,
+  }
+}
+
+/** True when the receipt has a token `Transfer` to `recipient` emitted by the transaction's target. */
+function hasTransferTo(receipt: TransactionReceipt, recipient: Address): boolean {
+  const target = receipt.to
+  if (!target) return false
+  const topic = `0x${recipient.slice(2).toLowerCase().padStart(64, '0')}`
+  return receipt.logs.some(
+    (log) =>
+      isAddressEqual(log.address, target) &&
+      log.topics[0] === TRANSFER_TOPIC &&
+      log.topics[2]?.toLowerCase() === topic,
+  )
 }
 
 /**
@@ -335,14 +399,19 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
 
   const reading: ReadingCapability = {
     async readDeposits(transactionId: string): Promise<TransactionFacts<DepositFact>> {
-      return factsOf('deposits', transactionId, async (receipt) => {
+      return factsOf('deposits', transactionId, async (receipt, transaction) => {
         const depository = context.depository
         if (!depository) return []
-        return receipt.logs.flatMap((log) => {
+        const facts: DepositFact[] = receipt.logs.flatMap((log) => {
           if (!isAddressEqual(log.address, depository)) return []
           const fact = depositOf(context, depository, log)
           return fact ? [fact] : []
         })
+        // No depository event: a direct token deposit, if the calldata says so (fetched only then).
+        if (facts.length > 0 || !hasTransferTo(receipt, depository)) return facts
+        const found = await transaction()
+        const direct = found ? directTokenDeposit(context, depository, found, receipt) : undefined
+        return direct ? [direct] : []
       })
     },
 
@@ -407,21 +476,53 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
       const fromBlock = last + 1n
       const toBlock =
         last + BigInt(context.maxLogBlockRange) < head ? last + BigInt(context.maxLogBlockRange) : head
-      const logs = await rpc(context.label, () =>
-        context.client.getLogs({ address: depository, events: DEPOSIT_EVENTS, fromBlock, toBlock }),
+      const [logs, transfers] = await rpc(context.label, () =>
+        Promise.all([
+          context.client.getLogs({ address: depository, events: DEPOSIT_EVENTS, fromBlock, toBlock }),
+          // Token transfers into the depository, of any token: the candidates for direct deposits.
+          context.client.getLogs({ event: TRANSFER_EVENT, args: { to: depository }, fromBlock, toBlock }),
+        ]),
       )
       const deposits: ScannedDeposit[] = []
+      const seen = (blockNumber: bigint, transactionId: Hex, fact: DepositFact) =>
+        deposits.push({
+          ...fact,
+          transactionId,
+          blockNumber,
+          confirmations: Number(head - blockNumber + 1n),
+        })
+      const withDepositoryEvent = new Set<string>()
       for (const log of logs) {
         if (log.removed || log.blockNumber === null || log.transactionHash === null) continue
         const fact = depositOf(context, depository, log)
         if (!fact) continue
-        deposits.push({
-          ...fact,
-          transactionId: log.transactionHash,
-          blockNumber: log.blockNumber,
-          confirmations: Number(head - log.blockNumber + 1n),
-        })
+        withDepositoryEvent.add(log.transactionHash)
+        seen(log.blockNumber, log.transactionHash, fact)
       }
+      // A transfer in a transaction without a depository event may be a direct deposit; its
+      // calldata says (one transaction fetch per such transfer).
+      const candidates = new Map<Hex, { blockNumber: bigint; logs: (typeof transfers)[number][] }>()
+      for (const log of transfers) {
+        if (log.removed || log.blockNumber === null || log.transactionHash === null) continue
+        if (withDepositoryEvent.has(log.transactionHash)) continue
+        const entry = candidates.get(log.transactionHash) ?? { blockNumber: log.blockNumber, logs: [] }
+        entry.logs.push(log)
+        candidates.set(log.transactionHash, entry)
+      }
+      for (const [hash, { blockNumber, logs: transferLogs }] of candidates) {
+        const transaction = await findTransaction(context, hash)
+        const fact = transaction
+          ? directTokenDeposit(context, depository, transaction, { logs: transferLogs })
+          : undefined
+        if (fact) seen(blockNumber, hash, fact)
+      }
+      deposits.sort((a, b) =>
+        a.blockNumber === b.blockNumber
+          ? a.index - b.index
+          : (a.blockNumber ?? 0n) < (b.blockNumber ?? 0n)
+            ? -1
+            : 1,
+      )
       return { deposits, cursor: toBlock.toString(), caughtUp: toBlock === head }
     },
   }

@@ -708,3 +708,95 @@ t.test('decodeRevert names what it can and always keeps the data', async (t) => 
   })
   t.match(decodeRevert(message), { error: 'Error', args: { message: 'nope' }, data: message })
 })
+
+t.test(
+  'explicitDeposit: false on a chain without a deposit receiver: tokens only, native refused',
+  async (t) => {
+    const other = createRegistry()
+    other.registerPlugin(evmPlugin, '@pontis/plugin-evm', 'evm')
+    const { contracts: _dropped, ...withoutReceiver } = entryFor(devB, {}) as ChainEntry & {
+      contracts?: unknown
+    }
+    const [chain] = await other.addChains([withoutReceiver as ChainEntry])
+    t.teardown(() => other.close())
+    const quoting = chain!.adapter.quoting!
+    t.ok(quoting.originRequestOptions?.includes('explicitDeposit'), 'the EVM plugin declares the option')
+    const request = {
+      requestId: randomId(),
+      depositor: alice.address,
+      amount: 1_000n,
+      usePermit: false,
+      permitExpiry: 0,
+      executeEndpoint: '/execute/permits',
+      nowSeconds: Math.floor(Date.now() / 1000),
+      options: { explicitDeposit: false },
+    }
+    const error = await quoting.buildDepositSteps({ ...request, currencyId: NATIVE }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )
+    t.ok(error instanceof PontisError, 'refused')
+    t.equal((error as PontisError).code, 'UNSUPPORTED_EXECUTION_TYPE')
+    t.match(
+      (error as PontisError).message,
+      /no deposit receiver \(contracts\.relayReceiver\).*remove explicitDeposit: false/,
+    )
+    const [step] = await quoting.buildDepositSteps({ ...request, currencyId: devB.contracts.stablecoin })
+    const data = step?.items[0]?.data as { to: string; data: Hex }
+    t.equal(
+      data.to,
+      devB.contracts.stablecoin,
+      'a token deposit needs no receiver: transfer to the depository',
+    )
+    t.ok(data.data.endsWith(request.requestId.slice(2)), 'the request id follows the transfer')
+  },
+)
+
+t.test(
+  'explicitDeposit: false for a token is refused for a contract account, served for a plain one',
+  async (t) => {
+    const quoting = b.adapter.quoting!
+    const account = privateKeyToAccount(generatePrivateKey()).address
+    const request = {
+      requestId: randomId(),
+      depositor: account,
+      currencyId: devB.contracts.stablecoin,
+      amount: 1_000n,
+      usePermit: false,
+      permitExpiry: 0,
+      executeEndpoint: '/execute/permits',
+      nowSeconds: Math.floor(Date.now() / 1000),
+      options: { explicitDeposit: false },
+    }
+    const [plain] = await quoting.buildDepositSteps(request)
+    t.equal(plain?.id, 'deposit', 'a plain account gets the direct transfer')
+    // An EIP-7702 delegation designator: the account now runs code, so it may wrap what it sends.
+    await b.testClient.setCode({ address: account, bytecode: `0xef0100${'11'.repeat(20)}` })
+    const refused = await quoting.buildDepositSteps({ ...request, requestId: randomId() }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )
+    t.equal((refused as PontisError | undefined)?.code, 'UNSUPPORTED_EXECUTION_TYPE')
+    t.match(
+      (refused as Error).message,
+      /is a contract account \(or delegates to code\).*Remove explicitDeposit: false/,
+    )
+    const cost = await quoting
+      .estimateOriginCost({
+        requestId: request.requestId,
+        depositor: account,
+        currencyId: request.currencyId,
+        amount: request.amount,
+        usePermit: false,
+        viaDepositAddress: false,
+        options: { explicitDeposit: false },
+      })
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      )
+    t.equal((cost as PontisError | undefined)?.code, 'UNSUPPORTED_EXECUTION_TYPE', 'pricing refuses it too')
+    const native = await quoting.buildDepositSteps({ ...request, currencyId: NATIVE })
+    t.equal(native[0]?.id, 'deposit', 'a native direct deposit still works: the receiver credits msg.sender')
+  },
+)

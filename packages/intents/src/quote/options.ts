@@ -4,6 +4,7 @@
  */
 import {
   type DestinationCall,
+  ORIGIN_REQUEST_OPTION_DEFAULTS,
   ORIGIN_REQUEST_OPTIONS,
   type OriginRequestOption,
   type OriginRequestOptions,
@@ -22,11 +23,33 @@ function reject(
   throw new PontisError(code, message)
 }
 
-/** The value of an origin option in the request, by its path (`additionalData.userPublicKey`). */
+/**
+ * The value of an origin option in the request, by its path (`additionalData.userPublicKey`);
+ * undefined when absent or at its documented default, which means the same.
+ */
 function optionValue(request: QuoteRequest, option: OriginRequestOption): unknown {
-  return option
+  const value = option
     .split('.')
     .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], request)
+  return value === ORIGIN_REQUEST_OPTION_DEFAULTS[option] ? undefined : value
+}
+
+/** Why an origin that does not list `option` refuses it: the code and the sentence the message starts with. */
+function originOptionRefusal(
+  option: OriginRequestOption,
+  origin: Route['origin'],
+): { code: 'UNSUPPORTED_ROUTE' | 'UNSUPPORTED_EXECUTION_TYPE'; message: string } {
+  const chain = `${origin.chain.record.displayName} (${origin.chain.id})`
+  if (option === 'explicitDeposit') {
+    return {
+      code: 'UNSUPPORTED_EXECUTION_TYPE',
+      message: `${origin.chain.record.vmType} origins such as ${chain} take no direct transfers: their deposit is the family's own form tagged with the request id. Remove explicitDeposit: false (or set it to true).`,
+    }
+  }
+  return {
+    code: 'UNSUPPORTED_ROUTE',
+    message: `${option} does not apply to ${origin.chain.record.vmType} origins such as ${chain}; remove it.`,
+  }
 }
 
 /** Refuses every option `route` cannot honour, in the order the API documents them. */
@@ -42,10 +65,8 @@ function checkFamilyOptions(request: QuoteRequest, { origin, destination }: Rout
   const honoured = new Set(origin.quoting.originRequestOptions ?? [])
   for (const option of Object.keys(ORIGIN_REQUEST_OPTIONS) as OriginRequestOption[]) {
     if (optionValue(request, option) !== undefined && !honoured.has(option)) {
-      reject(
-        'UNSUPPORTED_ROUTE',
-        `${option} does not apply to ${origin.chain.record.vmType} origins such as ${origin.chain.record.displayName} (${origin.chain.id}); remove it.`,
-      )
+      const refusal = originOptionRefusal(option, origin)
+      reject(refusal.code, refusal.message)
     }
   }
   if (request.includedDestinationSwapSources !== undefined) {
@@ -65,12 +86,6 @@ function checkDeploymentOptions(request: QuoteRequest): void {
     )
   if (request.useFallbacks)
     reject('UNSUPPORTED_ROUTE', 'This deployment has no fallback routes; remove useFallbacks.')
-  if (request.explicitDeposit === false) {
-    reject(
-      'UNSUPPORTED_EXECUTION_TYPE',
-      'The depository only takes explicit deposits tagged with the request id; remove explicitDeposit: false.',
-    )
-  }
   if (request.gasLimitForDepositSpecifiedTxs !== undefined) {
     throw new PontisError(
       'INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS',
@@ -139,6 +154,13 @@ function checkExecutionOptions(request: QuoteRequest, { origin, destination }: R
     }
     if (request.usePermit)
       reject('UNSUPPORTED_EXECUTION_TYPE', 'useDepositAddress and usePermit exclude each other; pick one.')
+  }
+  // A permit deposit is a signature the service submits, never a transfer from the wallet.
+  if (request.usePermit && request.explicitDeposit === false) {
+    reject(
+      'UNSUPPORTED_EXECUTION_TYPE',
+      'explicitDeposit: false asks for a direct transfer from the wallet, but usePermit deposits with a signature the service submits; pick one.',
+    )
   }
 }
 
