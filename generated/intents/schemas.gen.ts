@@ -2911,7 +2911,17 @@ export const HistoryDataV3Schema = {
             $ref: '#/components/schemas/FailReason'
         },
         refundFailReason: {
-            $ref: '#/components/schemas/RefundFailReason'
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'AMOUNT_TOO_LOW_TO_REFUND',
+                'NEGATIVE_NEW_AMOUNT_AFTER_FEES',
+                'SWAP_CURRENCY_NOT_ON_ORIGIN',
+                null
+            ],
+            description: 'Why a refund failed (see `RefundFailReason`); null when none did, where the status record says `N/A` (Relay\'s history shape).'
         },
         slippageTolerance: {
             type: 'string',
@@ -3197,7 +3207,6 @@ export const HistoryDataV2Schema = {
     type: 'object',
     required: [
         'failReason',
-        'refundFailReason',
         'inTxs',
         'outTxs'
     ],
@@ -3206,7 +3215,13 @@ export const HistoryDataV2Schema = {
             $ref: '#/components/schemas/FailReason'
         },
         refundFailReason: {
-            $ref: '#/components/schemas/RefundFailReason'
+            type: 'string',
+            enum: [
+                'AMOUNT_TOO_LOW_TO_REFUND',
+                'NEGATIVE_NEW_AMOUNT_AFTER_FEES',
+                'SWAP_CURRENCY_NOT_ON_ORIGIN'
+            ],
+            description: 'Why a refund failed (see `RefundFailReason`); absent when none did (Relay\'s older shape).'
         },
         slippageTolerance: {
             type: 'string',

@@ -1589,7 +1589,10 @@ export type HistoryRequestV3 = {
 
 export type HistoryDataV3 = {
     failReason: FailReason;
-    refundFailReason: RefundFailReason;
+    /**
+     * Why a refund failed (see `RefundFailReason`); null when none did, where the status record says `N/A` (Relay's history shape).
+     */
+    refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND' | 'NEGATIVE_NEW_AMOUNT_AFTER_FEES' | 'SWAP_CURRENCY_NOT_ON_ORIGIN' | null;
     /**
      * The quote's slippage tolerance in basis points.
      */
@@ -1686,7 +1689,10 @@ export type HistoryRequestV2 = {
 
 export type HistoryDataV2 = {
     failReason: FailReason;
-    refundFailReason: RefundFailReason;
+    /**
+     * Why a refund failed (see `RefundFailReason`); absent when none did (Relay's older shape).
+     */
+    refundFailReason?: 'AMOUNT_TOO_LOW_TO_REFUND' | 'NEGATIVE_NEW_AMOUNT_AFTER_FEES' | 'SWAP_CURRENCY_NOT_ON_ORIGIN';
     slippageTolerance?: string;
     inTxs: Array<HistoryTxV2>;
     outTxs: Array<HistoryTxV2>;

@@ -329,7 +329,7 @@ function suite(backend: 'pglite' | 'postgres') {
       )
       t.match(item!.data, {
         failReason: 'N/A',
-        refundFailReason: 'N/A',
+        refundFailReason: null,
         slippageTolerance: '50',
         referrer: s.filled.referrer,
         fees: {
@@ -532,6 +532,7 @@ function suite(backend: 'pglite' | 'postgres') {
           },
         },
       })
+      t.notOk('refundFailReason' in item!.data, 'v2: no refundFailReason when no refund failed')
       const widget = await api.get(`/requests/v2?user=${USER_1}&hash=${s.depositHash}`)
       t.same(
         ids((widget.body as Page).requests),

@@ -96,7 +96,7 @@ export function toHistoryItemV3(entry: HistoryEntry): IntentsApi.HistoryRequestV
         : null,
     data: {
       failReason: record.failReason,
-      refundFailReason: record.refundFailReason,
+      refundFailReason: record.refundFailReason === 'N/A' ? null : record.refundFailReason,
       ...(quoted.slippageTolerance ? { slippageTolerance: quoted.slippageTolerance } : {}),
       inTxs: entry.inTxs.map((tx) => ({ txHash: tx.hash, ...commonTx(tx) })),
       outTxs: entry.outTxs.map((tx) => ({ txHash: tx.hash, ...commonTx(tx) })),
@@ -162,7 +162,7 @@ export function toHistoryItemV2(entry: HistoryEntry): IntentsApi.HistoryRequestV
       : null,
     data: {
       failReason: v3.data.failReason,
-      refundFailReason: v3.data.refundFailReason,
+      ...(v3.data.refundFailReason === null ? {} : { refundFailReason: v3.data.refundFailReason }),
       ...(v3.data.slippageTolerance ? { slippageTolerance: v3.data.slippageTolerance } : {}),
       inTxs: v3.data.inTxs.map(tx),
       outTxs: v3.data.outTxs.map(tx),
