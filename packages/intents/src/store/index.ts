@@ -13,6 +13,7 @@ export {
   type HistorySortBy,
   type HistoryTransaction,
   historySql,
+  resolveHashLookups,
 } from './history.js'
 export {
   type AppliedMigration,
