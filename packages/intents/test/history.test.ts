@@ -9,6 +9,7 @@ import crypto from 'node:crypto'
 import { silentLogger } from '@pontis/core'
 import { listen, loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
+import type { paths } from '@relayprotocol/relay-sdk'
 import t, { type Test } from 'tap'
 import { getAddress } from 'viem'
 import { createIntentsApp, createIntentsRuntime, INTENTS_DOCUMENT_PATH } from '../src/index.js'
@@ -39,6 +40,77 @@ type Item = Record<string, unknown> & {
 }
 type Page = { requests: Item[]; continuation?: string }
 type ErrorBody = { message: string; errorCode: string }
+type RelayQuery<Path extends '/requests/v2' | '/requests/v3'> = Required<
+  NonNullable<paths[Path]['get']['parameters']['query']>
+>
+
+/** Every query member of Relay's published types at once (the compiler keeps the list complete). */
+function relayQueries(id: string): { v3: RelayQuery<'/requests/v3'>; v2: RelayQuery<'/requests/v2'> } {
+  const shared = {
+    limit: 20,
+    continuation: '',
+    user: USER_1,
+    id,
+    orderId: id,
+    originChainId: 31337,
+    destinationChainId: 31338,
+    privateChainsToInclude: 'none',
+    depositAddress: '',
+    includeChildRequests: true,
+    includeAuthenticatedData: true,
+    status: 'success' as const,
+    apiKey: 'someone-elses-key',
+    sortBy: 'createdAt' as const,
+    sortDirection: 'desc' as const,
+    startTimestamp: 0,
+    endTimestamp: 4_000_000_000,
+    startBlock: 0,
+    endBlock: 99_999_999,
+  }
+  return {
+    v3: {
+      ...shared,
+      includeTotal: true,
+      term: 'eth',
+      depositTxHash: '',
+      fillTxHash: '',
+      refundTxHash: '',
+      chainId: 31337,
+      recipient: USER_1,
+      failReason: 'N/A',
+      refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND',
+      requestType: 'bridge',
+      currencyInChainId: 31337,
+      currencyOutChainId: 31338,
+      currencyInAddress: NATIVE,
+      currencyOutAddress: NATIVE,
+      currencyInSymbol: 'ETH',
+      currencyOutSymbol: 'ETH',
+      amountUsdMin: 0,
+      amountUsdMax: 1_000_000,
+      appFeesAmountUsdMin: 0,
+      appFeesAmountUsdMax: 1_000_000,
+      fillTimeMin: 0,
+      fillTimeMax: 1_000_000,
+      features: 'fast_fill',
+      filters: '{}',
+    },
+    v2: {
+      ...shared,
+      hash: '',
+      includeOrderData: true,
+      chainId: '31337',
+      referrer: '',
+    },
+  }
+}
+
+/** A query string of `members`, leaving out empty strings (what a client sends for "no value"). */
+function queryString(members: Record<string, unknown>): string {
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(members)) if (value !== '') params.set(name, String(value))
+  return params.toString()
+}
 
 const randomId = () => `0x${crypto.randomBytes(32).toString('hex')}`
 
@@ -509,6 +581,23 @@ function suite(backend: 'pglite' | 'postgres') {
         t.match(extra.headers['ignored-members'], /query\.includeChildRequests/)
       },
     )
+
+    t.test("every query member of Relay's published types is accepted", async (t) => {
+      const { v3, v2 } = relayQueries(s.filled.id)
+      for (const [path, members] of [
+        ['/requests/v3', v3],
+        ['/requests/v2', v2],
+      ] as const) {
+        const res = await api.get(`${path}?${queryString(members)}`)
+        t.equal(res.status, 200, `${path} with every member of Relay's query type`)
+        t.same(
+          ids((res.body as Page).requests),
+          [s.filled.id],
+          `${path}: the filters Pontis serves still apply`,
+        )
+        t.match(res.headers['ignored-members'], /query\.apiKey/, `${path}: the ignored ones are named`)
+      }
+    })
 
     t.test('v2: the swap widget lookup, older shape, deprecation headers', async (t) => {
       const res = await api.get(`/requests/v2?id=${s.filled.id}`)
