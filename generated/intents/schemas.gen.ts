@@ -256,7 +256,7 @@ export const SponsoredFeeComponentSchema = {
 
 export const ErrorCodeSchema = {
     type: 'string',
-    description: 'Machine-readable error code. Clients should branch on it and show `message`. The HTTP\nstatus of each code is fixed; **transient** codes (503) may succeed when retried with\nbackoff, **expected** codes need a changed request, **unexpected** codes are server faults.\nCodes marked *Pontis* are additions to the public list for request-shape and lookup failures\nthe public interface leaves unnamed.\n\n| Code | HTTP | Kind | Retry | Meaning |\n|---|---|---|---|---|\n| AMOUNT_TOO_LOW | 400 | expected | no | The amount does not cover fees or is below the route minimum. |\n| CHAIN_DISABLED | 400 | expected | no | The origin or destination chain is disabled. |\n| EXTRA_TXS_NOT_SUPPORTED | 400 | expected | no | `txs` are not supported on this route. |\n| FORBIDDEN | 403 | expected | no | The API key may not do this (admin API: disabled, no `ADMIN_TOKEN` set). |\n| INSUFFICIENT_FUNDS | 400 | expected | no | The user\'s balance is too low (Bitcoin deposit-address quotes: balance does not exceed the quoted amount). |\n| INSUFFICIENT_LIQUIDITY | 400 | expected | no | The solver cannot fill this amount. |\n| INVALID_ADDRESS | 400 | expected | no | An address is not valid for its chain. |\n| INVALID_EXTRA_TXS | 400 | expected | no | `txs` are malformed or cannot be simulated. |\n| INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS | 400 | expected | no | `gasLimitForDepositSpecifiedTxs` is missing or wrong. |\n| INVALID_INPUT_CURRENCY | 400 | expected | no | The origin currency is not valid on the origin chain. |\n| INVALID_OUTPUT_CURRENCY | 400 | expected | no | The destination currency is not valid on the destination chain. |\n| INVALID_RECIPIENT | 400 | expected | no | The recipient is not valid for the destination chain. |\n| INVALID_SLIPPAGE_TOLERANCE | 400 | expected | no | Slippage tolerance is not usable for this route. |\n| NO_INTERNAL_SWAP_ROUTES_FOUND | 400 | expected | no | No internal swap route exists. |\n| NO_QUOTES | 400 | expected | no | No quote could be produced. |\n| NO_SWAP_ROUTES_FOUND | 400 | expected | no | No swap route exists. |\n| ROUTE_TEMPORARILY_RESTRICTED | 400 | expected | no | The route is restricted for now. |\n| SANCTIONED_CURRENCY | 400 | expected | no | The currency is sanctioned. |\n| SANCTIONED_WALLET_ADDRESS | 400 | expected | no | An address is sanctioned. |\n| SOLANA_TX_TOO_LARGE | 400 | expected | no | The SVM origin transaction exceeds 1232 bytes; `message` reads "transaction is N bytes, M over the 1232 byte limit". |\n| SWAP_IMPACT_TOO_HIGH | 400 | expected | no | Price impact too high (see `overridePriceImpact`). |\n| UNAUTHORIZED | 401 | expected | no | The API key is unknown or revoked (admin API: the bearer token is missing or wrong). |\n| UNSUPPORTED_CHAIN | 400 | expected | no | The chain is not supported. |\n| UNSUPPORTED_CURRENCY | 400 | expected | no | The currency is not supported. |\n| UNSUPPORTED_EXECUTION_TYPE | 400 | expected | no | The requested execution type is not supported. |\n| UNSUPPORTED_ROUTE | 400 | expected | no | The route is not supported. |\n| USER_RECIPIENT_MISMATCH | 400 | expected | no | User and recipient must match on this route. |\n| INVALID_REQUEST | 400 | expected | no | *Pontis.* The request does not match this document; `message` names the member. |\n| MALFORMED_JSON | 400 | expected | no | *Pontis.* The body is not valid JSON. |\n| UNSUPPORTED_MEDIA_TYPE | 415 | expected | no | *Pontis.* The body is not `application/json`. |\n| PAYLOAD_TOO_LARGE | 413 | expected | no | *Pontis.* The body exceeds the size limit. |\n| ROUTE_NOT_FOUND | 404 | expected | no | *Pontis.* No such path (admin API: no API key with this id). |\n| METHOD_NOT_ALLOWED | 405 | expected | no | *Pontis.* The path does not take this method. |\n| REQUEST_NOT_FOUND | 404 | expected | no | *Pontis.* No request with this id. |\n| TRANSACTION_NOT_FOUND | 404 | expected | no | *Pontis.* The transaction cannot be found (Bitcoin: not in a block yet). |\n| NOT_A_DEPOSIT | 400 | expected | no | *Pontis.* The transaction is not a deposit to this service. |\n| INVALID_SIGNATURE | 400 | expected | no | *Pontis.* The signature does not recover to the expected signer. |\n| SIGNATURE_EXPIRED | 400 | expected | no | *Pontis.* The signed permit is past its deadline. |\n| RATE_LIMITED | 429 | expected | no | *Pontis.* Rate limited. Not retryable as is: wait `Retry-After` seconds first. |\n| INVALID_WEBHOOK_URL | 400 | expected | no | *Pontis.* Admin API: webhooks could never be delivered to this URL; `errorData.reason` says why (`scheme`, `credentials`, `invalid-url`, `unresolvable`, `address-denied` with `errorData.category`). |\n| SERVICE_UNAVAILABLE | 503 | transient | yes | A dependency is unavailable. |\n| PRICE_FETCH_FAILED | 503 | transient | yes | A price feed failed. |\n| REQUEST_TIMED_OUT | 503 | transient | yes | The request timed out. |\n| RPC_HTTP_ERROR | 503 | transient | yes | A chain RPC failed. |\n| DESTINATION_TX_FAILED | 500 | unexpected | no | A destination transaction failed unexpectedly. |\n| ERC20_ROUTER_ADDRESS_NOT_FOUND | 500 | unexpected | no | The chain has no router configured. |\n| UNKNOWN_ERROR | 500 | unexpected | no | Anything else. |\n| SWAP_QUOTE_FAILED | 500 | unexpected | no | A swap provider failed. |\n| PERMIT_FAILED | 500 | unexpected | no | Submitting a permit failed. |\n| NOT_IMPLEMENTED | 501 | unexpected | no | *Pontis.* The operation is not implemented by this deployment. |\n',
+    description: 'Machine-readable error code. Clients should branch on it and show `message`. The HTTP\nstatus of each code is fixed; **transient** codes (503) may succeed when retried with\nbackoff, **expected** codes need a changed request, **unexpected** codes are server faults.\nCodes marked *Pontis* are additions to the public list for request-shape and lookup failures\nthe public interface leaves unnamed.\n\n| Code | HTTP | Kind | Retry | Meaning |\n|---|---|---|---|---|\n| AMOUNT_TOO_LOW | 400 | expected | no | The amount does not cover fees or is below the route minimum. |\n| CHAIN_DISABLED | 400 | expected | no | The origin or destination chain is disabled. |\n| EXTRA_TXS_NOT_SUPPORTED | 400 | expected | no | `txs` are not supported on this route. |\n| FORBIDDEN | 403 | expected | no | The API key may not do this (admin API: disabled, no `ADMIN_TOKEN` set). |\n| INSUFFICIENT_FUNDS | 400 | expected | no | The user\'s balance is too low (Bitcoin deposit-address quotes: balance does not exceed the quoted amount). |\n| INSUFFICIENT_LIQUIDITY | 400 | expected | no | The solver cannot fill this amount. |\n| INVALID_ADDRESS | 400 | expected | no | An address is not valid for its chain. |\n| INVALID_EXTRA_TXS | 400 | expected | no | `txs` are malformed or cannot be simulated. |\n| INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS | 400 | expected | no | `gasLimitForDepositSpecifiedTxs` is missing or wrong. |\n| INVALID_INPUT_CURRENCY | 400 | expected | no | The origin currency is not valid on the origin chain. |\n| INVALID_OUTPUT_CURRENCY | 400 | expected | no | The destination currency is not valid on the destination chain. |\n| INVALID_RECIPIENT | 400 | expected | no | The recipient is not valid for the destination chain. |\n| INVALID_SLIPPAGE_TOLERANCE | 400 | expected | no | Slippage tolerance is not usable for this route. |\n| NO_INTERNAL_SWAP_ROUTES_FOUND | 400 | expected | no | No internal swap route exists. |\n| NO_QUOTES | 400 | expected | no | No quote could be produced. |\n| NO_SWAP_ROUTES_FOUND | 400 | expected | no | No swap route exists. |\n| ROUTE_TEMPORARILY_RESTRICTED | 400 | expected | no | The route is restricted for now. |\n| SANCTIONED_CURRENCY | 400 | expected | no | The currency is sanctioned. |\n| SANCTIONED_WALLET_ADDRESS | 400 | expected | no | An address is sanctioned. |\n| SOLANA_TX_TOO_LARGE | 400 | expected | no | The SVM origin transaction exceeds 1232 bytes; `message` reads "transaction is N bytes, M over the 1232 byte limit". |\n| SWAP_IMPACT_TOO_HIGH | 400 | expected | no | Price impact too high (see `overridePriceImpact`). |\n| UNAUTHORIZED | 401 | expected | no | The API key is unknown or revoked (admin API: the bearer token is missing or wrong). |\n| UNSUPPORTED_CHAIN | 400 | expected | no | The chain is not supported. |\n| UNSUPPORTED_CURRENCY | 400 | expected | no | The currency is not supported. |\n| UNSUPPORTED_EXECUTION_TYPE | 400 | expected | no | The requested execution type is not supported. |\n| UNSUPPORTED_ROUTE | 400 | expected | no | The route is not supported. |\n| USER_RECIPIENT_MISMATCH | 400 | expected | no | User and recipient must match on this route. |\n| INVALID_REQUEST | 400 | expected | no | *Pontis.* The request does not match this document; `message` names the member. |\n| MALFORMED_JSON | 400 | expected | no | *Pontis.* The body is not valid JSON. |\n| UNSUPPORTED_MEDIA_TYPE | 415 | expected | no | *Pontis.* The body is not `application/json`. |\n| PAYLOAD_TOO_LARGE | 413 | expected | no | *Pontis.* The body exceeds the size limit. |\n| ROUTE_NOT_FOUND | 404 | expected | no | *Pontis.* No such path (admin API: no API key with this id). |\n| METHOD_NOT_ALLOWED | 405 | expected | no | *Pontis.* The path does not take this method. |\n| REQUEST_NOT_FOUND | 404 | expected | no | *Pontis.* No request with this id. |\n| TRANSACTION_NOT_FOUND | 404 | expected | no | *Pontis.* The transaction cannot be found (Bitcoin: not in a block yet). |\n| NOT_A_DEPOSIT | 400 | expected | no | *Pontis.* The transaction is not a deposit to this service. |\n| INVALID_SIGNATURE | 400 | expected | no | *Pontis.* The signature does not recover to the expected signer. |\n| SIGNATURE_EXPIRED | 400 | expected | no | *Pontis.* The signed permit is past its deadline. |\n| RATE_LIMITED | 429 | expected | no | *Pontis.* Rate limited. Not retryable as is: wait `Retry-After` seconds first. |\n| INVALID_WEBHOOK_URL | 400 | expected | no | *Pontis.* Admin API: webhooks could never be delivered to this URL; `errorData.reason` says why (`scheme`, `credentials`, `invalid-url`, `unresolvable`, `address-denied` with `errorData.category`). |\n| INVALID_CONTINUATION | 400 | expected | no | *Pontis.* Request history: the `continuation` cursor was altered, truncated or belongs to another query (other filters, sort or direction); start again without it. |\n| SERVICE_UNAVAILABLE | 503 | transient | yes | A dependency is unavailable. |\n| PRICE_FETCH_FAILED | 503 | transient | yes | A price feed failed. |\n| REQUEST_TIMED_OUT | 503 | transient | yes | The request timed out. |\n| RPC_HTTP_ERROR | 503 | transient | yes | A chain RPC failed. |\n| DESTINATION_TX_FAILED | 500 | unexpected | no | A destination transaction failed unexpectedly. |\n| ERC20_ROUTER_ADDRESS_NOT_FOUND | 500 | unexpected | no | The chain has no router configured. |\n| UNKNOWN_ERROR | 500 | unexpected | no | Anything else. |\n| SWAP_QUOTE_FAILED | 500 | unexpected | no | A swap provider failed. |\n| PERMIT_FAILED | 500 | unexpected | no | Submitting a permit failed. |\n| NOT_IMPLEMENTED | 501 | unexpected | no | *Pontis.* The operation is not implemented by this deployment. |\n',
     enum: [
         'AMOUNT_TOO_LOW',
         'CHAIN_DISABLED',
@@ -298,6 +298,7 @@ export const ErrorCodeSchema = {
         'SIGNATURE_EXPIRED',
         'RATE_LIMITED',
         'INVALID_WEBHOOK_URL',
+        'INVALID_CONTINUATION',
         'SERVICE_UNAVAILABLE',
         'PRICE_FETCH_FAILED',
         'REQUEST_TIMED_OUT',
@@ -2774,6 +2775,600 @@ export const StatusRecordV3Schema = {
             }
         }
     ]
+} as const;
+
+export const RequestsPageV3Schema = {
+    type: 'object',
+    description: 'One page of `GET /requests/v3`.',
+    required: [
+        'requests'
+    ],
+    properties: {
+        requests: {
+            type: 'array',
+            maxItems: 50,
+            items: {
+                $ref: '#/components/schemas/HistoryRequestV3'
+            }
+        },
+        continuation: {
+            type: 'string',
+            description: 'Present when more items may follow; pass it back as `continuation` with the same filters.'
+        }
+    }
+} as const;
+
+export const RequestsPageV2Schema = {
+    type: 'object',
+    description: 'One page of `GET /requests/v2` (older item shape).',
+    required: [
+        'requests'
+    ],
+    properties: {
+        requests: {
+            type: 'array',
+            maxItems: 50,
+            items: {
+                $ref: '#/components/schemas/HistoryRequestV2'
+            }
+        },
+        continuation: {
+            type: 'string',
+            description: 'Present when more items may follow; pass it back as `continuation` with the same filters.'
+        }
+    }
+} as const;
+
+export const HistoryRequestV3Schema = {
+    type: 'object',
+    description: 'One request of the history (Relay\'s `/requests/v3` item).',
+    required: [
+        'id',
+        'status',
+        'user',
+        'recipient',
+        'refundTo',
+        'sender',
+        'depositAddress',
+        'data',
+        'protocol',
+        'createdAt',
+        'updatedAt'
+    ],
+    properties: {
+        id: {
+            $ref: '#/components/schemas/RequestId'
+        },
+        status: {
+            $ref: '#/components/schemas/RequestStatus'
+        },
+        user: {
+            type: 'string',
+            description: 'The quote\'s `user`, in the origin chain\'s canonical form.'
+        },
+        recipient: {
+            type: 'string',
+            description: 'Who receives the output, in the destination chain\'s canonical form.'
+        },
+        refundTo: {
+            type: 'string',
+            description: 'Where a refund goes, on the origin chain.'
+        },
+        sender: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'Who sent the first recorded deposit; null before one is seen.'
+        },
+        depositAddress: {
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/HistoryDepositAddressV3'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        data: {
+            $ref: '#/components/schemas/HistoryDataV3'
+        },
+        protocol: {
+            type: 'object',
+            required: [
+                'orderId'
+            ],
+            properties: {
+                orderId: {
+                    $ref: '#/components/schemas/RequestId',
+                    description: 'The protocol order id; in Pontis the request id itself.'
+                }
+            }
+        },
+        createdAt: {
+            type: 'string',
+            format: 'date-time',
+            description: 'When the quote created the request (ISO 8601).'
+        },
+        updatedAt: {
+            type: 'string',
+            format: 'date-time',
+            description: 'When the request last changed (ISO 8601).'
+        }
+    }
+} as const;
+
+export const HistoryDataV3Schema = {
+    type: 'object',
+    required: [
+        'failReason',
+        'refundFailReason',
+        'inTxs',
+        'outTxs'
+    ],
+    properties: {
+        failReason: {
+            $ref: '#/components/schemas/FailReason'
+        },
+        refundFailReason: {
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'AMOUNT_TOO_LOW_TO_REFUND',
+                'NEGATIVE_NEW_AMOUNT_AFTER_FEES',
+                'SWAP_CURRENCY_NOT_ON_ORIGIN',
+                null
+            ],
+            description: 'Why a refund failed (see `RefundFailReason`); null when none did, where the status record says `N/A` (Relay\'s history shape).'
+        },
+        slippageTolerance: {
+            type: 'string',
+            pattern: '^[0-9]+$',
+            description: 'The quote\'s slippage tolerance in basis points.'
+        },
+        inTxs: {
+            type: 'array',
+            description: 'Origin transactions (deposits), in the order they were recorded.',
+            items: {
+                $ref: '#/components/schemas/HistoryTxV3'
+            }
+        },
+        outTxs: {
+            type: 'array',
+            description: 'Destination fills and refunds, in the order they were recorded.',
+            items: {
+                $ref: '#/components/schemas/HistoryTxV3'
+            }
+        },
+        fees: {
+            $ref: '#/components/schemas/HistoryFeesV3'
+        },
+        referrer: {
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        route: {
+            $ref: '#/components/schemas/HistoryRouteV3'
+        }
+    }
+} as const;
+
+export const HistoryTxV3Schema = {
+    type: 'object',
+    required: [
+        'txHash',
+        'chainId',
+        'type',
+        'timestamp'
+    ],
+    properties: {
+        txHash: {
+            $ref: '#/components/schemas/TxHash'
+        },
+        chainId: {
+            $ref: '#/components/schemas/ChainId'
+        },
+        type: {
+            type: 'string',
+            enum: [
+                'onchain'
+            ]
+        },
+        timestamp: {
+            type: 'integer',
+            minimum: 0,
+            description: 'When Pontis recorded the transaction (Unix seconds).'
+        },
+        block: {
+            type: 'integer',
+            minimum: 0
+        },
+        status: {
+            type: 'string',
+            enum: [
+                'success',
+                'failure'
+            ]
+        }
+    }
+} as const;
+
+export const HistoryDepositAddressV3Schema = {
+    type: 'object',
+    required: [
+        'address',
+        'type',
+        'depositor',
+        'depositTxHash'
+    ],
+    properties: {
+        address: {
+            type: 'string'
+        },
+        type: {
+            type: 'string',
+            enum: [
+                'strict',
+                'open'
+            ]
+        },
+        depositor: {
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        depositTxHash: {
+            type: [
+                'string',
+                'null'
+            ]
+        }
+    }
+} as const;
+
+export const HistoryFeeAmountSchema = {
+    type: 'object',
+    required: [
+        'amount',
+        'amountFormatted',
+        'usd'
+    ],
+    properties: {
+        amount: {
+            $ref: '#/components/schemas/SignedAmount'
+        },
+        amountFormatted: {
+            $ref: '#/components/schemas/SignedDecimal'
+        },
+        usd: {
+            $ref: '#/components/schemas/SignedDecimal'
+        }
+    }
+} as const;
+
+export const HistoryFeesV3Schema = {
+    type: 'object',
+    description: 'The quoted fees in the fee currency (the input currency): `execution` is the destination\ngas (`fees.relayerGas` of the quote), `platform` the solver\'s service fee\n(`fees.relayerService`, negative when it was a reward), `app` the app fees, `sponsored` what\na sponsor covered (`fees.subsidized`).\n',
+    required: [
+        'quoted',
+        'currency'
+    ],
+    properties: {
+        quoted: {
+            type: 'object',
+            required: [
+                'execution',
+                'platform',
+                'app',
+                'sponsored'
+            ],
+            properties: {
+                execution: {
+                    $ref: '#/components/schemas/HistoryFeeAmount'
+                },
+                platform: {
+                    $ref: '#/components/schemas/HistoryFeeAmount'
+                },
+                app: {
+                    $ref: '#/components/schemas/HistoryFeeAmount'
+                },
+                sponsored: {
+                    $ref: '#/components/schemas/HistoryFeeAmount'
+                }
+            }
+        },
+        currency: {
+            $ref: '#/components/schemas/Currency'
+        }
+    }
+} as const;
+
+export const HistoryRouteV3Schema = {
+    type: 'object',
+    description: 'What the quote priced in and out (`details.currencyIn` and `details.currencyOut` of the quote).',
+    required: [
+        'quoted'
+    ],
+    properties: {
+        quoted: {
+            type: 'object',
+            required: [
+                'origin',
+                'destination'
+            ],
+            properties: {
+                origin: {
+                    type: 'object',
+                    required: [
+                        'inputCurrency'
+                    ],
+                    properties: {
+                        inputCurrency: {
+                            $ref: '#/components/schemas/Fee'
+                        }
+                    }
+                },
+                destination: {
+                    type: 'object',
+                    required: [
+                        'outputCurrency'
+                    ],
+                    properties: {
+                        outputCurrency: {
+                            $ref: '#/components/schemas/Fee'
+                        }
+                    }
+                }
+            }
+        }
+    }
+} as const;
+
+export const HistoryRequestV2Schema = {
+    type: 'object',
+    description: 'One request of the history in the older shape (Relay\'s `/requests/v2` item).',
+    required: [
+        'id',
+        'status',
+        'user',
+        'recipient',
+        'depositAddress',
+        'data',
+        'protocol',
+        'createdAt',
+        'updatedAt'
+    ],
+    properties: {
+        id: {
+            $ref: '#/components/schemas/RequestId'
+        },
+        status: {
+            type: 'string',
+            enum: [
+                'waiting',
+                'depositing',
+                'pending',
+                'success',
+                'failure',
+                'refund'
+            ],
+            description: 'The status; `submitted` is answered as `pending` and `fallback` as `refund`, the older shape\'s names.'
+        },
+        user: {
+            type: 'string'
+        },
+        recipient: {
+            type: 'string'
+        },
+        depositAddress: {
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/HistoryDepositAddressV2'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        data: {
+            $ref: '#/components/schemas/HistoryDataV2'
+        },
+        protocol: {
+            type: 'object',
+            required: [
+                'orderId'
+            ],
+            properties: {
+                orderId: {
+                    $ref: '#/components/schemas/RequestId'
+                }
+            }
+        },
+        referrer: {
+            type: 'string'
+        },
+        createdAt: {
+            type: 'string',
+            format: 'date-time'
+        },
+        updatedAt: {
+            type: 'string',
+            format: 'date-time'
+        }
+    }
+} as const;
+
+export const HistoryDataV2Schema = {
+    type: 'object',
+    required: [
+        'failReason',
+        'inTxs',
+        'outTxs'
+    ],
+    properties: {
+        failReason: {
+            $ref: '#/components/schemas/FailReason'
+        },
+        refundFailReason: {
+            type: 'string',
+            enum: [
+                'AMOUNT_TOO_LOW_TO_REFUND',
+                'NEGATIVE_NEW_AMOUNT_AFTER_FEES',
+                'SWAP_CURRENCY_NOT_ON_ORIGIN'
+            ],
+            description: 'Why a refund failed (see `RefundFailReason`); absent when none did (Relay\'s older shape).'
+        },
+        slippageTolerance: {
+            type: 'string',
+            pattern: '^[0-9]+$'
+        },
+        inTxs: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/HistoryTxV2'
+            }
+        },
+        outTxs: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/HistoryTxV2'
+            }
+        },
+        fees: {
+            type: 'object',
+            description: 'Quoted fees in the fee currency\'s smallest unit; `gas` the destination gas, `price` the solver\'s service fee.',
+            required: [
+                'gas',
+                'price'
+            ],
+            properties: {
+                gas: {
+                    $ref: '#/components/schemas/SignedAmount'
+                },
+                price: {
+                    $ref: '#/components/schemas/SignedAmount'
+                }
+            }
+        },
+        feesUsd: {
+            type: 'object',
+            required: [
+                'gas',
+                'price'
+            ],
+            properties: {
+                gas: {
+                    $ref: '#/components/schemas/SignedDecimal'
+                },
+                price: {
+                    $ref: '#/components/schemas/SignedDecimal'
+                }
+            }
+        },
+        metadata: {
+            type: 'object',
+            required: [
+                'sender',
+                'recipient',
+                'currencyIn',
+                'currencyOut'
+            ],
+            properties: {
+                sender: {
+                    type: 'string'
+                },
+                recipient: {
+                    type: 'string'
+                },
+                currencyIn: {
+                    $ref: '#/components/schemas/Fee'
+                },
+                currencyOut: {
+                    $ref: '#/components/schemas/Fee'
+                }
+            }
+        }
+    }
+} as const;
+
+export const HistoryTxV2Schema = {
+    type: 'object',
+    required: [
+        'hash',
+        'chainId',
+        'type',
+        'timestamp'
+    ],
+    properties: {
+        hash: {
+            $ref: '#/components/schemas/TxHash'
+        },
+        chainId: {
+            $ref: '#/components/schemas/ChainId'
+        },
+        type: {
+            type: 'string',
+            enum: [
+                'onchain'
+            ]
+        },
+        timestamp: {
+            type: 'integer',
+            minimum: 0,
+            description: 'When Pontis recorded the transaction (Unix seconds).'
+        },
+        block: {
+            type: 'integer',
+            minimum: 0
+        },
+        status: {
+            type: 'string',
+            enum: [
+                'success',
+                'failure'
+            ]
+        }
+    }
+} as const;
+
+export const HistoryDepositAddressV2Schema = {
+    type: 'object',
+    required: [
+        'address',
+        'depositAddressType',
+        'depositor',
+        'depositTxHash'
+    ],
+    properties: {
+        address: {
+            type: 'string'
+        },
+        depositAddressType: {
+            type: 'string',
+            enum: [
+                'strict',
+                'open'
+            ]
+        },
+        depositor: {
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        depositTxHash: {
+            type: [
+                'string',
+                'null'
+            ]
+        }
+    }
 } as const;
 
 export const IndexTransactionRequestSchema = {

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses } from './types.gen.js';
+import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, GetRequestsV2Data, GetRequestsV2Errors, GetRequestsV2Responses, GetRequestsV3Data, GetRequestsV3Errors, GetRequestsV3Responses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -142,6 +142,45 @@ export const getIntentStatusV3 = <ThrowOnError extends boolean = false>(options:
 export const getIntentStatus = <ThrowOnError extends boolean = false>(options: Options<GetIntentStatusData, ThrowOnError>) => (options.client ?? client).get<GetIntentStatusResponses, GetIntentStatusErrors, ThrowOnError>({
     security: [{ name: 'x-api-key', type: 'apiKey' }],
     url: '/intents/status',
+    ...options
+});
+
+/**
+ * List requests (request history)
+ *
+ * Past and current requests, newest first by default, one page at a time. Every filter is
+ * optional and they combine with AND; `continuation` from an answer fetches the next page of
+ * the same query. See the `Requests` tag for who sees which requests, the sort orders and the
+ * cursor.
+ *
+ */
+export const getRequestsV3 = <ThrowOnError extends boolean = false>(options?: Options<GetRequestsV3Data, ThrowOnError>) => (options?.client ?? client).get<GetRequestsV3Responses, GetRequestsV3Errors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/requests/v3',
+    ...options
+});
+
+/**
+ * List requests (older shape; deprecated, use GET /requests/v3)
+ *
+ * The same query as `GET /requests/v3` (same parameters, access rules, order and cursor),
+ * answered in the older item shape existing clients read: the swap widget's success modal
+ * calls `GET /requests/v2?id=<requestId>` without a key and reads
+ * `data.metadata.currencyIn/currencyOut`, `data.inTxs`, `data.outTxs` and `data.failReason`.
+ * Statuses this shape does not know are answered as their older equivalent: `submitted` as
+ * `pending`, `fallback` as `refund`.
+ *
+ * Every successful answer carries `Deprecation` (RFC 9745: the date it was deprecated)
+ * and `Link` to the successor (`rel="successor-version"`) and to this description
+ * (`rel="deprecation"`). No sunset date is set yet; when one is, a `Sunset` header (RFC 8594)
+ * announces it.
+ *
+ *
+ * @deprecated
+ */
+export const getRequestsV2 = <ThrowOnError extends boolean = false>(options?: Options<GetRequestsV2Data, ThrowOnError>) => (options?.client ?? client).get<GetRequestsV2Responses, GetRequestsV2Errors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/requests/v2',
     ...options
 });
 

@@ -206,6 +206,7 @@ export type SponsoredFeeComponent = 'execution' | 'swap' | 'relay' | 'service' |
  * | SIGNATURE_EXPIRED | 400 | expected | no | *Pontis.* The signed permit is past its deadline. |
  * | RATE_LIMITED | 429 | expected | no | *Pontis.* Rate limited. Not retryable as is: wait `Retry-After` seconds first. |
  * | INVALID_WEBHOOK_URL | 400 | expected | no | *Pontis.* Admin API: webhooks could never be delivered to this URL; `errorData.reason` says why (`scheme`, `credentials`, `invalid-url`, `unresolvable`, `address-denied` with `errorData.category`). |
+ * | INVALID_CONTINUATION | 400 | expected | no | *Pontis.* Request history: the `continuation` cursor was altered, truncated or belongs to another query (other filters, sort or direction); start again without it. |
  * | SERVICE_UNAVAILABLE | 503 | transient | yes | A dependency is unavailable. |
  * | PRICE_FETCH_FAILED | 503 | transient | yes | A price feed failed. |
  * | REQUEST_TIMED_OUT | 503 | transient | yes | The request timed out. |
@@ -218,7 +219,7 @@ export type SponsoredFeeComponent = 'execution' | 'swap' | 'relay' | 'service' |
  * | NOT_IMPLEMENTED | 501 | unexpected | no | *Pontis.* The operation is not implemented by this deployment. |
  *
  */
-export type ErrorCode = 'AMOUNT_TOO_LOW' | 'CHAIN_DISABLED' | 'EXTRA_TXS_NOT_SUPPORTED' | 'FORBIDDEN' | 'INSUFFICIENT_FUNDS' | 'INSUFFICIENT_LIQUIDITY' | 'INVALID_ADDRESS' | 'INVALID_EXTRA_TXS' | 'INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS' | 'INVALID_INPUT_CURRENCY' | 'INVALID_OUTPUT_CURRENCY' | 'INVALID_RECIPIENT' | 'INVALID_SLIPPAGE_TOLERANCE' | 'NO_INTERNAL_SWAP_ROUTES_FOUND' | 'NO_QUOTES' | 'NO_SWAP_ROUTES_FOUND' | 'ROUTE_TEMPORARILY_RESTRICTED' | 'SANCTIONED_CURRENCY' | 'SANCTIONED_WALLET_ADDRESS' | 'SOLANA_TX_TOO_LARGE' | 'SWAP_IMPACT_TOO_HIGH' | 'UNAUTHORIZED' | 'UNSUPPORTED_CHAIN' | 'UNSUPPORTED_CURRENCY' | 'UNSUPPORTED_EXECUTION_TYPE' | 'UNSUPPORTED_ROUTE' | 'USER_RECIPIENT_MISMATCH' | 'INVALID_REQUEST' | 'MALFORMED_JSON' | 'UNSUPPORTED_MEDIA_TYPE' | 'PAYLOAD_TOO_LARGE' | 'ROUTE_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'REQUEST_NOT_FOUND' | 'TRANSACTION_NOT_FOUND' | 'NOT_A_DEPOSIT' | 'INVALID_SIGNATURE' | 'SIGNATURE_EXPIRED' | 'RATE_LIMITED' | 'INVALID_WEBHOOK_URL' | 'SERVICE_UNAVAILABLE' | 'PRICE_FETCH_FAILED' | 'REQUEST_TIMED_OUT' | 'RPC_HTTP_ERROR' | 'DESTINATION_TX_FAILED' | 'ERC20_ROUTER_ADDRESS_NOT_FOUND' | 'UNKNOWN_ERROR' | 'SWAP_QUOTE_FAILED' | 'PERMIT_FAILED' | 'NOT_IMPLEMENTED';
+export type ErrorCode = 'AMOUNT_TOO_LOW' | 'CHAIN_DISABLED' | 'EXTRA_TXS_NOT_SUPPORTED' | 'FORBIDDEN' | 'INSUFFICIENT_FUNDS' | 'INSUFFICIENT_LIQUIDITY' | 'INVALID_ADDRESS' | 'INVALID_EXTRA_TXS' | 'INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS' | 'INVALID_INPUT_CURRENCY' | 'INVALID_OUTPUT_CURRENCY' | 'INVALID_RECIPIENT' | 'INVALID_SLIPPAGE_TOLERANCE' | 'NO_INTERNAL_SWAP_ROUTES_FOUND' | 'NO_QUOTES' | 'NO_SWAP_ROUTES_FOUND' | 'ROUTE_TEMPORARILY_RESTRICTED' | 'SANCTIONED_CURRENCY' | 'SANCTIONED_WALLET_ADDRESS' | 'SOLANA_TX_TOO_LARGE' | 'SWAP_IMPACT_TOO_HIGH' | 'UNAUTHORIZED' | 'UNSUPPORTED_CHAIN' | 'UNSUPPORTED_CURRENCY' | 'UNSUPPORTED_EXECUTION_TYPE' | 'UNSUPPORTED_ROUTE' | 'USER_RECIPIENT_MISMATCH' | 'INVALID_REQUEST' | 'MALFORMED_JSON' | 'UNSUPPORTED_MEDIA_TYPE' | 'PAYLOAD_TOO_LARGE' | 'ROUTE_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'REQUEST_NOT_FOUND' | 'TRANSACTION_NOT_FOUND' | 'NOT_A_DEPOSIT' | 'INVALID_SIGNATURE' | 'SIGNATURE_EXPIRED' | 'RATE_LIMITED' | 'INVALID_WEBHOOK_URL' | 'INVALID_CONTINUATION' | 'SERVICE_UNAVAILABLE' | 'PRICE_FETCH_FAILED' | 'REQUEST_TIMED_OUT' | 'RPC_HTTP_ERROR' | 'DESTINATION_TX_FAILED' | 'ERC20_ROUTER_ADDRESS_NOT_FOUND' | 'UNKNOWN_ERROR' | 'SWAP_QUOTE_FAILED' | 'PERMIT_FAILED' | 'NOT_IMPLEMENTED';
 
 /**
  * The body of every error answer. Only `message` is guaranteed (a 429 of the public
@@ -1528,6 +1529,215 @@ export type StatusRecordV3 = StatusRecord & {
 };
 
 /**
+ * One page of `GET /requests/v3`.
+ */
+export type RequestsPageV3 = {
+    requests: Array<HistoryRequestV3>;
+    /**
+     * Present when more items may follow; pass it back as `continuation` with the same filters.
+     */
+    continuation?: string;
+};
+
+/**
+ * One page of `GET /requests/v2` (older item shape).
+ */
+export type RequestsPageV2 = {
+    requests: Array<HistoryRequestV2>;
+    /**
+     * Present when more items may follow; pass it back as `continuation` with the same filters.
+     */
+    continuation?: string;
+};
+
+/**
+ * One request of the history (Relay's `/requests/v3` item).
+ */
+export type HistoryRequestV3 = {
+    id: RequestId;
+    status: RequestStatus;
+    /**
+     * The quote's `user`, in the origin chain's canonical form.
+     */
+    user: string;
+    /**
+     * Who receives the output, in the destination chain's canonical form.
+     */
+    recipient: string;
+    /**
+     * Where a refund goes, on the origin chain.
+     */
+    refundTo: string;
+    /**
+     * Who sent the first recorded deposit; null before one is seen.
+     */
+    sender: string | null;
+    depositAddress: HistoryDepositAddressV3 | null;
+    data: HistoryDataV3;
+    protocol: {
+        /**
+         * The protocol order id; in Pontis the request id itself.
+         */
+        orderId: RequestId;
+    };
+    /**
+     * When the quote created the request (ISO 8601).
+     */
+    createdAt: string;
+    /**
+     * When the request last changed (ISO 8601).
+     */
+    updatedAt: string;
+};
+
+export type HistoryDataV3 = {
+    failReason: FailReason;
+    /**
+     * Why a refund failed (see `RefundFailReason`); null when none did, where the status record says `N/A` (Relay's history shape).
+     */
+    refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND' | 'NEGATIVE_NEW_AMOUNT_AFTER_FEES' | 'SWAP_CURRENCY_NOT_ON_ORIGIN' | null;
+    /**
+     * The quote's slippage tolerance in basis points.
+     */
+    slippageTolerance?: string;
+    /**
+     * Origin transactions (deposits), in the order they were recorded.
+     */
+    inTxs: Array<HistoryTxV3>;
+    /**
+     * Destination fills and refunds, in the order they were recorded.
+     */
+    outTxs: Array<HistoryTxV3>;
+    fees?: HistoryFeesV3;
+    referrer?: string | null;
+    route?: HistoryRouteV3;
+};
+
+export type HistoryTxV3 = {
+    txHash: TxHash;
+    chainId: ChainId;
+    type: 'onchain';
+    /**
+     * When Pontis recorded the transaction (Unix seconds).
+     */
+    timestamp: number;
+    block?: number;
+    status?: 'success' | 'failure';
+};
+
+export type HistoryDepositAddressV3 = {
+    address: string;
+    type: 'strict' | 'open';
+    depositor: string | null;
+    depositTxHash: string | null;
+};
+
+export type HistoryFeeAmount = {
+    amount: SignedAmount;
+    amountFormatted: SignedDecimal;
+    usd: SignedDecimal;
+};
+
+/**
+ * The quoted fees in the fee currency (the input currency): `execution` is the destination
+ * gas (`fees.relayerGas` of the quote), `platform` the solver's service fee
+ * (`fees.relayerService`, negative when it was a reward), `app` the app fees, `sponsored` what
+ * a sponsor covered (`fees.subsidized`).
+ *
+ */
+export type HistoryFeesV3 = {
+    quoted: {
+        execution: HistoryFeeAmount;
+        platform: HistoryFeeAmount;
+        app: HistoryFeeAmount;
+        sponsored: HistoryFeeAmount;
+    };
+    currency: Currency;
+};
+
+/**
+ * What the quote priced in and out (`details.currencyIn` and `details.currencyOut` of the quote).
+ */
+export type HistoryRouteV3 = {
+    quoted: {
+        origin: {
+            inputCurrency: Fee;
+        };
+        destination: {
+            outputCurrency: Fee;
+        };
+    };
+};
+
+/**
+ * One request of the history in the older shape (Relay's `/requests/v2` item).
+ */
+export type HistoryRequestV2 = {
+    id: RequestId;
+    /**
+     * The status; `submitted` is answered as `pending` and `fallback` as `refund`, the older shape's names.
+     */
+    status: 'waiting' | 'depositing' | 'pending' | 'success' | 'failure' | 'refund';
+    user: string;
+    recipient: string;
+    depositAddress: HistoryDepositAddressV2 | null;
+    data: HistoryDataV2;
+    protocol: {
+        orderId: RequestId;
+    };
+    referrer?: string;
+    createdAt: string;
+    updatedAt: string;
+};
+
+export type HistoryDataV2 = {
+    failReason: FailReason;
+    /**
+     * Why a refund failed (see `RefundFailReason`); absent when none did (Relay's older shape).
+     */
+    refundFailReason?: 'AMOUNT_TOO_LOW_TO_REFUND' | 'NEGATIVE_NEW_AMOUNT_AFTER_FEES' | 'SWAP_CURRENCY_NOT_ON_ORIGIN';
+    slippageTolerance?: string;
+    inTxs: Array<HistoryTxV2>;
+    outTxs: Array<HistoryTxV2>;
+    /**
+     * Quoted fees in the fee currency's smallest unit; `gas` the destination gas, `price` the solver's service fee.
+     */
+    fees?: {
+        gas: SignedAmount;
+        price: SignedAmount;
+    };
+    feesUsd?: {
+        gas: SignedDecimal;
+        price: SignedDecimal;
+    };
+    metadata?: {
+        sender: string;
+        recipient: string;
+        currencyIn: Fee;
+        currencyOut: Fee;
+    };
+};
+
+export type HistoryTxV2 = {
+    hash: TxHash;
+    chainId: ChainId;
+    type: 'onchain';
+    /**
+     * When Pontis recorded the transaction (Unix seconds).
+     */
+    timestamp: number;
+    block?: number;
+    status?: 'success' | 'failure';
+};
+
+export type HistoryDepositAddressV2 = {
+    address: string;
+    depositAddressType: 'strict' | 'open';
+    depositor: string | null;
+    depositTxHash: string | null;
+};
+
+/**
  * A transaction to index. Extra members sent by clients are ignored.
  */
 export type IndexTransactionRequest = {
@@ -1892,6 +2102,106 @@ export type VmTypeQuery = VmType;
  * Id of the API key, as returned by `createApiKey` or `listApiKeys`.
  */
 export type ApiKeyIdPath = ApiKeyId;
+
+/**
+ * Items per page; default 20, values above 50 are answered with 50.
+ */
+export type HistoryLimit = number;
+
+/**
+ * The `continuation` of the previous page of the same query. A cursor that was altered or belongs to another query is answered 400 `INVALID_CONTINUATION`.
+ */
+export type HistoryContinuation = string;
+
+/**
+ * Requests where this address is the user (sender) or the recipient, in any chain family's form (an EVM address in any case). A lookup anyone may make.
+ */
+export type HistoryUser = string;
+
+/**
+ * The request with this id (any case). A lookup anyone may make.
+ */
+export type HistoryId = RequestId;
+
+/**
+ * The protocol order id; in Pontis it is the request id, so this is the same lookup as `id`.
+ */
+export type HistoryOrderId = RequestId;
+
+/**
+ * Requests with this origin (deposit) or destination (fill or refund) transaction. A lookup anyone may make.
+ */
+export type HistoryHash = TxHash;
+
+/**
+ * Requests with this origin (deposit) transaction. A lookup anyone may make.
+ */
+export type HistoryDepositTxHash = TxHash;
+
+/**
+ * Requests filled by this destination transaction. A lookup anyone may make.
+ */
+export type HistoryFillTxHash = TxHash;
+
+/**
+ * Requests refunded by this transaction. A lookup anyone may make.
+ */
+export type HistoryRefundTxHash = TxHash;
+
+/**
+ * Requests from this origin chain.
+ */
+export type HistoryOriginChainId = ChainIdInput;
+
+/**
+ * Requests to this destination chain.
+ */
+export type HistoryDestinationChainId = ChainIdInput;
+
+/**
+ * Requests from or to this chain; ignored when `originChainId` or `destinationChainId` is set.
+ */
+export type HistoryChainId = ChainIdInput;
+
+/**
+ * Requests paying this recipient (an EVM address in any case).
+ */
+export type HistoryRecipient = string;
+
+/**
+ * Requests using this deposit address (exact).
+ */
+export type HistoryDepositAddress = string;
+
+/**
+ * Requests in this status.
+ */
+export type HistoryStatus = RequestStatus;
+
+/**
+ * Requests quoted with this `referrer` (exact).
+ */
+export type HistoryReferrer = string;
+
+/**
+ * Requests created at or after this Unix time in seconds.
+ */
+export type HistoryStartTimestamp = number;
+
+/**
+ * Requests created at or before this Unix time in seconds (the whole second).
+ */
+export type HistoryEndTimestamp = number;
+
+/**
+ * The timestamp the page is ordered by (ties by request id). Default `createdAt`.
+ */
+export type HistorySortBy = 'createdAt' | 'updatedAt';
+
+/**
+ * Default `desc`, newest first.
+ */
+export type HistorySortDirection = 'asc' | 'desc';
 
 /**
  * The intent to quote.
@@ -2263,6 +2573,276 @@ export type GetIntentStatusResponses = {
 };
 
 export type GetIntentStatusResponse = GetIntentStatusResponses[keyof GetIntentStatusResponses];
+
+export type GetRequestsV3Data = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Items per page; default 20, values above 50 are answered with 50.
+         */
+        limit?: number;
+        /**
+         * The `continuation` of the previous page of the same query. A cursor that was altered or belongs to another query is answered 400 `INVALID_CONTINUATION`.
+         */
+        continuation?: string;
+        /**
+         * Requests where this address is the user (sender) or the recipient, in any chain family's form (an EVM address in any case). A lookup anyone may make.
+         */
+        user?: string;
+        /**
+         * The request with this id (any case). A lookup anyone may make.
+         */
+        id?: RequestId;
+        /**
+         * The protocol order id; in Pontis it is the request id, so this is the same lookup as `id`.
+         */
+        orderId?: RequestId;
+        /**
+         * Requests with this origin (deposit) or destination (fill or refund) transaction. A lookup anyone may make.
+         */
+        hash?: TxHash;
+        /**
+         * Requests with this origin (deposit) transaction. A lookup anyone may make.
+         */
+        depositTxHash?: TxHash;
+        /**
+         * Requests filled by this destination transaction. A lookup anyone may make.
+         */
+        fillTxHash?: TxHash;
+        /**
+         * Requests refunded by this transaction. A lookup anyone may make.
+         */
+        refundTxHash?: TxHash;
+        /**
+         * Requests from this origin chain.
+         */
+        originChainId?: ChainIdInput;
+        /**
+         * Requests to this destination chain.
+         */
+        destinationChainId?: ChainIdInput;
+        /**
+         * Requests from or to this chain; ignored when `originChainId` or `destinationChainId` is set.
+         */
+        chainId?: ChainIdInput;
+        /**
+         * Requests paying this recipient (an EVM address in any case).
+         */
+        recipient?: string;
+        /**
+         * Requests using this deposit address (exact).
+         */
+        depositAddress?: string;
+        /**
+         * Requests in this status.
+         */
+        status?: RequestStatus;
+        /**
+         * Requests quoted with this `referrer` (exact).
+         */
+        referrer?: string;
+        /**
+         * Requests created at or after this Unix time in seconds.
+         */
+        startTimestamp?: number;
+        /**
+         * Requests created at or before this Unix time in seconds (the whole second).
+         */
+        endTimestamp?: number;
+        /**
+         * The timestamp the page is ordered by (ties by request id). Default `createdAt`.
+         */
+        sortBy?: 'createdAt' | 'updatedAt';
+        /**
+         * Default `desc`, newest first.
+         */
+        sortDirection?: 'asc' | 'desc';
+    };
+    url: '/requests/v3';
+};
+
+export type GetRequestsV3Errors = {
+    /**
+     * A filter is malformed (`INVALID_REQUEST`, naming it), or the `continuation` was altered or belongs to another query (`INVALID_CONTINUATION`).
+     */
+    400: ErrorBody;
+    /**
+     * A listing without a lookup (`id`, `orderId`, a transaction hash or `user`) and without credentials, an `x-api-key` that is unknown or revoked, or a wrong bearer token.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * A transient failure (dependency down, price feed or RPC error, timeout). Retry with backoff, honouring `Retry-After` when present.
+     */
+    503: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetRequestsV3Error = GetRequestsV3Errors[keyof GetRequestsV3Errors];
+
+export type GetRequestsV3Responses = {
+    /**
+     * One page of requests.
+     */
+    200: RequestsPageV3;
+};
+
+export type GetRequestsV3Response = GetRequestsV3Responses[keyof GetRequestsV3Responses];
+
+export type GetRequestsV2Data = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Items per page; default 20, values above 50 are answered with 50.
+         */
+        limit?: number;
+        /**
+         * The `continuation` of the previous page of the same query. A cursor that was altered or belongs to another query is answered 400 `INVALID_CONTINUATION`.
+         */
+        continuation?: string;
+        /**
+         * Requests where this address is the user (sender) or the recipient, in any chain family's form (an EVM address in any case). A lookup anyone may make.
+         */
+        user?: string;
+        /**
+         * The request with this id (any case). A lookup anyone may make.
+         */
+        id?: RequestId;
+        /**
+         * The protocol order id; in Pontis it is the request id, so this is the same lookup as `id`.
+         */
+        orderId?: RequestId;
+        /**
+         * Requests with this origin (deposit) or destination (fill or refund) transaction. A lookup anyone may make.
+         */
+        hash?: TxHash;
+        /**
+         * Requests with this origin (deposit) transaction. A lookup anyone may make.
+         */
+        depositTxHash?: TxHash;
+        /**
+         * Requests filled by this destination transaction. A lookup anyone may make.
+         */
+        fillTxHash?: TxHash;
+        /**
+         * Requests refunded by this transaction. A lookup anyone may make.
+         */
+        refundTxHash?: TxHash;
+        /**
+         * Requests from this origin chain.
+         */
+        originChainId?: ChainIdInput;
+        /**
+         * Requests to this destination chain.
+         */
+        destinationChainId?: ChainIdInput;
+        /**
+         * Requests from or to this chain; ignored when `originChainId` or `destinationChainId` is set.
+         */
+        chainId?: ChainIdInput;
+        /**
+         * Requests paying this recipient (an EVM address in any case).
+         */
+        recipient?: string;
+        /**
+         * Requests using this deposit address (exact).
+         */
+        depositAddress?: string;
+        /**
+         * Requests in this status.
+         */
+        status?: RequestStatus;
+        /**
+         * Requests quoted with this `referrer` (exact).
+         */
+        referrer?: string;
+        /**
+         * Requests created at or after this Unix time in seconds.
+         */
+        startTimestamp?: number;
+        /**
+         * Requests created at or before this Unix time in seconds (the whole second).
+         */
+        endTimestamp?: number;
+        /**
+         * The timestamp the page is ordered by (ties by request id). Default `createdAt`.
+         */
+        sortBy?: 'createdAt' | 'updatedAt';
+        /**
+         * Default `desc`, newest first.
+         */
+        sortDirection?: 'asc' | 'desc';
+    };
+    url: '/requests/v2';
+};
+
+export type GetRequestsV2Errors = {
+    /**
+     * A filter is malformed (`INVALID_REQUEST`, naming it), or the `continuation` was altered or belongs to another query (`INVALID_CONTINUATION`).
+     */
+    400: ErrorBody;
+    /**
+     * A listing without a lookup (`id`, `orderId`, a transaction hash or `user`) and without credentials, an `x-api-key` that is unknown or revoked, or a wrong bearer token.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * A transient failure (dependency down, price feed or RPC error, timeout). Retry with backoff, honouring `Retry-After` when present.
+     */
+    503: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetRequestsV2Error = GetRequestsV2Errors[keyof GetRequestsV2Errors];
+
+export type GetRequestsV2Responses = {
+    /**
+     * One page of requests, older shape.
+     */
+    200: RequestsPageV2;
+};
+
+export type GetRequestsV2Response = GetRequestsV2Responses[keyof GetRequestsV2Responses];
 
 export type IndexTransactionData = {
     body: IndexTransactionRequest;

@@ -119,6 +119,9 @@ export type StatusV3QueryRequests = Mismatch<
 >
 export type StatusQueryRequests = Mismatch<RelayQuery<'/intents/status'>, Pontis.GetIntentStatusData['query']>
 
+export type RequestsV3QueryRequests = Mismatch<RelayQuery<'/requests/v3'>, Pontis.GetRequestsV3Data['query']>
+export type RequestsV2QueryRequests = Mismatch<RelayQuery<'/requests/v2'>, Pontis.GetRequestsV2Data['query']>
+
 export type QuoteV2RequestUnlisted = Unlisted<RelayBody<'/quote/v2'>, Pontis.GetQuoteV2Data['body']>
 export type PriceRequestUnlisted = Unlisted<RelayBody<'/price'>, Pontis.GetPriceData['body']>
 export type IndexRequestUnlisted = Unlisted<
@@ -127,6 +130,8 @@ export type IndexRequestUnlisted = Unlisted<
 >
 export type PermitRequestUnlisted = Unlisted<RelayBody<'/execute/permits'>, Pontis.ExecutePermitData['body']>
 export type ChainsQueryUnlisted = Unlisted<RelayQuery<'/chains'>, Pontis.GetChainsData['query']>
+export type RequestsV3QueryUnlisted = Unlisted<RelayQuery<'/requests/v3'>, Pontis.GetRequestsV3Data['query']>
+export type RequestsV2QueryUnlisted = Unlisted<RelayQuery<'/requests/v2'>, Pontis.GetRequestsV2Data['query']>
 
 // ------------------------------------------------------------------------------------------------
 // Answers: Pontis → Relay
@@ -150,6 +155,14 @@ export type IndexAnswers = Mismatch<
 export type PermitAnswers = Mismatch<
   Pontis.ExecutePermitResponses[200],
   RelayAnswer<'/execute/permits', 'post', 200>
+>
+export type RequestsV3Answers = Mismatch<
+  Pontis.GetRequestsV3Responses[200],
+  RelayAnswer<'/requests/v3', 'get', 200>
+>
+export type RequestsV2Answers = Mismatch<
+  Pontis.GetRequestsV2Responses[200],
+  RelayAnswer<'/requests/v2', 'get', 200>
 >
 
 /** Error answers: every status Relay's types give a body, for the routes above. */
@@ -196,6 +209,14 @@ export type IndexAnswerUnlisted = Unlisted<
 export type PermitAnswerUnlisted = Unlisted<
   Pontis.ExecutePermitResponses[200],
   RelayAnswer<'/execute/permits', 'post', 200>
+>
+export type RequestsV3AnswerUnlisted = Unlisted<
+  Pontis.GetRequestsV3Responses[200],
+  RelayAnswer<'/requests/v3', 'get', 200>
+>
+export type RequestsV2AnswerUnlisted = Unlisted<
+  Pontis.GetRequestsV2Responses[200],
+  RelayAnswer<'/requests/v2', 'get', 200>
 >
 
 // ------------------------------------------------------------------------------------------------

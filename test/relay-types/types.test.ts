@@ -30,6 +30,24 @@ const appFeeParts: Reason =
 /** Not a disagreement on the wire. */
 const noNullInQuery: Reason =
   "a query string has no null: the SDK's HTTP client (axios) leaves a null parameter out, so the service never receives one"
+/** Request-history query members Pontis accepts and ignores (named in `Ignored-Members`), with why. */
+const historyIgnored = (why: string): Reason => `accepted and ignored (Ignored-Members), ${why}`
+const notStored = historyIgnored(
+  'a filter on data the store does not keep per request (USD values, fill times, blocks, symbols, request types, features, free text); the swap widget and the SDK never send it',
+)
+const historyUnused: Record<string, Reason> = {
+  '$.apiKey': historyIgnored(
+    "the scope comes from the caller's own credentials (x-api-key, the operator's bearer token); naming another key's requests would let a caller browse them",
+  ),
+  '$.includeAuthenticatedData': historyIgnored('every item already shows all Pontis keeps of a request'),
+  '$.includeChildRequests': historyIgnored(
+    'Pontis has no child requests (a refund is a transaction of its request)',
+  ),
+  '$.privateChainsToInclude': historyIgnored('Pontis has no private chains'),
+  '$.startBlock': notStored,
+  '$.endBlock': notStored,
+}
+
 /** Members Pontis answers beyond Relay's type: additions a Relay client simply does not read. */
 const addition = (what: string): Reason => `a Pontis addition: ${what}`
 
@@ -53,12 +71,51 @@ const EXPECTED: Record<string, Record<string, Reason>> = {
   ChainsQueryRequests: { '$.includeChains': noNullInQuery },
   StatusV3QueryRequests: { '$.requestId': statusRequired },
   StatusQueryRequests: { '$.requestId': statusRequired },
+  RequestsV3QueryRequests: {
+    '$.sortBy':
+      'sorting by `amountUsd` needs a USD value per request that the store does not keep (prices move; quotes store their own): answered 400 INVALID_REQUEST naming `createdAt` and `updatedAt`, never silently in another order',
+  },
+  RequestsV2QueryRequests: {},
   // Members of Relay's requests the document does not list (they would be ignored): none.
   QuoteV2RequestUnlisted: {},
   PriceRequestUnlisted: {},
   IndexRequestUnlisted: {},
   PermitRequestUnlisted: {},
   ChainsQueryUnlisted: {},
+  RequestsV3QueryUnlisted: {
+    ...historyUnused,
+    '$.includeTotal': historyIgnored(
+      'counting every matching request on each page costs what keyset paging saves (a million rows); `continuation` says whether more follow',
+    ),
+    '$.failReason': historyIgnored('no index serves it; `status` narrows a listing'),
+    '$.refundFailReason': historyIgnored('no index serves it; `status` narrows a listing'),
+    ...Object.fromEntries(
+      [
+        'amountUsdMax',
+        'amountUsdMin',
+        'appFeesAmountUsdMax',
+        'appFeesAmountUsdMin',
+        'currencyInAddress',
+        'currencyInChainId',
+        'currencyInSymbol',
+        'currencyOutAddress',
+        'currencyOutChainId',
+        'currencyOutSymbol',
+        'features',
+        'fillTimeMax',
+        'fillTimeMin',
+        'filters',
+        'requestType',
+        'term',
+      ].map((member) => [`$.${member}`, notStored]),
+    ),
+  },
+  RequestsV2QueryUnlisted: {
+    ...historyUnused,
+    '$.includeOrderData': historyIgnored(
+      'items carry `protocol.orderId`; the signed order is served by the quote',
+    ),
+  },
   // Answers: every Pontis answer is a Relay answer.
   QuoteV2Answers: {},
   QuoteAnswers: {},
@@ -68,6 +125,8 @@ const EXPECTED: Record<string, Record<string, Reason>> = {
   StatusAnswers: { '$.details': detailsObject, '$.status': oldStatusPath },
   IndexAnswers: {},
   PermitAnswers: {},
+  RequestsV3Answers: { '$.requests[].status': fallbackState },
+  RequestsV2Answers: {},
   QuoteV2ErrorAnswers: {},
   QuoteErrorAnswers: {},
   PriceErrorAnswers: {},
@@ -97,6 +156,8 @@ const EXPECTED: Record<string, Record<string, Reason>> = {
     '$.refundFailReason': `${SPEC}, Request status record: "refundFailReason | string"`,
     '$.details.${string}': detailsObject,
   },
+  RequestsV3AnswerUnlisted: {},
+  RequestsV2AnswerUnlisted: {},
   IndexAnswerUnlisted: {
     '$.requestId': addition('the request the transaction was matched to'),
     '$.indexed': addition('whether the transaction was found (200) or is still awaited (202)'),

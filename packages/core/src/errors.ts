@@ -62,6 +62,7 @@ export const ERROR_CATALOG = {
   SIGNATURE_EXPIRED: expected(),
   RATE_LIMITED: expected(429),
   INVALID_WEBHOOK_URL: expected(),
+  INVALID_CONTINUATION: expected(),
   // Transient: retry later.
   SERVICE_UNAVAILABLE: transient(),
   PRICE_FETCH_FAILED: transient(),

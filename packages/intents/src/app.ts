@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import type { Logger, Registry } from '@pontis/core'
 import { type ApiApp, createApiApp, type LoadedDocument, loadOpenApiDocument } from '@pontis/http'
+import { createHistoryHandlers } from './history/index.js'
 import { type ApiKeyStore, createAdminHandlers } from './keys/index.js'
 import { createLifecycleHandlers } from './lifecycle/handlers.js'
 import type { Indexer } from './lifecycle/indexer.js'
@@ -62,6 +63,12 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
       ...createAdminHandlers({ keys: options.keys, adminToken: options.adminToken, logger: options.logger }),
       ...createWebhookAdminHandlers({ dispatcher: options.webhooks, adminToken: options.adminToken }),
       ...createStatusHandlers(options.store, options.statusCache),
+      ...createHistoryHandlers({
+        store: options.store,
+        keys: options.keys,
+        registry: options.registry,
+        adminToken: options.adminToken,
+      }),
       ...createLifecycleHandlers(options),
     },
   })

@@ -51,6 +51,8 @@ t.test('every operation of the document is routed', async (t) => {
     'getPrice',
     'getQuote',
     'getQuoteV2',
+    'getRequestsV2',
+    'getRequestsV3',
     'indexTransaction',
     'listApiKeys',
     'listWebhookDeadLetters',

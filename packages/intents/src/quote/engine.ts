@@ -124,7 +124,13 @@ export class QuoteEngine {
     this.#checkSteps(route.origin.chain, prepared)
     if (!context.withSteps || !id) return response
     response.steps = apiSteps(prepared, id, issued.depositAddress, route.destination.chain)
-    const parts = { fees: response.fees, prepared, depositTag: nonceTag?.tag, apiKeyId: context.apiKeyId }
+    const parts = {
+      fees: response.fees,
+      details: response.details,
+      prepared,
+      depositTag: nonceTag?.tag,
+      apiKeyId: context.apiKeyId,
+    }
     await this.#options.saveRequest(quotedRequest(priced, { ...issued, id }, parts))
     return response
   }

@@ -29,6 +29,9 @@ export type StoredQuote = {
   readonly slippageBps: number
   /** The authorizations the quote's signature items issued, for the execute API. */
   readonly permits?: readonly StoredPermit[]
+  /** What the quote priced in and out (`details.currencyIn/currencyOut`), for the request history. */
+  readonly currencyIn?: IntentsApi.Fee
+  readonly currencyOut?: IntentsApi.Fee
 }
 
 /** Everything later stages (indexer, solver, webhooks) need about a quoted request: the store's record. */
@@ -37,6 +40,8 @@ export type QuotedRequest = NewRequest<StoredQuote>
 /** What the quote adds to a priced quote and its order by the time it stores the request. */
 export interface StoredParts {
   readonly fees: IntentsApi.Fees
+  /** The answer's details; the history shows their `currencyIn` and `currencyOut`. */
+  readonly details?: Pick<IntentsApi.Details, 'currencyIn' | 'currencyOut'>
   readonly prepared: readonly PreparedStep[]
   readonly depositTag: Hex | undefined
   readonly apiKeyId: string | undefined
@@ -79,6 +84,9 @@ export function quotedRequest(
       permits: parts.prepared.flatMap((step) =>
         step.items.flatMap((item) => (item.permit ? [storedPermit(item.permit)] : [])),
       ),
+      ...(parts.details
+        ? { currencyIn: parts.details.currencyIn, currencyOut: parts.details.currencyOut }
+        : {}),
     },
   }
 }

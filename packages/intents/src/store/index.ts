@@ -2,6 +2,19 @@
  * The intent service's database: requests (and, later, what the indexer, solver, webhooks outbox
  * and api keys keep), on embedded PGlite by default or PostgreSQL via `DATABASE_URL`.
  */
+
+export {
+  type HistoryDirection,
+  type HistoryEntry,
+  type HistoryFilter,
+  type HistoryPage,
+  type HistoryPosition,
+  type HistoryQuery,
+  type HistorySortBy,
+  type HistoryTransaction,
+  historySql,
+  resolveHashLookups,
+} from './history.js'
 export {
   type AppliedMigration,
   loadMigrations,

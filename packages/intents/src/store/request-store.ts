@@ -1,4 +1,5 @@
 import type { IntentsApi, Logger } from '@pontis/core'
+import { type HistoryPage, type HistoryQuery, queryHistory } from './history.js'
 import { type AppliedMigration, runMigrations } from './migrations.js'
 import { createPgClient } from './pg-client.js'
 import { createPgliteClient } from './pglite-client.js'
@@ -95,7 +96,8 @@ export class DepositTagTakenError extends Error {
   }
 }
 
-interface RequestRow {
+/** A `requests` row as the drivers return it (see {@link requestFromRow}). */
+export interface RequestRow {
   id: string
   status: IntentsApi.RequestStatus
   origin_chain_id: number
@@ -125,19 +127,20 @@ interface RequestRow {
 }
 
 // Listed, not `*`, so columns added by later migrations do not leak into these rows.
-const COLUMNS = `id, status, origin_chain_id, destination_chain_id, user_address, recipient, refund_to,
+export const REQUEST_COLUMNS = `id, status, origin_chain_id, destination_chain_id, user_address, recipient, refund_to,
   origin_currency, destination_currency, trade_type, amount_in, amount_out, minimum_amount_out,
   deposit_address, deposit_address_type, api_key_id, referrer, quote, in_tx_hashes, tx_hashes,
   fail_reason, refund_fail_reason, details, created_at, updated_at, expires_at`
 
 // An insert does not read the quote back: it is the largest column, and the caller has it.
-const INSERTED_COLUMNS = COLUMNS.replace(' quote,', '')
+const INSERTED_COLUMNS = REQUEST_COLUMNS.replace(' quote,', '')
 
 const REQUEST_ID = /^0x[0-9a-fA-F]{64}$/
 const MAX_UINT256 = (1n << 256n) - 1n
 const FAILED_STATUSES: ReadonlySet<IntentsApi.RequestStatus> = new Set(['failure', 'fallback', 'refund'])
 
-function fromRow(row: RequestRow): StoredRequest {
+/** The {@link StoredRequest} of a row selected with {@link REQUEST_COLUMNS}. */
+export function requestFromRow(row: RequestRow): StoredRequest {
   return {
     id: row.id,
     status: row.status,
@@ -243,7 +246,7 @@ interface PendingInsert {
 const MAX_INSERT_BATCH = 100
 
 function insertedOf(row: Omit<RequestRow, 'quote'>, pending: PendingInsert): StoredRequest {
-  return fromRow({ ...row, quote: pending.request.quote })
+  return requestFromRow({ ...row, quote: pending.request.quote })
 }
 
 function insertErrorOf(error: unknown, request: NewRequest): unknown {
@@ -388,19 +391,19 @@ export class RequestStore {
   async findByDepositTag(originChainId: number, tag: string): Promise<StoredRequest | undefined> {
     if (!REQUEST_ID.test(tag)) return undefined
     const { rows } = await this.client.query<RequestRow>(
-      `SELECT ${COLUMNS} FROM requests WHERE origin_chain_id = $1 AND deposit_tag = $2`,
+      `SELECT ${REQUEST_COLUMNS} FROM requests WHERE origin_chain_id = $1 AND deposit_tag = $2`,
       [originChainId, tag.toLowerCase()],
     )
-    return rows[0] === undefined ? undefined : fromRow(rows[0])
+    return rows[0] === undefined ? undefined : requestFromRow(rows[0])
   }
 
   /** {@link getRequest} through another client, e.g. inside a transaction that just wrote the row. */
   async getRequestWith(client: SqlClient, id: string): Promise<StoredRequest | undefined> {
     if (!REQUEST_ID.test(id)) return undefined
-    const { rows } = await client.query<RequestRow>(`SELECT ${COLUMNS} FROM requests WHERE id = $1`, [
+    const { rows } = await client.query<RequestRow>(`SELECT ${REQUEST_COLUMNS} FROM requests WHERE id = $1`, [
       id.toLowerCase(),
     ])
-    return rows[0] === undefined ? undefined : fromRow(rows[0])
+    return rows[0] === undefined ? undefined : requestFromRow(rows[0])
   }
 
   /**
@@ -409,10 +412,10 @@ export class RequestStore {
    */
   async listRequests(condition: string, params: readonly unknown[], limit: number): Promise<StoredRequest[]> {
     const { rows } = await this.client.query<RequestRow>(
-      `SELECT ${COLUMNS} FROM requests WHERE ${condition} ORDER BY created_at, id LIMIT ${Math.max(1, Math.floor(limit))}`,
+      `SELECT ${REQUEST_COLUMNS} FROM requests WHERE ${condition} ORDER BY created_at, id LIMIT ${Math.max(1, Math.floor(limit))}`,
       params,
     )
-    return rows.map(fromRow)
+    return rows.map(requestFromRow)
   }
 
   /**
@@ -421,10 +424,15 @@ export class RequestStore {
    */
   async findByDepositAddress(address: string): Promise<StoredRequest[]> {
     const { rows } = await this.client.query<RequestRow>(
-      `SELECT ${COLUMNS} FROM requests WHERE deposit_address = $1 ORDER BY created_at DESC, id`,
+      `SELECT ${REQUEST_COLUMNS} FROM requests WHERE deposit_address = $1 ORDER BY created_at DESC, id`,
       [address],
     )
-    return rows.map(fromRow)
+    return rows.map(requestFromRow)
+  }
+
+  /** One page of the request history with each request's transactions (see `history.ts`). */
+  history(query: HistoryQuery): Promise<HistoryPage> {
+    return queryHistory(this.client, query)
   }
 
   /** See {@link toStatusRecord}. */
