@@ -51,7 +51,7 @@ const schema = `bench_history_${process.pid}`
 
 /** Deterministic facts of request number `n` (1-based), as the loader's SQL computes them. */
 const requestId = (n: number) => `0x${md5(`r${n}`)}${md5(`s${n}`)}`
-const userOf = (n: number) => `0x${md5(`u${n % USERS}`).slice(0, 40)}`
+const userOf = (n: number) => `0x${md5(`u${n % USERS}`).slice(0, 40)}` // user number n (0 to USERS - 1)
 const depositHashOf = (n: number) => `0x${md5(`d${n}`)}${md5(`e${n}`)}`
 const fillHashOf = (n: number) => `0x${md5(`f${n}`)}${md5(`h${n}`)}`
 function md5(text: string): string {
@@ -76,21 +76,24 @@ async function load(store: RequestStore, keyIds: readonly string[]): Promise<voi
          origin_currency, destination_currency, trade_type, amount_in, amount_out, minimum_amount_out,
          api_key_id, referrer, quote, in_tx_hashes, tx_hashes, fail_reason, created_at, updated_at, expires_at)
        SELECT '0x' || md5('r' || g) || md5('s' || g), s.status,
-         ($4::bigint[])[1 + g % 6], ($4::bigint[])[1 + (g / 6 + 1 + g % 5) % 6],
-         '0x' || left(md5('u' || (g % ${USERS})), 40), '0x' || left(md5('u' || (g % ${USERS})), 40),
-         '0x' || left(md5('u' || (g % ${USERS})), 40),
+         ($4::bigint[])[1 + h.origin], ($4::bigint[])[1 + (h.origin + 1 + h.destination % 5) % 6],
+         '0x' || left(md5('u' || h.u), 40), '0x' || left(md5('u' || h.u), 40), '0x' || left(md5('u' || h.u), 40),
          '0x0000000000000000000000000000000000000000', '0x0000000000000000000000000000000000000000',
          'EXACT_INPUT', 10000000000000000, 9974000000000000, 9924130000000000,
-         CASE WHEN g % 10 < 7 THEN ($3::text[])[1 + (g / 10) % ${PARTNERS}] END,
-         CASE WHEN g % 10 < 7 THEN 'app-' || (g % 7) END,
+         CASE WHEN h.owner < 70 THEN ($3::text[])[1 + h.owner % ${PARTNERS}] END,
+         CASE WHEN h.owner < 70 THEN 'app-' || (h.referrer % 7) END,
          $5::jsonb,
          CASE WHEN s.status = 'waiting' THEN '{}'::text[] ELSE ARRAY['0x' || md5('d' || g) || md5('e' || g)] END,
          CASE WHEN s.status IN ('success', 'refund') THEN ARRAY['0x' || md5('f' || g) || md5('h' || g)] ELSE '{}'::text[] END,
          CASE WHEN s.status IN ('refund', 'failure') THEN 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL' ELSE 'N/A' END,
          ${START_MS} + g * 1000, ${START_MS} + g * 1000 + (g % 97) * 1000, ${START_MS} + g * 1000 + 600000
        FROM generate_series($1::int, $2::int) g,
-         LATERAL (SELECT CASE WHEN g % 20 < 16 THEN 'success' WHEN g % 20 = 16 THEN 'refund'
-           WHEN g % 20 = 17 THEN 'failure' WHEN g % 20 = 18 THEN 'pending' ELSE 'waiting' END AS status) s`,
+         -- Independent pseudo-random draws per request, so no filter is correlated with another.
+         LATERAL (SELECT abs(hashtext('o' || g)) % 100 AS owner, abs(hashtext('c' || g)) % 6 AS origin,
+           abs(hashtext('t' || g)) % 6 AS destination, abs(hashtext('f' || g)) % 7 AS referrer,
+           abs(hashtext('u' || g)) % ${USERS} AS u, abs(hashtext('s' || g)) % 20 AS draw) h,
+         LATERAL (SELECT CASE WHEN h.draw < 16 THEN 'success' WHEN h.draw = 16 THEN 'refund'
+           WHEN h.draw = 17 THEN 'failure' WHEN h.draw = 18 THEN 'pending' ELSE 'waiting' END AS status) s`,
       [from, to, keyIds, CHAINS, quote],
     )
     log(`  ${to} requests (${((performance.now() - started) / 1000).toFixed(0)} s)`)
@@ -170,6 +173,18 @@ function scenarios(partnerKeyId: string, partnerSecret: string): Scenario[] {
       headers: partner,
     },
     {
+      name: 'partner + status that matches nothing (fallback)',
+      query: () => page({ apiKeyId: partnerKeyId, status: 'fallback' }),
+      url: () => '/requests/v3?status=fallback',
+      headers: partner,
+    },
+    {
+      name: 'partner + destination chain',
+      query: () => page({ apiKeyId: partnerKeyId, destinationChainId: 42161 }),
+      url: () => '/requests/v3?destinationChainId=42161',
+      headers: partner,
+    },
+    {
       name: 'partner + referrer + time range',
       query: () =>
         page({
@@ -202,14 +217,14 @@ function scenarios(partnerKeyId: string, partnerSecret: string): Scenario[] {
     },
     {
       name: 'anonymous lookup by deposit hash',
-      query: (i) => page({ hashes: [depositHashOf(pick(i) - (pick(i) % 20) + 1)] }),
-      url: (i) => `/requests/v3?hash=${depositHashOf(pick(i) - (pick(i) % 20) + 1)}`,
+      query: (i) => page({ hashes: [depositHashOf(pick(i))] }),
+      url: (i) => `/requests/v3?hash=${depositHashOf(pick(i))}`,
       headers: {},
     },
     {
       name: 'anonymous lookup by fill hash (fillTxHash)',
-      query: (i) => page({ fillTxHashes: [fillHashOf(pick(i) - (pick(i) % 20) + 1)] }),
-      url: (i) => `/requests/v3?fillTxHash=${fillHashOf(pick(i) - (pick(i) % 20) + 1)}`,
+      query: (i) => page({ fillTxHashes: [fillHashOf(pick(i))] }),
+      url: (i) => `/requests/v3?fillTxHash=${fillHashOf(pick(i))}`,
       headers: {},
     },
   ]

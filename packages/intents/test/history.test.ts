@@ -368,6 +368,16 @@ function suite(backend: 'pglite' | 'postgres') {
       })
       t.equal(wrongBearer.status, 401, 'a wrong bearer token is 401 even on a lookup')
       t.equal((wrongBearer.body as ErrorBody).errorCode, 'UNAUTHORIZED')
+
+      // The same runtime served without ADMIN_TOKEN: a bearer token is refused as on the admin API.
+      const { koa } = await createIntentsApp({ ...s.runtime, adminToken: undefined, document: loaded })
+      const disabled = await listen(koa, { port: 0 })
+      t.teardown(() => disabled.close())
+      const noOperator = createTestClient(t, disabled.url, loaded.document)
+      const forbidden = await noOperator.get('/requests/v3', s.asOperator)
+      t.equal(forbidden.status, 403, 'a bearer token while the admin API is disabled')
+      t.equal((forbidden.body as ErrorBody).errorCode, 'FORBIDDEN')
+      t.equal((await noOperator.get('/requests/v3', s.asA)).status, 200, 'partners are unaffected')
     })
 
     t.test('an item: status, timeline, transactions with chains and hashes, amounts, fees', async (t) => {

@@ -178,6 +178,21 @@ t.test('native to native bridge: quote, send the deposit, find it on chain', asy
   const status = await client.get(`/intents/status/v3?requestId=${requestId}`)
   t.equal(status.status, 200)
   t.equal((status.body as IntentsApi.StatusRecordV3).status, 'waiting', 'the stored request is waiting')
+  // The swap widget's success modal reads what the quote stored: amounts, currencies and fees.
+  const history = await client.get(`/requests/v2?id=${requestId}`)
+  t.equal(history.status, 200)
+  t.match((history.body as IntentsApi.RequestsPageV2).requests, [
+    {
+      id: requestId,
+      status: 'waiting',
+      user: user.address,
+      data: {
+        metadata: { currencyIn: quote.details.currencyIn, currencyOut: quote.details.currencyOut },
+        fees: { gas: quote.fees.relayerGas.amount, price: quote.fees.relayerService.amount },
+        inTxs: [],
+      },
+    },
+  ])
 
   const { receipts } = await execute(quote, user.privateKey)
   const deposits = await depositsIn(receipts[0]!)
