@@ -118,6 +118,15 @@ export type StatusV3QueryRequests = Mismatch<
   Pontis.GetIntentStatusV3Data['query']
 >
 export type StatusQueryRequests = Mismatch<RelayQuery<'/intents/status'>, Pontis.GetIntentStatusData['query']>
+export type CurrenciesV2Requests = Mismatch<RelayBody<'/currencies/v2'>, Pontis.ListCurrenciesData['body']>
+export type TrendingQueryRequests = Mismatch<
+  RelayQuery<'/currencies/trending'>,
+  Pontis.GetTrendingCurrenciesData['query']
+>
+export type TokenPriceQueryRequests = Mismatch<
+  RelayQuery<'/currencies/token/price'>,
+  Pontis.GetTokenPriceData['query']
+>
 
 export type QuoteV2RequestUnlisted = Unlisted<RelayBody<'/quote/v2'>, Pontis.GetQuoteV2Data['body']>
 export type PriceRequestUnlisted = Unlisted<RelayBody<'/price'>, Pontis.GetPriceData['body']>
@@ -127,6 +136,18 @@ export type IndexRequestUnlisted = Unlisted<
 >
 export type PermitRequestUnlisted = Unlisted<RelayBody<'/execute/permits'>, Pontis.ExecutePermitData['body']>
 export type ChainsQueryUnlisted = Unlisted<RelayQuery<'/chains'>, Pontis.GetChainsData['query']>
+export type CurrenciesV2RequestUnlisted = Unlisted<
+  RelayBody<'/currencies/v2'>,
+  Pontis.ListCurrenciesData['body']
+>
+export type TrendingQueryUnlisted = Unlisted<
+  RelayQuery<'/currencies/trending'>,
+  Pontis.GetTrendingCurrenciesData['query']
+>
+export type TokenPriceQueryUnlisted = Unlisted<
+  RelayQuery<'/currencies/token/price'>,
+  Pontis.GetTokenPriceData['query']
+>
 
 // ------------------------------------------------------------------------------------------------
 // Answers: Pontis → Relay
@@ -150,6 +171,18 @@ export type IndexAnswers = Mismatch<
 export type PermitAnswers = Mismatch<
   Pontis.ExecutePermitResponses[200],
   RelayAnswer<'/execute/permits', 'post', 200>
+>
+export type CurrenciesV2Answers = Mismatch<
+  Pontis.ListCurrenciesResponses[200],
+  RelayAnswer<'/currencies/v2', 'post', 200>
+>
+export type TrendingAnswers = Mismatch<
+  Pontis.GetTrendingCurrenciesResponses[200],
+  RelayAnswer<'/currencies/trending', 'get', 200>
+>
+export type TokenPriceAnswers = Mismatch<
+  Pontis.GetTokenPriceResponses[200],
+  RelayAnswer<'/currencies/token/price', 'get', 200>
 >
 
 /** Error answers: every status Relay's types give a body, for the routes above. */
@@ -175,6 +208,11 @@ export type PermitErrorAnswers = Mismatch<
   RelayAnswer<'/execute/permits', 'post', 400>,
   '$400'
 >
+export type TokenPriceErrorAnswers = Mismatch<
+  Pontis.GetTokenPriceErrors[400],
+  RelayAnswer<'/currencies/token/price', 'get', 400>,
+  '$400'
+>
 
 export type QuoteV2AnswerUnlisted = Unlisted<
   Pontis.GetQuoteV2Responses[200],
@@ -196,6 +234,18 @@ export type IndexAnswerUnlisted = Unlisted<
 export type PermitAnswerUnlisted = Unlisted<
   Pontis.ExecutePermitResponses[200],
   RelayAnswer<'/execute/permits', 'post', 200>
+>
+export type CurrenciesV2AnswerUnlisted = Unlisted<
+  Pontis.ListCurrenciesResponses[200],
+  RelayAnswer<'/currencies/v2', 'post', 200>
+>
+export type TrendingAnswerUnlisted = Unlisted<
+  Pontis.GetTrendingCurrenciesResponses[200],
+  RelayAnswer<'/currencies/trending', 'get', 200>
+>
+export type TokenPriceAnswerUnlisted = Unlisted<
+  Pontis.GetTokenPriceResponses[200],
+  RelayAnswer<'/currencies/token/price', 'get', 200>
 >
 
 // ------------------------------------------------------------------------------------------------

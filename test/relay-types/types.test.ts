@@ -53,12 +53,18 @@ const EXPECTED: Record<string, Record<string, Reason>> = {
   ChainsQueryRequests: { '$.includeChains': noNullInQuery },
   StatusV3QueryRequests: { '$.requestId': statusRequired },
   StatusQueryRequests: { '$.requestId': statusRequired },
+  CurrenciesV2Requests: {},
+  TrendingQueryRequests: {},
+  TokenPriceQueryRequests: {},
   // Members of Relay's requests the document does not list (they would be ignored): none.
   QuoteV2RequestUnlisted: {},
   PriceRequestUnlisted: {},
   IndexRequestUnlisted: {},
   PermitRequestUnlisted: {},
   ChainsQueryUnlisted: {},
+  CurrenciesV2RequestUnlisted: {},
+  TrendingQueryUnlisted: {},
+  TokenPriceQueryUnlisted: {},
   // Answers: every Pontis answer is a Relay answer.
   QuoteV2Answers: {},
   QuoteAnswers: {},
@@ -68,6 +74,10 @@ const EXPECTED: Record<string, Record<string, Reason>> = {
   StatusAnswers: { '$.details': detailsObject, '$.status': oldStatusPath },
   IndexAnswers: {},
   PermitAnswers: {},
+  CurrenciesV2Answers: {},
+  TrendingAnswers: {},
+  TokenPriceAnswers: {},
+  TokenPriceErrorAnswers: {},
   QuoteV2ErrorAnswers: {},
   QuoteErrorAnswers: {},
   PriceErrorAnswers: {},
@@ -90,7 +100,21 @@ const EXPECTED: Record<string, Record<string, Reason>> = {
   },
   ChainsAnswerUnlisted: {
     '$.chains[].solverCurrencies[].supportsBridging': addition('as on the other currency lists'),
+    '$.chains[].currency.metadata': addition(
+      "the currency's `logoURI` on the deployment itself, so no client builds one on Relay's CDN (issue 26)",
+    ),
+    '$.chains[].erc20Currencies[].metadata': addition(
+      "each token's `logoURI`, as on featuredTokens (issue 26)",
+    ),
+    '$.chains[].solverCurrencies[].metadata': addition(
+      "each currency's `logoURI`, as on featuredTokens (issue 26)",
+    ),
+    '$.chains[].featuredTokens[].metadata.isNative': addition('the currency metadata of /currencies/v2'),
+    '$.chains[].featuredTokens[].metadata.verified': addition('the currency metadata of /currencies/v2'),
   },
+  CurrenciesV2AnswerUnlisted: {},
+  TrendingAnswerUnlisted: {},
+  TokenPriceAnswerUnlisted: {},
   StatusV3AnswerUnlisted: {
     '$.requestId': addition('the request the record describes'),
     '$.failReason': `${SPEC}, Request status record: "failReason | string"`,
