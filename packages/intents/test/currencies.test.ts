@@ -23,6 +23,7 @@ import {
   createIntentsRuntime,
   INTENTS_DOCUMENT_PATH,
   type PriceSource,
+  readIntentsEnvironment,
 } from '../src/index.js'
 import { loadPriceSource } from '../src/quote/prices.js'
 
@@ -481,4 +482,20 @@ t.test('icons named in the chain config win, on the deployment or elsewhere', as
   t.equal(listed[0]!.metadata.logoURI, `${origin}/icons/currencies/dai.svg`, 'and in the currency list')
   const other = await list(client, { chainIds: [31338], term: 'usdc' })
   t.equal(other[0]!.metadata.logoURI, `${origin}/icons/currencies/usdc.svg`, 'other chains keep theirs')
+})
+
+t.test('PUBLIC_BASE_URL is checked at start-up', async (t) => {
+  t.equal(
+    readIntentsEnvironment({ PUBLIC_BASE_URL: 'https://pontis.example/api/' }).publicBaseUrl,
+    'https://pontis.example/api',
+    'the trailing slash is dropped',
+  )
+  t.equal(readIntentsEnvironment({}).publicBaseUrl, undefined, 'unset: the request origin')
+  for (const bad of [
+    'pontis.example',
+    'ftp://pontis.example',
+    'https://pontis.example/?a=1',
+    'https://u:p@x.example',
+  ])
+    t.throws(() => readIntentsEnvironment({ PUBLIC_BASE_URL: bad }), /PUBLIC_BASE_URL/, `${bad} is refused`)
 })
