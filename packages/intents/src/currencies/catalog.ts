@@ -23,11 +23,24 @@ function canonicalOn(chain: RegisteredChain, address: string): string | undefine
   }
 }
 
+/** `address` read by each chain's family once per request (a refusal throws, which is not free). */
+function canonicalPerChain(address: string): (chain: RegisteredChain) => string | undefined {
+  const read = new Map<number, string | undefined>()
+  return (chain) => {
+    if (!read.has(chain.id)) read.set(chain.id, canonicalOn(chain, address))
+    return read.get(chain.id)
+  }
+}
+
 /** How well `term` (lower case) matches a currency: lower is better, undefined is no match. */
-function termRank(listed: ListedCurrency, term: string, raw: string): number | undefined {
+function termRank(
+  listed: ListedCurrency,
+  term: string,
+  asAddress: (chain: RegisteredChain) => string | undefined,
+): number | undefined {
   const symbol = listed.currency.entry.symbol.toLowerCase()
   const name = listed.currency.entry.name.toLowerCase()
-  if (symbol === term || canonicalOn(listed.chain, raw) === listed.currency.address) return 0
+  if (symbol === term || asAddress(listed.chain) === listed.currency.address) return 0
   if (symbol.startsWith(term)) return 1
   if (name.startsWith(term)) return 2
   if (symbol.includes(term)) return 3
@@ -94,13 +107,15 @@ export class DeploymentCurrencies {
     }
     const address = request.address?.trim()
     if (address) {
-      matched = matched.filter((listed) => canonicalOn(listed.chain, address) === listed.currency.address)
+      const asAddress = canonicalPerChain(address)
+      matched = matched.filter((listed) => asAddress(listed.chain) === listed.currency.address)
     }
     const raw = request.term?.trim()
     if (raw) {
       const term = raw.toLowerCase()
+      const asAddress = canonicalPerChain(raw)
       matched = matched
-        .map((listed, index) => ({ listed, index, rank: termRank(listed, term, raw) }))
+        .map((listed, index) => ({ listed, index, rank: termRank(listed, term, asAddress) }))
         .filter((scored): scored is typeof scored & { rank: number } => scored.rank !== undefined)
         .sort((a, b) => a.rank - b.rank || a.index - b.index)
         .map((scored) => scored.listed)
