@@ -10,6 +10,7 @@
  * and take the source down.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { request as httpRequest } from 'node:http'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -482,6 +483,37 @@ t.test('icons named in the chain config win, on the deployment or elsewhere', as
   t.equal(listed[0]!.metadata.logoURI, `${origin}/icons/currencies/dai.svg`, 'and in the currency list')
   const other = await list(client, { chainIds: [31338], term: 'usdc' })
   t.equal(other[0]!.metadata.logoURI, `${origin}/icons/currencies/usdc.svg`, 'other chains keep theirs')
+})
+
+/** GET with a Host header of the test's choosing (fetch always sends the URL's). */
+function getWithHost(path: string, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${base}${path}`, { headers: { host } }, (response) => {
+      let text = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => {
+        text += chunk
+      })
+      response.on('end', () => resolve(text))
+    })
+    request.on('error', reject)
+    request.end()
+  })
+}
+
+t.test('a Host that cannot be part of a URL is never echoed into one', async (t) => {
+  const answer = JSON.parse(await getWithHost('/chains?includeChains=31337', 'bad_host"><x')) as {
+    chains: ChainRecord[]
+  }
+  t.equal(answer.chains[0]!.iconUrl, 'http://localhost/icons/chains/31337.svg')
+  const named = JSON.parse(await getWithHost('/chains?includeChains=31337', 'pontis.internal:8080')) as {
+    chains: ChainRecord[]
+  }
+  t.equal(
+    named.chains[0]!.iconUrl,
+    'http://pontis.internal:8080/icons/chains/31337.svg',
+    'a plain host:port is',
+  )
 })
 
 t.test('PUBLIC_BASE_URL is checked at start-up', async (t) => {
