@@ -2426,6 +2426,10 @@ export const ChainCurrencySchema = {
         },
         supportsBridging: {
             type: 'boolean'
+        },
+        metadata: {
+            $ref: '#/components/schemas/CurrencyMetadata',
+            description: '`logoURI`: absolute URL of the currency\'s image, served by this deployment (`/icons/currencies/...`) unless the chain config names another.'
         }
     }
 } as const;
@@ -2625,7 +2629,8 @@ export const ChainRecordSchema = {
         },
         iconUrl: {
             type: 'string',
-            format: 'uri'
+            format: 'uri',
+            description: 'Absolute URL of the chain\'s icon: `/icons/chains/<id>.svg` of this deployment (the icon of\nthe native currency, or a generic image) unless the chain config sets `iconUrl` (an\nabsolute URL, or a path such as `/icons/currencies/eth.svg` on this deployment). URLs of\nthis deployment start with `PUBLIC_BASE_URL` when it is set, else with the request\'s\norigin (`Host`; with `TRUST_PROXY=true` the proxy\'s `X-Forwarded-Proto` and\n`X-Forwarded-Host`).\n'
         },
         contracts: {
             $ref: '#/components/schemas/ChainContracts'
@@ -4124,6 +4129,155 @@ export const ApiKeyListSchema = {
             items: {
                 $ref: '#/components/schemas/ApiKey'
             }
+        }
+    }
+} as const;
+
+export const CurrencyListRequestSchema = {
+    type: 'object',
+    additionalProperties: false,
+    description: '`POST /currencies/v2`. Every member is optional; those given combine with AND. Members of\nRelay\'s request that need data Pontis does not keep are accepted and answered from the\ndeployment\'s own list (`useExternalSearch`, `defaultList`: every routable currency is in\nthe default list).\n',
+    properties: {
+        defaultList: {
+            type: 'boolean',
+            description: 'Ask for the default list. Every currency this deployment routes is in it, so this changes nothing.'
+        },
+        chainIds: {
+            type: 'array',
+            maxItems: 1000,
+            description: 'Only currencies of these chains. Ids the deployment does not serve match nothing.',
+            items: {
+                $ref: '#/components/schemas/ChainId'
+            }
+        },
+        term: {
+            type: 'string',
+            maxLength: 256,
+            description: 'Matches symbols and names (case-insensitive) and currency ids (as `address`). Empty matches everything.'
+        },
+        address: {
+            type: 'string',
+            maxLength: 256,
+            description: 'A currency id, matched in each chain family\'s rule (EVM in any case, base58 exactly). Empty matches everything.'
+        },
+        currencyId: {
+            type: 'string',
+            maxLength: 128,
+            description: 'The service id of a currency (`eth`, `usdc`), the same on every chain that has it.'
+        },
+        tokens: {
+            type: 'array',
+            maxItems: 1000,
+            description: '`chainId:address` items: only these currencies (those not routed here are left out).',
+            items: {
+                type: 'string',
+                pattern: '^[0-9]{1,16}:.{1,256}$'
+            }
+        },
+        verified: {
+            type: 'boolean',
+            description: '`true`: only verified currencies (configured currencies are verified unless their config says `verified: false`); `false` does not filter.'
+        },
+        limit: {
+            type: 'integer',
+            minimum: 1,
+            maximum: 1000,
+            description: 'Most currencies answered. Default 20.'
+        },
+        includeAllChains: {
+            type: 'boolean',
+            description: 'With `address` (or `tokens`, `term`) and `chainIds`, also list the same currency (same service id) on every other chain.'
+        },
+        useExternalSearch: {
+            type: 'boolean',
+            description: 'Pontis searches no third-party list; the answer is the deployment\'s own, as without it.'
+        },
+        depositAddressOnly: {
+            type: 'boolean',
+            description: 'Only currencies of chains whose family can take deposits to a deposit address (`useDepositAddress`).'
+        },
+        referrer: {
+            type: 'string',
+            maxLength: 128,
+            description: 'Referrer label existing clients add; accepted and not used.'
+        }
+    }
+} as const;
+
+export const CurrencyListSchema = {
+    type: 'array',
+    items: {
+        $ref: '#/components/schemas/CurrencyListItem'
+    }
+} as const;
+
+export const CurrencyListItemSchema = {
+    type: 'object',
+    description: 'A currency of the deployment, as token lists show it.',
+    required: [
+        'chainId',
+        'address',
+        'symbol',
+        'name',
+        'decimals',
+        'vmType',
+        'metadata'
+    ],
+    properties: {
+        chainId: {
+            $ref: '#/components/schemas/ChainId'
+        },
+        address: {
+            $ref: '#/components/schemas/CurrencyId'
+        },
+        symbol: {
+            type: 'string'
+        },
+        name: {
+            type: 'string'
+        },
+        decimals: {
+            type: 'integer',
+            minimum: 0,
+            maximum: 255
+        },
+        vmType: {
+            $ref: '#/components/schemas/VmType'
+        },
+        metadata: {
+            type: 'object',
+            required: [
+                'logoURI',
+                'verified',
+                'isNative'
+            ],
+            properties: {
+                logoURI: {
+                    type: 'string',
+                    format: 'uri',
+                    description: 'Absolute URL of the currency\'s image, served by this deployment unless the config names another.'
+                },
+                verified: {
+                    type: 'boolean'
+                },
+                isNative: {
+                    type: 'boolean'
+                }
+            }
+        }
+    }
+} as const;
+
+export const TokenPriceSchema = {
+    type: 'object',
+    required: [
+        'price'
+    ],
+    properties: {
+        price: {
+            type: 'number',
+            minimum: 0,
+            description: 'USD per whole unit of the currency (a display value).'
         }
     }
 } as const;

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, GetRequestsV2Data, GetRequestsV2Errors, GetRequestsV2Responses, GetRequestsV3Data, GetRequestsV3Errors, GetRequestsV3Responses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses } from './types.gen.js';
+import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetIconData, GetIconErrors, GetIconResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, GetRequestsV2Data, GetRequestsV2Errors, GetRequestsV2Responses, GetRequestsV3Data, GetRequestsV3Errors, GetRequestsV3Responses, GetSquareIconData, GetSquareIconErrors, GetSquareIconResponses, GetTokenPriceData, GetTokenPriceErrors, GetTokenPriceResponses, GetTrendingCurrenciesData, GetTrendingCurrenciesErrors, GetTrendingCurrenciesResponses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -250,6 +250,92 @@ export const executePermit = <ThrowOnError extends boolean = false>(options: Opt
         ...options.headers
     }
 });
+
+/**
+ * Token list and search
+ *
+ * The currencies this deployment can route: the native currency and the configured
+ * `currencies` of every chain of the chain config (all families; currencies with
+ * `supportsBridging: false` and chains with `disabled: true` are left out), the list the
+ * token selectors of existing clients show. Every member is optional and they combine with
+ * AND; an empty body lists everything, natives first, in config order, up to `limit`.
+ *
+ * - `term` matches symbols and names (case-insensitive, exact symbol first, then prefixes,
+ * then substrings) and also addresses, as `address` does.
+ * - `address` matches currency ids in each chain family's own rule, through the chain's
+ * plugin: EVM addresses in any case, SVM mints and other base58 ids exactly.
+ * - `tokens` (`chainId:address` items) lists exactly those currencies; items this deployment
+ * does not route are left out, not refused.
+ *
+ * Every currency carries `metadata.logoURI`, an image served by this deployment
+ * (`/icons/currencies/...`) unless the chain config names another (`metadata.logoURI` of the
+ * currency entry), and `metadata.verified` (true unless the config says false).
+ *
+ */
+export const listCurrencies = <ThrowOnError extends boolean = false>(options?: Options<ListCurrenciesData, ThrowOnError>) => (options?.client ?? client).post<ListCurrenciesResponses, ListCurrenciesErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/currencies/v2',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options?.headers
+    }
+});
+
+/**
+ * Trending currencies
+ *
+ * Currencies to suggest before the user searches. Pontis keeps no market data, so this is
+ * the deployment's own list ranked without it: currencies named in a chain's
+ * `featuredTokens` first, then native currencies, then the other configured currencies, in
+ * config order. `sortBy` is accepted for existing clients and does not change the order.
+ *
+ */
+export const getTrendingCurrencies = <ThrowOnError extends boolean = false>(options?: Options<GetTrendingCurrenciesData, ThrowOnError>) => (options?.client ?? client).get<GetTrendingCurrenciesResponses, GetTrendingCurrenciesErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/currencies/trending',
+    ...options
+});
+
+/**
+ * USD price of a currency
+ *
+ * The USD price of one whole unit of a currency this deployment routes, from the price
+ * source quotes use, asked afresh on every call (the same freshness rules as quotes: what
+ * the source cannot price now is a 503 `PRICE_FETCH_FAILED`, never an old value). A display
+ * value, a JSON number; amounts in quotes stay exact. A chain the deployment does not serve
+ * is 400 `UNSUPPORTED_CHAIN`; an address that is no currency id of the chain's family, or a
+ * currency the deployment does not route there, 400 `UNSUPPORTED_CURRENCY` (the message
+ * names the currencies it routes on that chain).
+ *
+ */
+export const getTokenPrice = <ThrowOnError extends boolean = false>(options: Options<GetTokenPriceData, ThrowOnError>) => (options.client ?? client).get<GetTokenPriceResponses, GetTokenPriceErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/currencies/token/price',
+    ...options
+});
+
+/**
+ * Chain and currency icons
+ *
+ * The images `iconUrl` (chain records) and `metadata.logoURI` (currencies) point at when the
+ * chain config names no other: SVG files of the installed `cryptocurrency-icons` package
+ * (CC0-1.0), never fetched from elsewhere. `chains/<chainId>.svg` is the icon of the
+ * chain's native currency, `currencies/<symbol>.svg` the icon of that symbol (case does not
+ * matter). A chain, symbol or name without an icon answers the package's generic coin image,
+ * never 404, so clients show no broken image. Cached publicly for a day; not rate limited.
+ *
+ */
+export const getIcon = <ThrowOnError extends boolean = false>(options: Options<GetIconData, ThrowOnError>) => (options.client ?? client).get<GetIconResponses, GetIconErrors, ThrowOnError>({ url: '/icons/{kind}/{name}', ...options });
+
+/**
+ * Chain and currency icons (square variant)
+ *
+ * The same image as `/icons/{kind}/{name}`. Existing widgets ask for a chain icon's square
+ * variant by inserting `square/` after `/icons/` in `iconUrl`.
+ *
+ */
+export const getSquareIcon = <ThrowOnError extends boolean = false>(options: Options<GetSquareIconData, ThrowOnError>) => (options.client ?? client).get<GetSquareIconResponses, GetSquareIconErrors, ThrowOnError>({ url: '/icons/square/{kind}/{name}', ...options });
 
 /**
  * Interactive API reference

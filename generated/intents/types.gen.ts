@@ -1315,6 +1315,10 @@ export type ChainCurrency = {
     address: CurrencyId;
     decimals: number;
     supportsBridging: boolean;
+    /**
+     * `logoURI`: absolute URL of the currency's image, served by this deployment (`/icons/currencies/...`) unless the chain config names another.
+     */
+    metadata?: CurrencyMetadata;
 };
 
 /**
@@ -1426,6 +1430,15 @@ export type ChainRecord = {
      * Currencies the solver holds inventory of on this chain.
      */
     solverCurrencies?: Array<ChainCurrency>;
+    /**
+     * Absolute URL of the chain's icon: `/icons/chains/<id>.svg` of this deployment (the icon of
+     * the native currency, or a generic image) unless the chain config sets `iconUrl` (an
+     * absolute URL, or a path such as `/icons/currencies/eth.svg` on this deployment). URLs of
+     * this deployment start with `PUBLIC_BASE_URL` when it is set, else with the request's
+     * origin (`Host`; with `TRUST_PROXY=true` the proxy's `X-Forwarded-Proto` and
+     * `X-Forwarded-Host`).
+     *
+     */
     iconUrl?: string;
     contracts?: ChainContracts;
     vmType: VmType;
@@ -2071,6 +2084,93 @@ export type ApiKeyList = {
 };
 
 /**
+ * `POST /currencies/v2`. Every member is optional; those given combine with AND. Members of
+ * Relay's request that need data Pontis does not keep are accepted and answered from the
+ * deployment's own list (`useExternalSearch`, `defaultList`: every routable currency is in
+ * the default list).
+ *
+ */
+export type CurrencyListRequest = {
+    /**
+     * Ask for the default list. Every currency this deployment routes is in it, so this changes nothing.
+     */
+    defaultList?: boolean;
+    /**
+     * Only currencies of these chains. Ids the deployment does not serve match nothing.
+     */
+    chainIds?: Array<ChainId>;
+    /**
+     * Matches symbols and names (case-insensitive) and currency ids (as `address`). Empty matches everything.
+     */
+    term?: string;
+    /**
+     * A currency id, matched in each chain family's rule (EVM in any case, base58 exactly). Empty matches everything.
+     */
+    address?: string;
+    /**
+     * The service id of a currency (`eth`, `usdc`), the same on every chain that has it.
+     */
+    currencyId?: string;
+    /**
+     * `chainId:address` items: only these currencies (those not routed here are left out).
+     */
+    tokens?: Array<string>;
+    /**
+     * `true`: only verified currencies (configured currencies are verified unless their config says `verified: false`); `false` does not filter.
+     */
+    verified?: boolean;
+    /**
+     * Most currencies answered. Default 20.
+     */
+    limit?: number;
+    /**
+     * With `address` (or `tokens`, `term`) and `chainIds`, also list the same currency (same service id) on every other chain.
+     */
+    includeAllChains?: boolean;
+    /**
+     * Pontis searches no third-party list; the answer is the deployment's own, as without it.
+     */
+    useExternalSearch?: boolean;
+    /**
+     * Only currencies of chains whose family can take deposits to a deposit address (`useDepositAddress`).
+     */
+    depositAddressOnly?: boolean;
+    /**
+     * Referrer label existing clients add; accepted and not used.
+     */
+    referrer?: string;
+};
+
+export type CurrencyList = Array<CurrencyListItem>;
+
+/**
+ * A currency of the deployment, as token lists show it.
+ */
+export type CurrencyListItem = {
+    chainId: ChainId;
+    address: CurrencyId;
+    symbol: string;
+    name: string;
+    decimals: number;
+    vmType: VmType;
+    metadata: {
+        /**
+         * Absolute URL of the currency's image, served by this deployment unless the config names another.
+         */
+        logoURI: string;
+        verified: boolean;
+        isNative: boolean;
+    };
+};
+
+export type TokenPrice = {
+    /**
+     * USD per whole unit of the currency (a display value).
+     */
+    price: number;
+};
+
+/**
  * Id of the request, as returned in `steps[].requestId` of the quote.
  */
 export type RequestIdQuery = RequestId;
@@ -2202,6 +2302,16 @@ export type HistorySortBy = 'createdAt' | 'updatedAt';
  * Default `desc`, newest first.
  */
 export type HistorySortDirection = 'asc' | 'desc';
+
+/**
+ * `chains` (named by chain id) or `currencies` (named by symbol).
+ */
+export type IconKindPath = 'chains' | 'currencies';
+
+/**
+ * A chain id or a currency symbol, with or without `.svg`; case does not matter.
+ */
+export type IconNamePath = string;
 
 /**
  * The intent to quote.
@@ -2972,6 +3082,272 @@ export type ExecutePermitResponses = {
 };
 
 export type ExecutePermitResponse2 = ExecutePermitResponses[keyof ExecutePermitResponses];
+
+export type ListCurrenciesData = {
+    body?: CurrencyListRequest;
+    path?: never;
+    query?: never;
+    url: '/currencies/v2';
+};
+
+export type ListCurrenciesErrors = {
+    /**
+     * The request is malformed (`INVALID_REQUEST`, `MALFORMED_JSON`) or names something the service does not support.
+     */
+    400: ErrorBody;
+    /**
+     * An `x-api-key` was sent but is unknown or revoked.
+     */
+    401: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type ListCurrenciesError = ListCurrenciesErrors[keyof ListCurrenciesErrors];
+
+export type ListCurrenciesResponses = {
+    /**
+     * The matching currencies, at most `limit`.
+     */
+    200: CurrencyList;
+};
+
+export type ListCurrenciesResponse = ListCurrenciesResponses[keyof ListCurrenciesResponses];
+
+export type GetTrendingCurrenciesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Only currencies of this chain.
+         */
+        chainId?: ChainId;
+        /**
+         * Accepted for existing clients; the order is the one described above whatever the value.
+         */
+        sortBy?: 'relay24hBuyTxCount' | 'relay24hBuyUsdVolume' | 'coingecko6hTrending';
+        /**
+         * Most currencies answered. Default 20.
+         */
+        limit?: number;
+        /**
+         * Referrer label. Existing clients append it to `GET` check endpoints and send it with index calls; it is accepted and recorded for analytics only.
+         */
+        referrer?: string;
+    };
+    url: '/currencies/trending';
+};
+
+export type GetTrendingCurrenciesErrors = {
+    /**
+     * The request is malformed (`INVALID_REQUEST`, `MALFORMED_JSON`) or names something the service does not support.
+     */
+    400: ErrorBody;
+    /**
+     * An `x-api-key` was sent but is unknown or revoked.
+     */
+    401: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetTrendingCurrenciesError = GetTrendingCurrenciesErrors[keyof GetTrendingCurrenciesErrors];
+
+export type GetTrendingCurrenciesResponses = {
+    /**
+     * The suggested currencies, at most `limit`.
+     */
+    200: CurrencyList;
+};
+
+export type GetTrendingCurrenciesResponse = GetTrendingCurrenciesResponses[keyof GetTrendingCurrenciesResponses];
+
+export type GetTokenPriceData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The currency id on the chain (as in `/chains` and `/currencies/v2`), in the chain family's form.
+         */
+        address: string;
+        /**
+         * The chain of the currency.
+         */
+        chainId: ChainId;
+        /**
+         * Referrer label. Existing clients append it to `GET` check endpoints and send it with index calls; it is accepted and recorded for analytics only.
+         */
+        referrer?: string;
+    };
+    url: '/currencies/token/price';
+};
+
+export type GetTokenPriceErrors = {
+    /**
+     * The request is malformed (`INVALID_REQUEST`, `MALFORMED_JSON`) or names something the service does not support.
+     */
+    400: ErrorBody;
+    /**
+     * An `x-api-key` was sent but is unknown or revoked.
+     */
+    401: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * A transient failure (dependency down, price feed or RPC error, timeout). Retry with backoff, honouring `Retry-After` when present.
+     */
+    503: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetTokenPriceError = GetTokenPriceErrors[keyof GetTokenPriceErrors];
+
+export type GetTokenPriceResponses = {
+    /**
+     * The price.
+     */
+    200: TokenPrice;
+};
+
+export type GetTokenPriceResponse = GetTokenPriceResponses[keyof GetTokenPriceResponses];
+
+export type GetIconData = {
+    body?: never;
+    path: {
+        /**
+         * `chains` (named by chain id) or `currencies` (named by symbol).
+         */
+        kind: 'chains' | 'currencies';
+        /**
+         * A chain id or a currency symbol, with or without `.svg`; case does not matter.
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/icons/{kind}/{name}';
+};
+
+export type GetIconErrors = {
+    /**
+     * The request is malformed (`INVALID_REQUEST`, `MALFORMED_JSON`) or names something the service does not support.
+     */
+    400: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetIconError = GetIconErrors[keyof GetIconErrors];
+
+export type GetIconResponses = {
+    /**
+     * The image (SVG), or the generic coin image when there is no icon for the name.
+     */
+    200: Blob | File;
+};
+
+export type GetIconResponse = GetIconResponses[keyof GetIconResponses];
+
+export type GetSquareIconData = {
+    body?: never;
+    path: {
+        /**
+         * `chains` (named by chain id) or `currencies` (named by symbol).
+         */
+        kind: 'chains' | 'currencies';
+        /**
+         * A chain id or a currency symbol, with or without `.svg`; case does not matter.
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/icons/square/{kind}/{name}';
+};
+
+export type GetSquareIconErrors = {
+    /**
+     * The request is malformed (`INVALID_REQUEST`, `MALFORMED_JSON`) or names something the service does not support.
+     */
+    400: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetSquareIconError = GetSquareIconErrors[keyof GetSquareIconErrors];
+
+export type GetSquareIconResponses = {
+    /**
+     * The image (SVG), or the generic coin image when there is no icon for the name.
+     */
+    200: Blob | File;
+};
+
+export type GetSquareIconResponse = GetSquareIconResponses[keyof GetSquareIconResponses];
 
 export type GetDocumentationData = {
     body?: never;

@@ -214,6 +214,11 @@ async function intentsBases(target: FuzzTarget): Promise<Record<string, readonly
     getQuoteV2: quoteBases,
     getPrice: quoteBases,
     getChains: [{ name: 'all chains', query: {} }],
+    listCurrencies: [
+      { name: 'search', body: { chainIds: [31337], tokens: [`31337:${NATIVE}`], term: 'eth', limit: 12 } },
+    ],
+    getTrendingCurrencies: [{ name: 'trending', query: {} }],
+    getTokenPrice: [{ name: 'native', query: { address: NATIVE, chainId: '31337' } }],
     indexTransaction: [
       { name: 'unknown transaction', body: { chainId: 31337, txHash: `0x${'ab'.repeat(32)}` } },
     ],
@@ -342,6 +347,17 @@ function problemsOf(
   return problems
 }
 
+/**
+ * The value as the service validates it: query text that reads as a number is coerced for a
+ * numeric parameter (Ajv's `coerceTypes`, `"7"` to 7), as for the currency routes' `chainId`.
+ */
+function asValidated(input: NumericInput, value: unknown): unknown {
+  const numeric = input.types.includes('integer') || input.types.includes('number')
+  if (input.location !== 'query' || !numeric || typeof value !== 'string' || value === '') return value
+  const number = Number(value)
+  return Number.isNaN(number) ? value : number
+}
+
 /** Sends every value to every numeric input of one operation; returns the failures. */
 async function sendHostileValues(
   target: FuzzTarget,
@@ -372,7 +388,7 @@ async function sendHostileValues(
           headers: {},
           ...(body === undefined ? {} : { body }),
           // The field's own schema decides; the rest of the request is valid.
-          valid: target.arbitraries.problems(input.pointer, value).length === 0,
+          valid: target.arbitraries.problems(input.pointer, asValidated(input, value)).length === 0,
         }
         const answer = await sendCase(target.baseUrl, request, target.headersFor(operation))
         const problems = problemsOf(target, request, input, value, answer)

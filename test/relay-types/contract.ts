@@ -118,6 +118,15 @@ export type StatusV3QueryRequests = Mismatch<
   Pontis.GetIntentStatusV3Data['query']
 >
 export type StatusQueryRequests = Mismatch<RelayQuery<'/intents/status'>, Pontis.GetIntentStatusData['query']>
+export type CurrenciesV2Requests = Mismatch<RelayBody<'/currencies/v2'>, Pontis.ListCurrenciesData['body']>
+export type TrendingQueryRequests = Mismatch<
+  RelayQuery<'/currencies/trending'>,
+  Pontis.GetTrendingCurrenciesData['query']
+>
+export type TokenPriceQueryRequests = Mismatch<
+  RelayQuery<'/currencies/token/price'>,
+  Pontis.GetTokenPriceData['query']
+>
 
 export type RequestsV3QueryRequests = Mismatch<RelayQuery<'/requests/v3'>, Pontis.GetRequestsV3Data['query']>
 export type RequestsV2QueryRequests = Mismatch<RelayQuery<'/requests/v2'>, Pontis.GetRequestsV2Data['query']>
@@ -132,6 +141,18 @@ export type PermitRequestUnlisted = Unlisted<RelayBody<'/execute/permits'>, Pont
 export type ChainsQueryUnlisted = Unlisted<RelayQuery<'/chains'>, Pontis.GetChainsData['query']>
 export type RequestsV3QueryUnlisted = Unlisted<RelayQuery<'/requests/v3'>, Pontis.GetRequestsV3Data['query']>
 export type RequestsV2QueryUnlisted = Unlisted<RelayQuery<'/requests/v2'>, Pontis.GetRequestsV2Data['query']>
+export type CurrenciesV2RequestUnlisted = Unlisted<
+  RelayBody<'/currencies/v2'>,
+  Pontis.ListCurrenciesData['body']
+>
+export type TrendingQueryUnlisted = Unlisted<
+  RelayQuery<'/currencies/trending'>,
+  Pontis.GetTrendingCurrenciesData['query']
+>
+export type TokenPriceQueryUnlisted = Unlisted<
+  RelayQuery<'/currencies/token/price'>,
+  Pontis.GetTokenPriceData['query']
+>
 
 // ------------------------------------------------------------------------------------------------
 // Answers: Pontis → Relay
@@ -164,6 +185,18 @@ export type RequestsV2Answers = Mismatch<
   Pontis.GetRequestsV2Responses[200],
   RelayAnswer<'/requests/v2', 'get', 200>
 >
+export type CurrenciesV2Answers = Mismatch<
+  Pontis.ListCurrenciesResponses[200],
+  RelayAnswer<'/currencies/v2', 'post', 200>
+>
+export type TrendingAnswers = Mismatch<
+  Pontis.GetTrendingCurrenciesResponses[200],
+  RelayAnswer<'/currencies/trending', 'get', 200>
+>
+export type TokenPriceAnswers = Mismatch<
+  Pontis.GetTokenPriceResponses[200],
+  RelayAnswer<'/currencies/token/price', 'get', 200>
+>
 
 /** Error answers: every status Relay's types give a body, for the routes above. */
 export type QuoteV2ErrorAnswers =
@@ -186,6 +219,11 @@ export type IndexErrorAnswers =
 export type PermitErrorAnswers = Mismatch<
   Pontis.ExecutePermitErrors[400],
   RelayAnswer<'/execute/permits', 'post', 400>,
+  '$400'
+>
+export type TokenPriceErrorAnswers = Mismatch<
+  Pontis.GetTokenPriceErrors[400],
+  RelayAnswer<'/currencies/token/price', 'get', 400>,
   '$400'
 >
 
@@ -217,6 +255,18 @@ export type RequestsV3AnswerUnlisted = Unlisted<
 export type RequestsV2AnswerUnlisted = Unlisted<
   Pontis.GetRequestsV2Responses[200],
   RelayAnswer<'/requests/v2', 'get', 200>
+>
+export type CurrenciesV2AnswerUnlisted = Unlisted<
+  Pontis.ListCurrenciesResponses[200],
+  RelayAnswer<'/currencies/v2', 'post', 200>
+>
+export type TrendingAnswerUnlisted = Unlisted<
+  Pontis.GetTrendingCurrenciesResponses[200],
+  RelayAnswer<'/currencies/trending', 'get', 200>
+>
+export type TokenPriceAnswerUnlisted = Unlisted<
+  Pontis.GetTokenPriceResponses[200],
+  RelayAnswer<'/currencies/token/price', 'get', 200>
 >
 
 // ------------------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
  * Requests typed from Relay's published API types are accepted by the running service, not only by
  * the types (issue 18): every member of Relay's quote request, one at a time on a native bridge
  * between the devnet's anvil chains, on `/quote/v2`, `/quote` and `/price`; Relay's bodies for
- * `/transactions/index` and `/execute/permits`; the query parameters existing clients add. Each
+ * `/transactions/index` and `/execute/permits`; every member of Relay's currency-route requests (issue
+ * 26), with what relay-kit-ui 8.0.12 adds; the query parameters existing clients add. Each
  * answer is checked against openapi/intents.yaml; none may be a schema refusal (`INVALID_REQUEST`)
  * or name the member in `Ignored-Members`.
  */
@@ -23,6 +24,9 @@ type RelayBody<Path extends keyof paths> = paths[Path] extends { post: { request
   ? JsonOf<NonNullable<Body>>
   : never
 type RelayQuoteRequest = RelayBody<'/quote/v2'>
+type RelayQuery<Path extends keyof paths> = paths[Path] extends { get: { parameters: { query?: infer Q } } }
+  ? NonNullable<Q>
+  : never
 
 const devnet = await startDevnet({
   chains: [
@@ -257,3 +261,72 @@ t.test(
     t.match((other.body as { message: string }).message, 'topupGas')
   },
 )
+
+t.test("every member of Relay's currency-route requests, and what relay-kit-ui adds", async (t) => {
+  const client = createTestClient(t, server.url, loaded.document)
+  type CurrenciesRequest = RelayBody<'/currencies/v2'>
+  // `Required` makes the compiler refuse a member of Relay's type left out here.
+  const everyCurrencyMember: { [K in keyof Required<CurrenciesRequest>]: CurrenciesRequest[K] } = {
+    defaultList: true,
+    chainIds: [31337, 31338],
+    term: 'usd',
+    address: STABLECOIN_ADDRESS.toLowerCase(),
+    currencyId: 'usdc',
+    tokens: [`31337:${STABLECOIN_ADDRESS}`],
+    verified: true,
+    limit: 12,
+    includeAllChains: true,
+    useExternalSearch: true,
+    depositAddressOnly: false,
+  }
+  for (const [member, value] of Object.entries(everyCurrencyMember)) {
+    const answer = await client.post('/currencies/v2', { [member]: value, referrer: 'relay.link' })
+    t.equal(answer.status, 200, `/currencies/v2 ${member}: 200 (${codeOf(answer) ?? ''})`)
+    t.equal(answer.headers['ignored-members'], undefined, `${member} and the widget's referrer: none ignored`)
+    t.ok((answer.body as unknown[]).length > 0, `${member}: lists currencies`)
+  }
+  const everything = await client.post('/currencies/v2', { ...everyCurrencyMember, referrer: 'relay.link' })
+  const found = (everything.body as Array<{ chainId: number; symbol: string }>).map(
+    (item) => `${item.chainId} ${item.symbol}`,
+  )
+  t.equal(found[0], '31337 USDC', 'all of them at once: the token named on its chain')
+  t.ok(found.includes('31338 USDC'), 'then the same currency on the other chains (includeAllChains)')
+  t.ok(
+    found.every((item) => item.endsWith(' USDC')),
+    'and nothing else',
+  )
+
+  const trending = {
+    chainId: 31337,
+    sortBy: 'relay24hBuyTxCount',
+    limit: 5,
+  } satisfies Required<RelayQuery<'/currencies/trending'>>
+  const trendingQuery = new URLSearchParams({
+    ...trending,
+    chainId: '31337',
+    limit: '5',
+    referrer: 'relay.link',
+  })
+  const trendingAnswer = await client.get(`/currencies/trending?${trendingQuery}`)
+  t.equal(
+    trendingAnswer.status,
+    200,
+    `/currencies/trending with every member (${codeOf(trendingAnswer) ?? ''})`,
+  )
+  t.equal(trendingAnswer.headers['ignored-members'], undefined, 'none ignored')
+
+  const price = {
+    address: NATIVE,
+    chainId: 31337,
+  } satisfies Required<RelayQuery<'/currencies/token/price'>>
+  const priceAnswer = await client.get(
+    `/currencies/token/price?address=${price.address}&chainId=${price.chainId}&referrer=relay.link`,
+  )
+  t.equal(
+    priceAnswer.status,
+    200,
+    `/currencies/token/price as the widget asks (${codeOf(priceAnswer) ?? ''})`,
+  )
+  t.type((priceAnswer.body as { price: unknown }).price, 'number', 'the price is the number Relay types')
+  t.equal(priceAnswer.headers['ignored-members'], undefined, 'none ignored')
+})

@@ -76,6 +76,9 @@ const EXPECTED: Record<string, Record<string, Reason>> = {
       'sorting by `amountUsd` needs a USD value per request that the store does not keep (prices move; quotes store their own): answered 400 INVALID_REQUEST naming `createdAt` and `updatedAt`, never silently in another order',
   },
   RequestsV2QueryRequests: {},
+  CurrenciesV2Requests: {},
+  TrendingQueryRequests: {},
+  TokenPriceQueryRequests: {},
   // Members of Relay's requests the document does not list (they would be ignored): none.
   QuoteV2RequestUnlisted: {},
   PriceRequestUnlisted: {},
@@ -116,6 +119,9 @@ const EXPECTED: Record<string, Record<string, Reason>> = {
       'items carry `protocol.orderId`; the signed order is served by the quote',
     ),
   },
+  CurrenciesV2RequestUnlisted: {},
+  TrendingQueryUnlisted: {},
+  TokenPriceQueryUnlisted: {},
   // Answers: every Pontis answer is a Relay answer.
   QuoteV2Answers: {},
   QuoteAnswers: {},
@@ -127,6 +133,10 @@ const EXPECTED: Record<string, Record<string, Reason>> = {
   PermitAnswers: {},
   RequestsV3Answers: { '$.requests[].status': fallbackState },
   RequestsV2Answers: {},
+  CurrenciesV2Answers: {},
+  TrendingAnswers: {},
+  TokenPriceAnswers: {},
+  TokenPriceErrorAnswers: {},
   QuoteV2ErrorAnswers: {},
   QuoteErrorAnswers: {},
   PriceErrorAnswers: {},
@@ -149,7 +159,21 @@ const EXPECTED: Record<string, Record<string, Reason>> = {
   },
   ChainsAnswerUnlisted: {
     '$.chains[].solverCurrencies[].supportsBridging': addition('as on the other currency lists'),
+    '$.chains[].currency.metadata': addition(
+      "the currency's `logoURI` on the deployment itself, so no client builds one on Relay's CDN (issue 26)",
+    ),
+    '$.chains[].erc20Currencies[].metadata': addition(
+      "each token's `logoURI`, as on featuredTokens (issue 26)",
+    ),
+    '$.chains[].solverCurrencies[].metadata': addition(
+      "each currency's `logoURI`, as on featuredTokens (issue 26)",
+    ),
+    '$.chains[].featuredTokens[].metadata.isNative': addition('the currency metadata of /currencies/v2'),
+    '$.chains[].featuredTokens[].metadata.verified': addition('the currency metadata of /currencies/v2'),
   },
+  CurrenciesV2AnswerUnlisted: {},
+  TrendingAnswerUnlisted: {},
+  TokenPriceAnswerUnlisted: {},
   StatusV3AnswerUnlisted: {
     '$.requestId': addition('the request the record describes'),
     '$.failReason': `${SPEC}, Request status record: "failReason | string"`,

@@ -374,7 +374,15 @@ function mutate(
         if (typeof schema.maxLength === 'number')
           return withBody({ ...body, [name]: 'x'.repeat(schema.maxLength + 1) }, `/${name}`)
       }
-      return withBody({ ...body, [members[0] ?? 'fuzz']: 1e308 }, `/${members[0] ?? 'fuzz'}`)
+      if (members.length > 0) return withBody({ ...body, [members[0] as string]: 1e308 }, `/${members[0]}`)
+      // No member to push out of range (every member optional, none generated): the one added is
+      // unknown to the document, which the service may ignore and name, as for extra-member.
+      const json = { ...body, fuzz: 1e308 }
+      const added = withBody(json, '/fuzz')
+      return operation.bodySchemaPointer !== undefined &&
+        arbitraries.validButForUnknownMembers(operation.bodySchemaPointer, json)
+        ? { ...added, unknownMembers: ['body.fuzz'] }
+        : added
     }
     case 'huge-string': {
       if (!isJsonObject(body) || members.length === 0) break

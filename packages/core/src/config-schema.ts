@@ -9,6 +9,8 @@ const nonEmptyString = { type: 'string', minLength: 1 } as const
 const httpUrl = { type: 'string', pattern: '^https?://\\S+$' } as const
 const anyRpcUrl = { type: 'string', pattern: '^(https?|wss?)://\\S+$' } as const
 const wsUrl = { type: 'string', pattern: '^wss?://\\S+$' } as const
+/** An image: an absolute http(s) URL, or a path on the deployment itself (`/icons/currencies/eth.svg`). */
+const imageUrl = { type: 'string', pattern: '^(https?://\\S+|/[^/\\s]\\S*)$' } as const
 const chainId = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const
 const fee = { type: 'number', minimum: 0 } as const
 
@@ -32,7 +34,7 @@ const currencyEntry = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        logoURI: httpUrl,
+        logoURI: imageUrl,
         verified: { type: 'boolean' },
         isNative: { type: 'boolean' },
       },
@@ -82,7 +84,7 @@ export const chainEntrySchema = {
     featuredTokens: { type: 'array', items: currencyEntry },
     currencies: { type: 'array', items: currencyEntry },
     solverCurrencies: { type: 'array', items: currencyEntry },
-    iconUrl: httpUrl,
+    iconUrl: imageUrl,
     contracts,
     baseChainId: chainId,
     solverAddresses: { type: 'array', items: nonEmptyString },

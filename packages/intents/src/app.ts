@@ -2,6 +2,8 @@ import { fileURLToPath } from 'node:url'
 import type { Logger, Registry } from '@pontis/core'
 import { type ApiApp, createApiApp, type LoadedDocument, loadOpenApiDocument } from '@pontis/http'
 import { createHistoryHandlers } from './history/index.js'
+import { createCurrencyHandlers } from './currencies/handlers.js'
+import { publicBaseUrlResolver } from './currencies/public-url.js'
 import { type ApiKeyStore, createAdminHandlers } from './keys/index.js'
 import { createLifecycleHandlers } from './lifecycle/handlers.js'
 import type { Indexer } from './lifecycle/indexer.js'
@@ -10,6 +12,7 @@ import type { Solver } from './lifecycle/solver.js'
 import { createChainHandlers } from './quote/chains.js'
 import type { QuoteEngine } from './quote/engine.js'
 import { createQuoteHandlers } from './quote/handlers.js'
+import type { PriceSource } from './quote/prices.js'
 import { createRateLimitGate, type RateLimiter, type RateLimitPolicy } from './ratelimit/index.js'
 import type { StatusCache } from './status/cache.js'
 import { createStatusHandlers } from './status/handlers.js'
@@ -21,6 +24,8 @@ export const INTENTS_DOCUMENT_PATH = fileURLToPath(new URL('../../../openapi/int
 export interface IntentsAppOptions {
   readonly registry: Registry
   readonly engine: QuoteEngine
+  /** The price source of the engine, for `GET /currencies/token/price`. */
+  readonly prices: PriceSource
   readonly store: RequestStore
   readonly lifecycle: LifecycleStore
   readonly indexer: Indexer
@@ -38,6 +43,8 @@ export interface IntentsAppOptions {
   /** Defaults to openapi/intents.yaml. */
   readonly document?: LoadedDocument
   readonly trustProxy?: boolean
+  /** `PUBLIC_BASE_URL`: where the service's own URLs (icons) start; default: the request's origin. */
+  readonly publicBaseUrl?: string | undefined
   /** Clock (Unix ms) for permit expiry; the service's own, so tests can move it. */
   readonly now?: () => number
 }
@@ -45,6 +52,10 @@ export interface IntentsAppOptions {
 /** The intent service's Koa app: every operation of openapi/intents.yaml, validated and routed. */
 export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiApp> {
   const loaded = options.document ?? (await loadOpenApiDocument(INTENTS_DOCUMENT_PATH))
+  const publicBaseUrl = publicBaseUrlResolver({
+    publicBaseUrl: options.publicBaseUrl,
+    trustProxy: options.trustProxy ?? false,
+  })
   return createApiApp({
     loaded,
     logger: options.logger,
@@ -58,7 +69,8 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
     // Status polls are the most frequent call by far; they skip Koa's per-request machinery.
     directOperations: ['getIntentStatusV3', 'getIntentStatus'],
     handlers: {
-      ...createChainHandlers(options.registry),
+      ...createChainHandlers(options.registry, publicBaseUrl),
+      ...createCurrencyHandlers({ registry: options.registry, prices: options.prices, publicBaseUrl }),
       ...createQuoteHandlers(options.engine, options.keys),
       ...createAdminHandlers({ keys: options.keys, adminToken: options.adminToken, logger: options.logger }),
       ...createWebhookAdminHandlers({ dispatcher: options.webhooks, adminToken: options.adminToken }),

@@ -13,6 +13,7 @@ import {
   readPort,
   readVariable,
 } from '@pontis/core'
+import { checkPublicBaseUrl } from './currencies/public-url.js'
 import { resolveAdminToken, type WebhookTargetPolicy, webhookPolicyFromEnv } from './keys/index.js'
 import { type RateLimitPolicy, rateLimitPolicyFromEnv } from './ratelimit/index.js'
 import { checkSchemaName } from './store/sql-client.js'
@@ -46,6 +47,8 @@ export interface IntentsEnvironment {
   readonly webhookTimeoutMs: number | undefined
   /** `WEBHOOKS_ALLOW_HTTP_LOOPBACK`, `WEBHOOKS_ALLOW_PRIVATE`. */
   readonly webhookPolicy: WebhookTargetPolicy
+  /** `PUBLIC_BASE_URL`: where the service's own URLs (icons) start; else the request's origin. */
+  readonly publicBaseUrl: string | undefined
 }
 
 /** `INTENTS_PORT`, else 4000; a value that is not a port is a start-up error naming the variable. */
@@ -117,6 +120,9 @@ export function readIntentsEnvironment(env: EnvironmentVariables): IntentsEnviro
   const webhookLeaseMs = milliseconds('WEBHOOK_LEASE_MS')
   const webhookTimeoutMs = milliseconds('WEBHOOK_TIMEOUT_MS')
   const webhookPolicy = collect(problems, () => webhookPolicyFromEnv(env))
+  const rawPublicBaseUrl = readVariable(env, 'PUBLIC_BASE_URL')
+  const publicBaseUrl =
+    rawPublicBaseUrl === undefined ? undefined : collect(problems, () => checkPublicBaseUrl(rawPublicBaseUrl))
   collect(problems, () => checkLogLevel(env))
   if (problems.length === 1) throw new ConfigError(problems[0] as string)
   if (problems.length > 1) {
@@ -138,6 +144,7 @@ export function readIntentsEnvironment(env: EnvironmentVariables): IntentsEnviro
     webhookLeaseMs,
     webhookTimeoutMs,
     webhookPolicy: webhookPolicy as WebhookTargetPolicy,
+    publicBaseUrl,
   }
 }
 

@@ -20,7 +20,7 @@ import { Indexer } from './lifecycle/indexer.js'
 import { LifecycleStore } from './lifecycle/lifecycle-store.js'
 import { Solver } from './lifecycle/solver.js'
 import { QuoteEngine } from './quote/engine.js'
-import { loadPriceSource } from './quote/prices.js'
+import { loadPriceSource, type PriceSource } from './quote/prices.js'
 import { loadSolverSettings, solverCredentialsFor } from './quote/settings.js'
 import { MemoryRateLimiter, type RateLimiter, SqlRateLimiter } from './ratelimit/index.js'
 import { StatusCache } from './status/cache.js'
@@ -47,6 +47,8 @@ export interface IntentsServiceOptions {
   readonly solverIntervalMs?: number
   /** Pause between webhook delivery passes. Default 200 ms. */
   readonly webhookIntervalMs?: number
+  /** Where quotes and token prices get USD prices; default `configs/prices.<ENVIRONMENT>.json`. */
+  readonly prices?: PriceSource
 }
 
 export interface IntentsService extends RunningServer {
@@ -105,7 +107,7 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
   const environment = registry.environment
   const [settingsResult, pricesResult, storeResult] = await Promise.allSettled([
     loadSolverSettings({ ...configOptions, environment, registry }),
-    loadPriceSource({ ...configOptions, environment }),
+    options.prices ?? loadPriceSource({ ...configOptions, environment }),
     openConfiguredStore(settingsFromEnv, options, logger),
   ])
   if (
@@ -169,6 +171,7 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     registry,
     store,
     engine,
+    prices,
     logger,
     lifecycle,
     indexer,
@@ -196,6 +199,7 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
     ...runtime,
     statusCache,
     trustProxy: runtime.settings.trustProxy,
+    publicBaseUrl: runtime.settings.publicBaseUrl,
     ...(options.document ? { document: options.document } : {}),
   })
   // Rotations and revocations made by other instances take effect here at once.

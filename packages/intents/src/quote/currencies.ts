@@ -37,6 +37,16 @@ export class CurrencyCatalog {
     }
   }
 
+  /** Every currency the chain quotes directly, the native one first, then in config order. */
+  list(): readonly ChainCurrency[] {
+    return [...this.#byAddress.values()].sort((a, b) => Number(b.isNative) - Number(a.isNative))
+  }
+
+  /** The currency with this canonical id, or undefined. */
+  find(address: string): ChainCurrency | undefined {
+    return this.#byAddress.get(address)
+  }
+
   /** True when the chain quotes `address` (a canonical id) directly. */
   has(address: string): boolean {
     return this.#byAddress.has(address)

@@ -71,6 +71,8 @@ function isExempt(path: string, websocketPath: string): boolean {
     normalised === '/' ||
     normalised === '/documentation' ||
     normalised.startsWith('/documentation/') ||
+    // Static images a token list loads by the dozen; cheap, cached by browsers for a day.
+    normalised.startsWith('/icons/') ||
     normalised === websocketPath
   )
 }
@@ -87,7 +89,7 @@ function tooMany(rule: RateLimitRule, retryAfterSeconds: number): PontisError {
  * Authenticates `x-api-key` (unknown or revoked: 401 `UNAUTHORIZED`, counted against the caller's
  * address first so guessing keys is rate limited too), leaves the key as `apiKey` in the state, and
  * counts the request in `key:<id>:<class>` (tier limits) or `ip:<address>:<class>` (anonymous
- * limits). `/`, `/documentation*` and the websocket path are not limited.
+ * limits). `/`, `/documentation*`, `/icons/*` and the websocket path are not limited.
  */
 export function createRateLimitGate(options: RateLimitGateOptions): RequestGate {
   const { limiter, keys, logger } = options
