@@ -130,7 +130,10 @@ export interface ApiApp {
 
 export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024
 
-const CORS_ALLOW_HEADERS = 'content-type, x-api-key, x-request-id, relay-sdk-version, authorization'
+// Relay's clients name themselves in headers: the SDK in relay-sdk-version, the swap widget's quote calls
+// (relay-kit-hooks' useQuote) in relay-kit-ui-version too; a preflight refusing one fails the browser's call.
+const CORS_ALLOW_HEADERS =
+  'content-type, x-api-key, x-request-id, relay-sdk-version, relay-kit-ui-version, authorization'
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
 
 function toKoaPath(openApiPath: string): string {

@@ -192,11 +192,14 @@ t.test('request ids and CORS', async (t) => {
     headers: {
       origin: 'https://app.example',
       'access-control-request-method': 'POST',
-      'access-control-request-headers': 'relay-sdk-version',
+      // What the public swap widget's quote call sends (relay-kit-hooks' useQuote).
+      'access-control-request-headers': 'content-type,relay-kit-ui-version,relay-sdk-version',
     },
   })
   t.equal(preflight.status, 204)
-  t.match(preflight.headers.get('access-control-allow-headers'), 'relay-sdk-version')
+  const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').split(/,\s*/)
+  for (const header of ['content-type', 'relay-sdk-version', 'relay-kit-ui-version'])
+    t.ok(allowed.includes(header), `a preflight allows the ${header} header`)
 })
 
 t.test('documentation is served from installed packages', async (t) => {
