@@ -21,7 +21,15 @@ t.test('recompiling gives byte-identical committed artifacts and abis.gen.ts', a
   const artifacts = compileContracts()
   t.same(
     artifacts.map((artifact) => artifact.contractName),
-    ['PontisCallExecutor', 'PontisDepository', 'PontisMulticaller', 'PontisOracleHub', 'PontisUSD'],
+    [
+      'DevnetToken',
+      'MockV3Aggregator',
+      'PontisCallExecutor',
+      'PontisDepository',
+      'PontisMulticaller',
+      'PontisOracleHub',
+      'PontisUSD',
+    ],
   )
   const outputs = renderOutputs(artifacts)
   for (const file of outputs) {
@@ -33,6 +41,8 @@ t.test('recompiling gives byte-identical committed artifacts and abis.gen.ts', a
   t.same(
     written,
     [
+      'DevnetToken.json',
+      'MockV3Aggregator.json',
       'PontisCallExecutor.json',
       'PontisDepository.json',
       'PontisMulticaller.json',
