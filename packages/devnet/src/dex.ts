@@ -41,6 +41,9 @@ import {
 } from './abis.gen.js'
 import { DEX_DEPLOYER } from './accounts.js'
 
+/** The feeds' ABI (Chainlink's MockV3Aggregator: AggregatorV3Interface plus its open setters). */
+export { mockV3AggregatorAbi }
+
 /**
  * USD per whole unit of each priced asset, as `configs/prices.local.json` had them statically (a test
  * keeps the two equal): the feeds answer these and the pools are seeded at them.

@@ -12,6 +12,7 @@ export * from './dex.js'
 export * from './hub.js'
 export * from './hyperliquid/index.js'
 export * from './lighter/index.js'
+export * from './prices/hermes.js'
 export * from './svm/accounts.js'
 export {
   type SvmDevnet,

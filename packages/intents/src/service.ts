@@ -105,7 +105,7 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
   const environment = registry.environment
   const [settingsResult, pricesResult, storeResult] = await Promise.allSettled([
     loadSolverSettings({ ...configOptions, environment, registry }),
-    loadPriceSource({ ...configOptions, environment }),
+    loadPriceSource({ ...configOptions, environment, registry }),
     openConfiguredStore(settingsFromEnv, options, logger),
   ])
   if (
