@@ -228,6 +228,17 @@ t.test('a Uniswap v3 pool spot through the plugin, priced in USDC', async (t) =>
   t.equal(twap?.quote, WETH_ADDRESS, 'USDC is priced in WETH when it is the base')
   t.equal(twap?.baseDecimals, 6)
   t.equal(twap?.quoteDecimals, 18)
+  // TWAP (the pool's observe): let a minute pass on the chain, then average the last 30 s.
+  await publicClient.request({ method: 'evm_increaseTime' as never, params: [60] as never })
+  await publicClient.request({ method: 'evm_mine' as never, params: [] as never })
+  const averaged = await poolReader(
+    registry,
+    { chainId: 31337, pool: chain.dex.pools.wethUsdc, token: WETH_ADDRESS, twapSeconds: 30 },
+    { currencyId: 'usdc', price: () => usdc.read() },
+  ).read()
+  // The mean tick is the current one (no trade since): the price at that tick, within 1 bp of spot.
+  const off = averaged.usd > reading.usd ? averaged.usd - reading.usd : reading.usd - averaged.usd
+  t.ok(off * 10_000n <= reading.usd, `TWAP ${averaged.usd} within 1 bp of spot ${reading.usd}`)
 })
 
 t.test('cached for the TTL: one read for concurrent and repeated asks, a new read after it', async (t) => {
@@ -377,6 +388,28 @@ t.test('all sources down: /quote/v2 and /price answer 503 PRICE_FETCH_FAILED ove
   }
   const priced = await client.post('/price', body)
   t.equal(priced.status, 200, `both sources up: priced ${JSON.stringify(priced.body).slice(0, 300)}`)
+  // The same request on the old static table answers the same amounts: the feeds hold those prices.
+  const staticDir = await configWith(t, { source: 'static', usd: { eth: '3000', usdc: '1' } })
+  const staticService = await startIntentsService({
+    env,
+    configDir: staticDir,
+    port: 0,
+    logger: silentLogger,
+    document: loaded,
+    workers: false,
+  })
+  t.teardown(() => staticService.close())
+  const staticPriced = await createTestClient(t, staticService.url, loaded.document).post('/price', body)
+  type Amounts = { details: { currencyOut: { amount: string; amountUsd: string } } }
+  t.equal(
+    (priced.body as Amounts).details.currencyOut.amount,
+    (staticPriced.body as Amounts).details.currencyOut.amount,
+    'live and static prices quote the same output',
+  )
+  t.equal(
+    (priced.body as Amounts).details.currencyOut.amountUsd,
+    (staticPriced.body as Amounts).details.currencyOut.amountUsd,
+  )
   // The HTTP API goes down and the feed goes stale: no fresh price is left.
   hermes.setDown(true)
   t.teardown(() => hermes.setDown(false))
