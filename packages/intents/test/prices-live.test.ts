@@ -316,6 +316,16 @@ t.test('the config is validated at start-up, naming the file and the key', async
     JSON.stringify((error as ConfigError).issues),
     /currencies\.eth\.sources\[0\]\.chainId.*chain 999 is not configured/,
   )
+  // A schema mistake is one issue naming its key (the source kinds are told apart by `type`).
+  const typo = await configWith(t, {
+    source: 'live',
+    currencies: { eth: { sources: [{ type: 'feed', chainId: 31337, address: '0x12' }] } },
+  })
+  const typoError = await loadPriceSource({ env, configDir: typo, registry }).catch(
+    (caught: unknown) => caught,
+  )
+  t.equal((typoError as ConfigError).issues.length, 1, 'one issue')
+  t.match((typoError as ConfigError).issues[0]?.message, /currencies\.eth\.sources\[0\]\.address/)
   const cyclic = await configWith(t, {
     source: 'live',
     currencies: {

@@ -271,44 +271,34 @@ const decimalUsd = { type: 'string', pattern: '^[0-9]+(\\.[0-9]{1,18})?$' } as c
 const address = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' } as const
 const positiveInteger = { type: 'integer', minimum: 1 } as const
 
+// Discriminated by `type` / `source` with if/then (not oneOf), so a mistake is reported once, by its key.
+const whenType = (type: string, required: readonly string[]) => ({
+  if: { properties: { type: { const: type } }, required: ['type'] },
+  then: { required, properties: Object.fromEntries(required.map((name) => [name, true])) },
+})
+
 const sourceSchema = {
-  oneOf: [
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['type', 'usd'],
-      properties: { type: { const: 'static' }, usd: decimalUsd },
-    },
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['type', 'chainId', 'address'],
-      properties: { type: { const: 'feed' }, chainId: positiveInteger, address },
-    },
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['type', 'url', 'id'],
-      properties: {
-        type: { const: 'pyth' },
-        url: { type: 'string', pattern: '^https?://' },
-        id: { type: 'string', pattern: '^(0x)?[0-9a-fA-F]{64}$' },
-        timeoutMs: positiveInteger,
-      },
-    },
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['type', 'chainId', 'pool', 'token', 'quoteCurrency'],
-      properties: {
-        type: { const: 'pool' },
-        chainId: positiveInteger,
-        pool: address,
-        token: address,
-        quoteCurrency: { type: 'string', minLength: 1 },
-        twapSeconds: positiveInteger,
-      },
-    },
+  type: 'object',
+  additionalProperties: false,
+  required: ['type'],
+  properties: {
+    type: { enum: ['static', 'feed', 'pyth', 'pool'] },
+    usd: decimalUsd,
+    chainId: positiveInteger,
+    address,
+    url: { type: 'string', pattern: '^https?://' },
+    id: { type: 'string', pattern: '^(0x)?[0-9a-fA-F]{64}$' },
+    timeoutMs: positiveInteger,
+    pool: address,
+    token: address,
+    quoteCurrency: { type: 'string', minLength: 1 },
+    twapSeconds: positiveInteger,
+  },
+  allOf: [
+    whenType('static', ['usd']),
+    whenType('feed', ['chainId', 'address']),
+    whenType('pyth', ['url', 'id']),
+    whenType('pool', ['chainId', 'pool', 'token', 'quoteCurrency']),
   ],
 } as const
 
@@ -319,40 +309,37 @@ const rulesProperties = {
 } as const
 
 const pricesSchema = {
-  oneOf: [
-    {
+  type: 'object',
+  required: ['source'],
+  additionalProperties: false,
+  properties: {
+    $comment: { type: 'string' },
+    source: { enum: ['static', 'live'] },
+    usd: { type: 'object', additionalProperties: decimalUsd },
+    cacheMilliseconds: { type: 'integer', minimum: 0 },
+    ...rulesProperties,
+    currencies: {
       type: 'object',
-      required: ['source', 'usd'],
-      additionalProperties: false,
-      properties: {
-        $comment: { type: 'string' },
-        source: { const: 'static' },
-        usd: { type: 'object', additionalProperties: decimalUsd },
-      },
-    },
-    {
-      type: 'object',
-      required: ['source', 'currencies'],
-      additionalProperties: false,
-      properties: {
-        $comment: { type: 'string' },
-        source: { const: 'live' },
-        cacheMilliseconds: { type: 'integer', minimum: 0 },
-        ...rulesProperties,
-        currencies: {
-          type: 'object',
-          additionalProperties: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['sources'],
-            properties: {
-              $comment: { type: 'string' },
-              sources: { type: 'array', minItems: 1, items: sourceSchema },
-              ...rulesProperties,
-            },
-          },
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['sources'],
+        properties: {
+          $comment: { type: 'string' },
+          sources: { type: 'array', minItems: 1, items: sourceSchema },
+          ...rulesProperties,
         },
       },
+    },
+  },
+  allOf: [
+    {
+      if: { properties: { source: { const: 'static' } }, required: ['source'] },
+      then: { required: ['usd'], properties: { usd: true } },
+    },
+    {
+      if: { properties: { source: { const: 'live' } }, required: ['source'] },
+      then: { required: ['currencies'], properties: { currencies: true } },
     },
   ],
 } as const
