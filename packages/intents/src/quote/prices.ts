@@ -274,6 +274,7 @@ const positiveInteger = { type: 'integer', minimum: 1 } as const
 // Discriminated by `type` / `source` with if/then (not oneOf), so a mistake is reported once, by its key.
 const whenType = (type: string, required: readonly string[]) => ({
   if: { properties: { type: { const: type } }, required: ['type'] },
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, a plain object never awaited
   then: { required, properties: Object.fromEntries(required.map((name) => [name, true])) },
 })
 
@@ -335,10 +336,12 @@ const pricesSchema = {
   allOf: [
     {
       if: { properties: { source: { const: 'static' } }, required: ['source'] },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, a plain object never awaited
       then: { required: ['usd'], properties: { usd: true } },
     },
     {
       if: { properties: { source: { const: 'live' } }, required: ['source'] },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, a plain object never awaited
       then: { required: ['currencies'], properties: { currencies: true } },
     },
   ],
