@@ -633,9 +633,60 @@ export interface ChainAdapter {
   readonly finality: FinalityPolicy
   readonly quoting?: QuotingCapability
   readonly reading?: ReadingCapability
+  /** Price reads from contracts on this chain (feeds, pools), for the service's price sources. */
+  readonly marketData?: MarketDataCapability
   readonly filling?: FillingCapability
   /** Releases connections and timers; called once when the registry closes. */
   close?(): Promise<void>
+}
+
+// ------------------------------------------------------------------------------------------------
+// market data
+
+/**
+ * The latest round of a price feed with the Chainlink AggregatorV3Interface shape, read in one
+ * block. The reader applies its own freshness and round rules to it.
+ */
+export interface PriceFeedRound {
+  readonly roundId: bigint
+  /** The price, scaled by 10^`decimals`. */
+  readonly answer: bigint
+  readonly decimals: number
+  /** Unix seconds the answer was last updated. */
+  readonly updatedAt: bigint
+  /** The round the answer was computed in; below `roundId` means the answer is carried over. */
+  readonly answeredInRound: bigint
+  /** Unix seconds of the block the round was read at: the feed's age is measured against it. */
+  readonly blockTimestamp: bigint
+}
+
+/** A pool's price of one of its tokens in the other, as exact smallest-unit ratios. */
+export interface PoolPrice {
+  /** The token priced (the request's `base`) and the token it is priced in. */
+  readonly base: string
+  readonly quote: string
+  readonly baseDecimals: number
+  readonly quoteDecimals: number
+  /** Smallest units of `quote` per smallest unit of `base` = numerator / denominator. */
+  readonly numerator: bigint
+  readonly denominator: bigint
+  /** Unix seconds of the block read. */
+  readonly blockTimestamp: bigint
+}
+
+/** Reads prices from contracts on this chain. */
+export interface MarketDataCapability {
+  /**
+   * `latestRoundData` and `decimals` of an AggregatorV3Interface feed at `feed`.
+   * @throws PontisError RPC_HTTP_ERROR / REQUEST_TIMED_OUT on transport trouble, PRICE_FETCH_FAILED
+   *   when the contract does not answer as a feed.
+   */
+  readPriceFeed(feed: string): Promise<PriceFeedRound>
+  /**
+   * The spot price of `base` in a pool (EVM: a Uniswap v3 pool's `slot0`), or its time-weighted
+   * average over the last `twapSeconds` (the pool's `observe`) when given.
+   */
+  readPoolPrice?(request: { pool: string; base: string; twapSeconds?: number }): Promise<PoolPrice>
 }
 
 /** What a plugin gets besides the chain's config. */

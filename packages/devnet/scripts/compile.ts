@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import solc from 'solc'
@@ -71,18 +72,41 @@ export function readSources(directory = CONTRACTS_DIR): Map<string, string> {
   return new Map(names.map((name) => [name, readFileSync(join(directory, name), 'utf8')]))
 }
 
+const requireFromPackage = createRequire(join(PACKAGE_DIR, 'package.json'))
+
+/**
+ * Reads an `import "<npm package>/<path>"` (e.g. `@chainlink/contracts/src/v0.8/...`) from the package's
+ * pinned dependencies, and records it so the artifact can carry its source hash.
+ */
+function importFromPackages(imported: Map<string, string>) {
+  return (path: string): { contents: string } | { error: string } => {
+    try {
+      const contents = readFileSync(requireFromPackage.resolve(path), 'utf8')
+      imported.set(path, contents)
+      return { contents }
+    } catch (error) {
+      return { error: `cannot resolve ${path}: ${error instanceof Error ? error.message : String(error)}` }
+    }
+  }
+}
+
 /**
  * Compiles the sources in memory. Warnings fail the build as errors do: the contracts are small enough
- * to keep warning-free, and a warning in a payout contract deserves a look.
+ * to keep warning-free, and a warning in a payout contract deserves a look. Imports of npm packages
+ * (`@chainlink/contracts/...`) resolve to the versions pinned in package.json.
  */
-export function compileContracts(sources: Map<string, string> = readSources()): Artifact[] {
+export function compileContracts(localSources: Map<string, string> = readSources()): Artifact[] {
   const input = {
     language: 'Solidity',
-    sources: Object.fromEntries([...sources].map(([name, content]) => [name, { content }])),
+    sources: Object.fromEntries([...localSources].map(([name, content]) => [name, { content }])),
     settings: SOLC_SETTINGS,
   }
-  const compile = solc.compile as (input: string) => string
-  const output = JSON.parse(compile(JSON.stringify(input))) as SolcOutput
+  const compile = solc.compile as (input: string, callbacks: object) => string
+  const imported = new Map<string, string>()
+  const output = JSON.parse(
+    compile(JSON.stringify(input), { import: importFromPackages(imported) }),
+  ) as SolcOutput
+  const sources = new Map([...localSources, ...imported])
   const problems = (output.errors ?? []).filter((message) => message.severity !== 'info')
   if (problems.length > 0) {
     throw new Error(

@@ -93,6 +93,17 @@ export const MINTER: DevAccount = account(8)
 /** #9: the local oracle's signing key; the devnet hub oracle contract's only signer (threshold 1). */
 export const ORACLE_SIGNER: DevAccount = account(9)
 
+/**
+ * #10 under {@link DEV_MNEMONIC} (outside anvil's ten funded accounts; the devnet sets its balance):
+ * deploys the price feeds and the Uniswap v3 deployment and owns the pools' liquidity positions. Its
+ * own account keeps those addresses fixed whatever the other accounts do.
+ */
+export const DEX_DEPLOYER: DevAccount = {
+  index: 10,
+  address: '0xBcd4042DE499D14e55001CcbB24a551F3b954096',
+  privateKey: '0xf214f2b2cd398c806f84e317254e0f0b801d0643303237d97a22a48e01628897',
+}
+
 /** The devnet's accounts by role, as returned by `startDevnet`. */
 export const DEVNET_ACCOUNTS = {
   deployer: DEPLOYER,
@@ -102,6 +113,7 @@ export const DEVNET_ACCOUNTS = {
   multicallerDeployer: MULTICALLER_DEPLOYER,
   minter: MINTER,
   oracleSigner: ORACLE_SIGNER,
+  dexDeployer: DEX_DEPLOYER,
 } as const
 
 /** The shape of {@link DEVNET_ACCOUNTS}. */

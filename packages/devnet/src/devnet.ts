@@ -14,6 +14,7 @@
  *   record's `contracts.relayReceiver`)
  * - account #7 nonce 0: PontisMulticaller           0xef11D1c2aA48826D4c41e54ab82D1Ff5Ad8A64Ca
  *   (which creates its PontisCallExecutor at its own nonce 1: 0x4FF3706b36a51e0e0A6e30AeAb70cF4EB71175E2)
+ * - account #10 (DEX_DEPLOYER): the price feeds, WETH9, Uniswap v3 and the THIN token, see dex.ts
  * Funding is minted by the stablecoin's owner, the minter account #8, so the deployer's nonce is 4
  * when the devnet is ready. The solver (#1) approves the multicaller for the stablecoin (its nonce 0).
  */
@@ -53,6 +54,7 @@ import {
   ALLOCATOR,
   DEPLOYER,
   DEVNET_ACCOUNTS,
+  DEX_DEPLOYER,
   type DevAccount,
   type DevnetAccounts,
   MINTER,
@@ -63,6 +65,7 @@ import {
 } from './accounts.js'
 import { type AnvilInstance, startAnvil } from './anvil.js'
 import { type BitcoinDevnet, type BitcoinDevnetOptions, startBitcoinDevnet } from './bitcoin/devnet.js'
+import { DEX_STABLECOIN_FUNDING, type DevnetDex, deployDex } from './dex.js'
 import { HUB_ORACLE_DOMAIN_NAME, HUB_ORACLE_DOMAIN_VERSION } from './hub.js'
 import {
   type HyperliquidDevnet,
@@ -180,6 +183,8 @@ export interface DevnetChain {
     oracleHub: Address
     depositReceiver: Address
   }
+  /** The price feeds and the Uniswap v3 deployment with its seeded pools (see dex.ts). */
+  dex: DevnetDex
 }
 
 /** A running devnet. */
@@ -342,137 +347,172 @@ async function setUpChain(anvil: AnvilInstance, log: (message: string) => void):
       )
     }
   }
-  const stablecoinHash = await deployer.deployContract({
-    abi: pontisUsdAbi,
-    bytecode: pontisUsdBytecode,
-    args: [MINTER.address],
-    nonce: 0,
-    gas: DEPLOY_GAS,
+  // The feeds and the DEX go out from their own deployer (#10) while the Pontis contracts deploy; only
+  // their liquidity waits for the USDC minted below.
+  let stablecoinFunded!: { resolve: () => void; reject: (error: unknown) => void }
+  const funded = new Promise<void>((resolve, reject) => {
+    stablecoinFunded = { resolve, reject }
   })
-  const depositoryHash = await deployer.deployContract({
-    abi: pontisDepositoryAbi,
-    bytecode: pontisDepositoryBytecode,
-    args: [ALLOCATOR.address],
-    nonce: 1,
-    gas: DEPLOY_GAS,
-  })
-  const oracleHubHash = await deployer.deployContract({
-    abi: pontisOracleHubAbi,
-    bytecode: pontisOracleHubBytecode,
-    args: [HUB_ORACLE_DOMAIN_NAME, HUB_ORACLE_DOMAIN_VERSION, [ORACLE_SIGNER.address], 1n],
-    nonce: 2,
-    gas: DEPLOY_GAS,
-  })
-  const receiverHash = await deployer.deployContract({
-    abi: pontisDepositReceiverAbi,
-    bytecode: pontisDepositReceiverBytecode,
-    args: [DEPOSITORY_ADDRESS],
-    nonce: 3,
-    gas: DEPLOY_GAS,
-  })
-  const multicallerHash = await multicallerDeployer.deployContract({
-    abi: pontisMulticallerAbi,
-    bytecode: pontisMulticallerBytecode,
-    nonce: 0,
-    gas: DEPLOY_GAS,
-  })
-  const stablecoin = await deployedAddress(
-    client,
-    stablecoinHash,
-    DEPLOYER,
-    0,
-    STABLECOIN_ADDRESS,
-    'PontisUSD',
-  )
-  const depository = await deployedAddress(
-    client,
-    depositoryHash,
-    DEPLOYER,
-    1,
-    DEPOSITORY_ADDRESS,
-    'PontisDepository',
-  )
-  const oracleHub = await deployedAddress(
-    client,
-    oracleHubHash,
-    DEPLOYER,
-    2,
-    HUB_ORACLE_ADDRESS,
-    'PontisOracleHub',
-  )
-  const depositReceiver = await deployedAddress(
-    client,
-    receiverHash,
-    DEPLOYER,
-    3,
-    DEPOSIT_RECEIVER_ADDRESS,
-    'PontisDepositReceiver',
-  )
-  const multicaller = await deployedAddress(
-    client,
-    multicallerHash,
-    MULTICALLER_DEPLOYER,
-    0,
-    MULTICALLER_ADDRESS,
-    'PontisMulticaller',
-  )
-  const executor = await client.readContract({
-    address: multicaller,
-    abi: pontisMulticallerAbi,
-    functionName: 'executor',
-  })
-  const plannedExecutor = getContractAddress({ from: multicaller, nonce: 1n })
-  if (!isAddressEqual(executor, MULTICALLER_EXECUTOR_ADDRESS) || !isAddressEqual(plannedExecutor, executor)) {
-    throw new Error(`PontisCallExecutor created at ${executor}, expected ${MULTICALLER_EXECUTOR_ADDRESS}`)
-  }
-  log(
-    `chain ${anvil.chainId}: PontisUSD at ${stablecoin}, PontisDepository at ${depository}, PontisOracleHub at ${oracleHub}, PontisDepositReceiver at ${depositReceiver}, PontisMulticaller at ${multicaller}`,
-  )
-
-  const funding: Array<[Address, bigint]> = [
-    [SOLVER.address, SOLVER_STABLECOIN_FUNDING],
-    ...USERS.map((user): [Address, bigint] => [user.address, USER_STABLECOIN_FUNDING]),
-  ]
-  let nonce = await client.getTransactionCount({ address: MINTER.address })
-  const hashes: Hash[] = []
-  for (const [to, amount] of funding) {
-    hashes.push(
-      await minter.writeContract({
-        address: stablecoin,
-        abi: pontisUsdAbi,
-        functionName: 'mint',
-        args: [to, amount],
-        nonce: nonce++,
-        gas: MINT_GAS,
-      }),
-    )
-  }
-  // The solver's first transaction on a fresh chain (nothing else uses its key during start-up).
-  const approveHash = await solver.writeContract({
-    address: stablecoin,
-    abi: pontisUsdAbi,
-    functionName: 'approve',
-    args: [multicaller, maxUint256],
-    nonce: 0,
-    gas: APPROVE_GAS,
-  })
-  for (const hash of hashes) {
-    const receipt = await client.waitForTransactionReceipt({ hash })
-    if (receipt.status !== 'success') throw new Error(`chain ${anvil.chainId}: mint ${hash} reverted`)
-  }
-  const approval = await client.waitForTransactionReceipt({ hash: approveHash })
-  if (approval.status !== 'success')
-    throw new Error(`chain ${anvil.chainId}: approval ${approveHash} reverted`)
-  log(
-    `chain ${anvil.chainId}: minted USDC to the solver and ${USERS.length} test users; the solver approved the multicaller`,
-  )
-
-  return {
+  const dexDeployment = deployDex({
     chainId: anvil.chainId,
-    rpcUrl: anvil.rpcUrl,
-    port: anvil.port,
-    chain,
-    contracts: { stablecoin, depository, multicaller, oracleHub, depositReceiver },
+    client,
+    stablecoin: STABLECOIN_ADDRESS,
+    stablecoinFunded: funded,
+  })
+  // Awaited below; until then a failure must not count as unhandled.
+  dexDeployment.catch(() => {})
+  try {
+    return await setUpPontisContracts()
+  } catch (error) {
+    stablecoinFunded.reject(error)
+    // The DEX deployment fails with it (or already has): report the first cause.
+    await dexDeployment.catch(() => {})
+    throw error
+  }
+
+  async function setUpPontisContracts(): Promise<DevnetChain> {
+    const stablecoinHash = await deployer.deployContract({
+      abi: pontisUsdAbi,
+      bytecode: pontisUsdBytecode,
+      args: [MINTER.address],
+      nonce: 0,
+      gas: DEPLOY_GAS,
+    })
+    const depositoryHash = await deployer.deployContract({
+      abi: pontisDepositoryAbi,
+      bytecode: pontisDepositoryBytecode,
+      args: [ALLOCATOR.address],
+      nonce: 1,
+      gas: DEPLOY_GAS,
+    })
+    const oracleHubHash = await deployer.deployContract({
+      abi: pontisOracleHubAbi,
+      bytecode: pontisOracleHubBytecode,
+      args: [HUB_ORACLE_DOMAIN_NAME, HUB_ORACLE_DOMAIN_VERSION, [ORACLE_SIGNER.address], 1n],
+      nonce: 2,
+      gas: DEPLOY_GAS,
+    })
+    const receiverHash = await deployer.deployContract({
+      abi: pontisDepositReceiverAbi,
+      bytecode: pontisDepositReceiverBytecode,
+      args: [DEPOSITORY_ADDRESS],
+      nonce: 3,
+      gas: DEPLOY_GAS,
+    })
+    const multicallerHash = await multicallerDeployer.deployContract({
+      abi: pontisMulticallerAbi,
+      bytecode: pontisMulticallerBytecode,
+      nonce: 0,
+      gas: DEPLOY_GAS,
+    })
+    const stablecoin = await deployedAddress(
+      client,
+      stablecoinHash,
+      DEPLOYER,
+      0,
+      STABLECOIN_ADDRESS,
+      'PontisUSD',
+    )
+    const depository = await deployedAddress(
+      client,
+      depositoryHash,
+      DEPLOYER,
+      1,
+      DEPOSITORY_ADDRESS,
+      'PontisDepository',
+    )
+    const oracleHub = await deployedAddress(
+      client,
+      oracleHubHash,
+      DEPLOYER,
+      2,
+      HUB_ORACLE_ADDRESS,
+      'PontisOracleHub',
+    )
+    const depositReceiver = await deployedAddress(
+      client,
+      receiverHash,
+      DEPLOYER,
+      3,
+      DEPOSIT_RECEIVER_ADDRESS,
+      'PontisDepositReceiver',
+    )
+    const multicaller = await deployedAddress(
+      client,
+      multicallerHash,
+      MULTICALLER_DEPLOYER,
+      0,
+      MULTICALLER_ADDRESS,
+      'PontisMulticaller',
+    )
+    const executor = await client.readContract({
+      address: multicaller,
+      abi: pontisMulticallerAbi,
+      functionName: 'executor',
+    })
+    const plannedExecutor = getContractAddress({ from: multicaller, nonce: 1n })
+    if (
+      !isAddressEqual(executor, MULTICALLER_EXECUTOR_ADDRESS) ||
+      !isAddressEqual(plannedExecutor, executor)
+    ) {
+      throw new Error(`PontisCallExecutor created at ${executor}, expected ${MULTICALLER_EXECUTOR_ADDRESS}`)
+    }
+    log(
+      `chain ${anvil.chainId}: PontisUSD at ${stablecoin}, PontisDepository at ${depository}, PontisOracleHub at ${oracleHub}, PontisDepositReceiver at ${depositReceiver}, PontisMulticaller at ${multicaller}`,
+    )
+
+    const funding: Array<[Address, bigint]> = [
+      [SOLVER.address, SOLVER_STABLECOIN_FUNDING],
+      [DEX_DEPLOYER.address, DEX_STABLECOIN_FUNDING],
+      ...USERS.map((user): [Address, bigint] => [user.address, USER_STABLECOIN_FUNDING]),
+    ]
+    let nonce = await client.getTransactionCount({ address: MINTER.address })
+    const hashes: Hash[] = []
+    for (const [to, amount] of funding) {
+      hashes.push(
+        await minter.writeContract({
+          address: stablecoin,
+          abi: pontisUsdAbi,
+          functionName: 'mint',
+          args: [to, amount],
+          nonce: nonce++,
+          gas: MINT_GAS,
+        }),
+      )
+    }
+    // The solver's first transaction on a fresh chain (nothing else uses its key during start-up).
+    const approveHash = await solver.writeContract({
+      address: stablecoin,
+      abi: pontisUsdAbi,
+      functionName: 'approve',
+      args: [multicaller, maxUint256],
+      nonce: 0,
+      gas: APPROVE_GAS,
+    })
+    for (const hash of hashes) {
+      const receipt = await client.waitForTransactionReceipt({ hash })
+      if (receipt.status !== 'success') throw new Error(`chain ${anvil.chainId}: mint ${hash} reverted`)
+    }
+    stablecoinFunded.resolve()
+    const approval = await client.waitForTransactionReceipt({ hash: approveHash })
+    if (approval.status !== 'success')
+      throw new Error(`chain ${anvil.chainId}: approval ${approveHash} reverted`)
+    log(
+      `chain ${anvil.chainId}: minted USDC to the solver and ${USERS.length} test users; the solver approved the multicaller`,
+    )
+
+    const dex = await dexDeployment
+    log(
+      `chain ${anvil.chainId}: Uniswap v3 (factory ${dex.factory}, SwapRouter ${dex.swapRouter}, QuoterV2 ${dex.quoter}), WETH9 ${dex.weth}, pools WETH/USDC ${dex.pools.wethUsdc} and THIN/WETH ${dex.pools.thinWeth}, ${Object.keys(dex.feeds).length} price feeds`,
+    )
+    return {
+      chainId: anvil.chainId,
+      rpcUrl: anvil.rpcUrl,
+      port: anvil.port,
+      chain,
+      contracts: { stablecoin, depository, multicaller, oracleHub, depositReceiver },
+      dex,
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * @pontis/devnet: local anvil chains with the Pontis depository, the hub oracle contract and a
- * USDC-like stablecoin, for the `local` environment and for tests. The solc-based compiler lives in
+ * USDC-like stablecoin, Chainlink-interface price feeds and a Uniswap v3 deployment with seeded pools, for the `local` environment and for tests. The solc-based compiler lives in
  * `scripts/compile.ts` and is not exported (solc is a development dependency).
  */
 export * from './accounts.js'
@@ -8,9 +8,11 @@ export * from './anvil.js'
 export * from './artifacts.js'
 export * from './bitcoin/index.js'
 export * from './devnet.js'
+export * from './dex.js'
 export * from './hub.js'
 export * from './hyperliquid/index.js'
 export * from './lighter/index.js'
+export * from './prices/hermes.js'
 export * from './svm/accounts.js'
 export {
   type SvmDevnet,

@@ -23,6 +23,8 @@ t.test('recompiling gives byte-identical committed artifacts and abis.gen.ts', a
   t.same(
     artifacts.map((artifact) => artifact.contractName),
     [
+      'DevnetToken',
+      'MockV3Aggregator',
       'PontisCallExecutor',
       'PontisDepositReceiver',
       'PontisDepository',
@@ -41,6 +43,8 @@ t.test('recompiling gives byte-identical committed artifacts and abis.gen.ts', a
   t.same(
     written,
     [
+      'DevnetToken.json',
+      'MockV3Aggregator.json',
       'PontisCallExecutor.json',
       'PontisDepositReceiver.json',
       'PontisDepository.json',

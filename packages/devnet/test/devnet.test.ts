@@ -21,6 +21,7 @@ import {
   startDevnet,
   USER_STABLECOIN_FUNDING,
 } from '../src/devnet.js'
+import { DEX_STABLECOIN_FUNDING } from '../src/dex.js'
 import { clientsFor, startTestDevnet } from './fixtures/helpers.js'
 
 const CONFIG_PATH = new URL('../../../configs/chains.local.json', import.meta.url)
@@ -99,7 +100,11 @@ t.test('two chains with distinct ids, contracts at the planned addresses, accoun
     t.equal(await read.name(), 'Pontis USD')
     t.equal(await read.symbol(), 'USDC')
     t.equal(await read.decimals(), 6)
-    t.equal(await read.totalSupply(), SOLVER_STABLECOIN_FUNDING + 4n * USER_STABLECOIN_FUNDING)
+    t.equal(
+      await read.totalSupply(),
+      SOLVER_STABLECOIN_FUNDING + 4n * USER_STABLECOIN_FUNDING + DEX_STABLECOIN_FUNDING,
+      'minted to the solver, the users and the DEX liquidity',
+    )
     t.equal(
       await read.DOMAIN_SEPARATOR(),
       hashDomain({

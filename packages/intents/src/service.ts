@@ -107,7 +107,7 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
   const environment = registry.environment
   const [settingsResult, pricesResult, storeResult] = await Promise.allSettled([
     loadSolverSettings({ ...configOptions, environment, registry }),
-    options.prices ?? loadPriceSource({ ...configOptions, environment }),
+    options.prices ?? loadPriceSource({ ...configOptions, environment, registry }),
     openConfiguredStore(settingsFromEnv, options, logger),
   ])
   if (

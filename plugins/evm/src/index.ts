@@ -19,6 +19,7 @@ import {
 } from '@pontis/core/plugin'
 import { type Address, getAddress, type Hex, isAddress, isAddressEqual, recoverMessageAddress } from 'viem'
 import { createEvmFilling } from './filling.js'
+import { createEvmMarketData } from './market-data.js'
 import { createEvmQuoting, EVM_PERMIT_KIND, type EvmChainContext } from './quoting.js'
 import { createEvmReading } from './reading.js'
 import { createRpcClient, ReadCache } from './rpc.js'
@@ -179,6 +180,7 @@ export default definePlugin<EvmPluginConfig>({
       finality,
       quoting: createEvmQuoting(evm),
       reading: createEvmReading(evm, finality),
+      marketData: createEvmMarketData(evm),
       // Fills go through the multicaller; without one this chain cannot be a solver's destination.
       ...(evm.multicaller ? { filling: createEvmFilling(evm, finality) } : {}),
     }

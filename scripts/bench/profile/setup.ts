@@ -271,7 +271,11 @@ export async function startProfiledService(config: BenchConfig): Promise<Profile
   })
   const { validatorOf } = await createIntentsApp({ ...runtime })
   const clock = new PhaseClock()
-  const prices: PriceSource = await loadPriceSource({ env: config.env, configDir: config.configDir })
+  const prices: PriceSource = await loadPriceSource({
+    env: config.env,
+    configDir: config.configDir,
+    registry: runtime.registry,
+  })
   const timedPrices: PriceSource = {
     usdPrice: (currency) => clock.time('pricing', () => prices.usdPrice(currency)),
   }
