@@ -23,6 +23,18 @@ export {
   loadOpenApiDocument,
   type OpenApiDocument,
 } from './document.js'
+export {
+  createHttpObserver,
+  createMetricsHandler,
+  createMetricsRegistry,
+  createRpcCallMetrics,
+  type HttpObserver,
+  isDirectLoopback,
+  LATENCY_BUCKETS_SECONDS,
+  type MetricsHandlerOptions,
+  MetricsRegistry,
+  UNMATCHED_OPERATION,
+} from './metrics.js'
 export { describeProblems, type FieldProblem, toFieldProblems } from './problems.js'
 export {
   addressBucket,
