@@ -5,7 +5,7 @@
  * Each service has its own registry, so several services in one process (tests) never share counters.
  */
 import { BlockList } from 'node:net'
-import { PontisError, type RpcCallObservation } from '@pontis/core'
+import { type ChainReadiness, PontisError, type RpcCallObservation } from '@pontis/core'
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client'
 import type { OperationHandler, OperationRequest } from './app.js'
 import { createBearerCheck } from './bearer.js'
@@ -140,6 +140,45 @@ export function createMetricsHandler(options: MetricsHandlerOptions): OperationH
       type: registry.contentType,
       headers: { 'cache-control': 'no-store' },
       body: await registry.metrics(),
+    }
+  }
+}
+
+/** One readiness check besides the chains. */
+export interface ReadinessCheckResult {
+  readonly status: 'ok' | 'failing'
+  readonly latencyMs?: number
+  readonly detail?: string
+}
+
+export interface ReadinessHandlerOptions {
+  /** The chains' readiness (core's `createChainReadiness`). */
+  readonly chains: () => Promise<readonly ChainReadiness[]>
+  /** Further checks by name (the database, its migrations). */
+  readonly checks?: () => Promise<Readonly<Record<string, ReadinessCheckResult>>>
+  /** True once the process drains before exiting: never ready again. */
+  readonly shuttingDown?: () => boolean
+}
+
+/** `GET /readyz`: 200 when every check and chain is ok, else 503 with the same body. */
+export function createReadinessHandler(options: ReadinessHandlerOptions): OperationHandler {
+  return async () => {
+    const noChecks: Readonly<Record<string, ReadinessCheckResult>> = {}
+    const [chains, checks] = await Promise.all([options.chains(), options.checks?.() ?? noChecks])
+    const shuttingDown = options.shuttingDown?.() === true
+    const ready =
+      !shuttingDown &&
+      chains.every((chain) => chain.status === 'ok') &&
+      Object.values(checks).every((check) => check.status === 'ok')
+    return {
+      status: ready ? 200 : 503,
+      headers: { 'cache-control': 'no-store' },
+      body: {
+        status: ready ? 'ready' : 'not_ready',
+        ...(shuttingDown ? { shuttingDown: true } : {}),
+        checks,
+        chains,
+      },
     }
   }
 }

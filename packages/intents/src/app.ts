@@ -1,11 +1,19 @@
 import { fileURLToPath } from 'node:url'
-import type { Logger, Registry } from '@pontis/core'
-import { type ApiApp, createApiApp, type LoadedDocument, loadOpenApiDocument } from '@pontis/http'
+import { DEFAULT_READINESS_TIMEOUT_MS, type Logger, type Registry } from '@pontis/core'
+import {
+  type ApiApp,
+  createApiApp,
+  createMetricsHandler,
+  type LoadedDocument,
+  loadOpenApiDocument,
+} from '@pontis/http'
+import { createHealthHandlers } from './health.js'
 import { type ApiKeyStore, createAdminHandlers } from './keys/index.js'
 import { createLifecycleHandlers } from './lifecycle/handlers.js'
 import type { Indexer } from './lifecycle/indexer.js'
 import type { LifecycleStore } from './lifecycle/lifecycle-store.js'
 import type { Solver } from './lifecycle/solver.js'
+import { createIntentsMetrics, type IntentsMetrics } from './metrics.js'
 import { createChainHandlers } from './quote/chains.js'
 import type { QuoteEngine } from './quote/engine.js'
 import { createQuoteHandlers } from './quote/handlers.js'
@@ -39,14 +47,24 @@ export interface IntentsAppOptions {
   readonly trustProxy?: boolean
   /** Clock (Unix ms) for permit expiry; the service's own, so tests can move it. */
   readonly now?: () => number
+  /** Where `GET /metrics` reads from and requests are counted. Default: a registry of this app's own. */
+  readonly metrics?: IntentsMetrics
+  /** `METRICS_TOKEN`; unset: `/metrics` answers only this host's own scraper. */
+  readonly metricsToken?: string | undefined
+  /** Bound of each `/readyz` probe. Default 3000 ms. */
+  readonly readinessTimeoutMs?: number
+  /** True once a shutdown began: `/readyz` answers 503. */
+  readonly shuttingDown?: () => boolean
 }
 
 /** The intent service's Koa app: every operation of openapi/intents.yaml, validated and routed. */
 export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiApp> {
   const loaded = options.document ?? (await loadOpenApiDocument(INTENTS_DOCUMENT_PATH))
+  const metrics = options.metrics ?? createIntentsMetrics()
   return createApiApp({
     loaded,
     logger: options.logger,
+    metrics: metrics.registry,
     trustProxy: options.trustProxy ?? false,
     gate: createRateLimitGate({
       limiter: options.limiter,
@@ -58,11 +76,18 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
     directOperations: ['getIntentStatusV3', 'getIntentStatus'],
     handlers: {
       ...createChainHandlers(options.registry),
-      ...createQuoteHandlers(options.engine, options.keys),
+      ...createQuoteHandlers(options.engine, options.keys, { metrics, registry: options.registry }),
       ...createAdminHandlers({ keys: options.keys, adminToken: options.adminToken, logger: options.logger }),
       ...createWebhookAdminHandlers({ dispatcher: options.webhooks, adminToken: options.adminToken }),
       ...createStatusHandlers(options.store, options.statusCache),
       ...createLifecycleHandlers(options),
+      getMetrics: createMetricsHandler({ registry: metrics.registry, token: options.metricsToken }),
+      ...createHealthHandlers({
+        registry: options.registry,
+        store: options.store,
+        timeoutMs: options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS,
+        ...(options.shuttingDown ? { shuttingDown: options.shuttingDown } : {}),
+      }),
     },
   })
 }

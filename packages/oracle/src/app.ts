@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import {
+  createChainReadiness,
   hubSigningDomain,
   isPontisError,
   type Logger,
@@ -13,6 +14,7 @@ import {
   createApiApp,
   createMetricsHandler,
   createOpenApiAjv,
+  createReadinessHandler,
   describeProblems,
   type LoadedDocument,
   loadOpenApiDocument,
@@ -50,7 +52,8 @@ export type OracleAppConfig = Pick<
   | 'trustProxy'
   | 'proxyHops'
   | 'metricsToken'
->
+> &
+  Partial<Pick<OracleConfig, 'readinessTimeoutMs'>>
 
 export interface OracleAppOptions {
   readonly registry: Registry
@@ -220,6 +223,11 @@ export async function createOracleApp(
   })
 
   const getMetrics = createMetricsHandler({ registry: metrics.registry, token: config.metricsToken })
+  const getReadyz = createReadinessHandler({
+    chains: createChainReadiness(registry, {
+      ...(config.readinessTimeoutMs !== undefined ? { timeoutMs: config.readinessTimeoutMs } : {}),
+    }),
+  })
 
   const handlerFor = (route: AttestationRoute): OperationHandler => {
     const checkShape = shapeChecker(route.responseSchema)
@@ -293,6 +301,7 @@ export async function createOracleApp(
       getLives,
       getOracleChains,
       getMetrics,
+      getReadyz,
       ...Object.fromEntries(ROUTES.map((route) => [route.operationId, handlerFor(route)])),
     },
   })
