@@ -95,7 +95,9 @@ export function createChainReadiness(
   return () => {
     const at = now()
     if (cached !== undefined && at - cached.at < cacheMs) return cached.round
-    const round = Promise.all(registry.chains().map(probeOne))
+    // A chain the config marks disabled is not served, so it does not hold readiness back.
+    const enabled = registry.chains().filter((chain) => chain.record.disabled !== true)
+    const round = Promise.all(enabled.map(probeOne))
     cached = { at, round }
     return round
   }
