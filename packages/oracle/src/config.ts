@@ -359,8 +359,11 @@ function parseTrustProxy(env: NodeJS.ProcessEnv): boolean {
 
 /** Core's `readMetricsToken`, its problem reported as the oracle's start-up error. */
 function parseMetricsToken(env: NodeJS.ProcessEnv): string | undefined {
+  // The oracle's own reading first: a blank value is an error here, not "unset".
+  const token = readVariable(env, 'METRICS_TOKEN')
+  if (token === undefined) return undefined
   try {
-    return readMetricsToken(env)
+    return readMetricsToken({ METRICS_TOKEN: token })
   } catch (error) {
     throw new OracleConfigError((error as Error).message)
   }

@@ -43,6 +43,7 @@ t.test('every operation of the document is routed', async (t) => {
     'getLives',
     'getMetrics',
     'getOracleChains',
+    'getReadyz',
   ])
 })
 
