@@ -235,6 +235,39 @@ t.test('/metrics is for this host only without METRICS_TOKEN', async (t) => {
   t.equal(withBadKey.status, 200, 'the probes take no API key, even a wrong one')
 })
 
+t.test('with METRICS_TOKEN, /metrics asks for the bearer token, from anywhere', async (t) => {
+  const token = 'ops-test-metrics-token-0123456789'
+  const guarded = await startIntentsService({
+    configDir,
+    env: { ...devnetEnvironment(devnet), RATE_LIMITS: 'off', METRICS_TOKEN: token },
+    port: 0,
+    document: loaded,
+    logger: silentLogger,
+    workers: false,
+  })
+  t.teardown(() => guarded.close())
+  const client = createTestClient(t, guarded.url, loaded.document)
+  const missing = await client.get('/metrics')
+  t.equal(missing.status, 401)
+  t.equal((missing.body as { errorCode: string }).errorCode, 'UNAUTHORIZED')
+  const wrong = await client.get('/metrics', { headers: { authorization: `Bearer ${token}x` } })
+  t.equal(wrong.status, 401)
+  t.notMatch(wrong.text, token, 'the token is never echoed')
+  const right = await client.get('/metrics', {
+    headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': '203.0.113.7' },
+  })
+  t.equal(right.status, 200, 'the right token is answered, through a proxy too')
+  t.equal(
+    sample(right.text, 'pontis_http_requests_total', {
+      operation: 'getMetrics',
+      status: '401',
+      error_code: 'UNAUTHORIZED',
+    }),
+    2,
+    'the two refused scrapes were counted',
+  )
+})
+
 t.test('/readyz follows the chain RPC and the database', async (t) => {
   const client = createTestClient(t, service.url, loaded.document)
   const ready = await client.get('/readyz')
