@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetIconData, GetIconErrors, GetIconResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, GetRequestsV2Data, GetRequestsV2Errors, GetRequestsV2Responses, GetRequestsV3Data, GetRequestsV3Errors, GetRequestsV3Responses, GetSquareIconData, GetSquareIconErrors, GetSquareIconResponses, GetTokenPriceData, GetTokenPriceErrors, GetTokenPriceResponses, GetTrendingCurrenciesData, GetTrendingCurrenciesErrors, GetTrendingCurrenciesResponses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses } from './types.gen.js';
+import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetHealthzData, GetHealthzErrors, GetHealthzResponses, GetIconData, GetIconErrors, GetIconResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetRequestsV2Data, GetRequestsV2Errors, GetRequestsV2Responses, GetRequestsV3Data, GetRequestsV3Errors, GetRequestsV3Responses, GetSquareIconData, GetSquareIconErrors, GetSquareIconResponses, GetTokenPriceData, GetTokenPriceErrors, GetTokenPriceResponses, GetTrendingCurrenciesData, GetTrendingCurrenciesErrors, GetTrendingCurrenciesResponses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -343,6 +343,63 @@ export const getSquareIcon = <ThrowOnError extends boolean = false>(options: Opt
  * An HTML page rendering this document as an interactive API reference (try-it-out included).
  */
 export const getDocumentation = <ThrowOnError extends boolean = false>(options?: Options<GetDocumentationData, ThrowOnError>) => (options?.client ?? client).get<GetDocumentationResponses, GetDocumentationErrors, ThrowOnError>({ url: '/documentation', ...options });
+
+/**
+ * Prometheus metrics
+ *
+ * The service's metrics in the Prometheus text exposition format (version 0.0.4). Families:
+ *
+ * - `pontis_http_requests_total{operation, status, error_code}` and
+ * `pontis_http_request_duration_seconds{operation, status}`: every answer, by operationId
+ * (`unmatched` when no operation matched), HTTP status and `errorCode` (empty on success).
+ * - `pontis_quotes_total{origin_chain, destination_chain, kind, outcome}`: quotes (`kind`
+ * `quote`) and prices (`price`) by route (configured chain ids; `other` for anything else)
+ * and outcome (`ok` or the `errorCode`).
+ * - `pontis_requests{status}` (requests stored per status, counted at scrape time),
+ * `pontis_request_transitions_total{from, to}` and `pontis_request_state_seconds{status}`
+ * (time spent in a status before leaving it).
+ * - `pontis_solver_jobs_total{kind, outcome}` (`confirmed`, `reverted`, `failed`),
+ * `pontis_fill_seconds` (fill job queued to fill confirmed) and
+ * `pontis_request_failures_total{fail_reason}`.
+ * - `pontis_webhook_backlog`, `pontis_webhook_attempts_total{outcome}` (`delivered`, `retry`,
+ * `dead`: dead-lettered, `disabled`).
+ * - `pontis_websocket_clients`.
+ * - `pontis_rpc_calls_total{chain, outcome}` (`ok`, `error`, `timeout`) and
+ * `pontis_rpc_call_duration_seconds{chain}`: calls to each chain's node.
+ * - The process's default metrics (CPU, memory, event loop lag, garbage collection).
+ *
+ * Labels never carry request ids or addresses. Access: with `METRICS_TOKEN` set, only
+ * `Authorization: Bearer <METRICS_TOKEN>` is answered (compared in constant time; 401
+ * `UNAUTHORIZED` otherwise), from anywhere. Without it the route answers only connections from
+ * this host's loopback that carry no forwarding header (`Forwarded`, `X-Forwarded-For`,
+ * `X-Real-IP`); everyone else gets the 404 `ROUTE_NOT_FOUND` of a path that does not exist.
+ * Exempt from rate limits and API keys.
+ */
+export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>) => (options?.client ?? client).get<GetMetricsResponses, GetMetricsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/metrics',
+    ...options
+});
+
+/**
+ * Liveness probe
+ *
+ * Answers 200 as long as the process serves HTTP; checks nothing else, so a slow database or
+ * chain never gets a live process restarted. Exempt from rate limits and API keys.
+ */
+export const getHealthz = <ThrowOnError extends boolean = false>(options?: Options<GetHealthzData, ThrowOnError>) => (options?.client ?? client).get<GetHealthzResponses, GetHealthzErrors, ThrowOnError>({ url: '/healthz', ...options });
+
+/**
+ * Readiness probe
+ *
+ * Whether this instance can serve: the database answers, every migration this code has is
+ * applied, and every configured chain's node answers within `READINESS_TIMEOUT_MS` (default
+ * 3000 ms). Chain probes are cached for 1.5 seconds, so a storm of probes costs each node at
+ * most one call per period. 200 when everything is ready, 503 with the same body otherwise.
+ * While the service shuts down it answers 503 (`shuttingDown`). Exempt from rate limits and
+ * API keys.
+ */
+export const getReadyz = <ThrowOnError extends boolean = false>(options?: Options<GetReadyzData, ThrowOnError>) => (options?.client ?? client).get<GetReadyzResponses, GetReadyzErrors, ThrowOnError>({ url: '/readyz', ...options });
 
 /**
  * List API keys

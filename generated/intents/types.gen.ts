@@ -6,6 +6,52 @@ export type ClientOptions = {
 
 export type Webhooks = RequestStatusUpdatedWebhookRequest;
 
+export type HealthzResponse = {
+    status: 'ok';
+};
+
+export type ReadinessCheck = {
+    status: 'ok' | 'failing';
+    latencyMs?: number;
+    /**
+     * What was found, or why the check failed.
+     */
+    detail?: string;
+};
+
+export type ChainReadiness = {
+    chainId: number;
+    name: string;
+    status: 'ok' | 'failing';
+    /**
+     * How long the probe took (the bound, when it ran out).
+     */
+    latencyMs: number;
+    /**
+     * The node's newest block height or slot, when its family reports one.
+     */
+    head?: string;
+    /**
+     * Why the probe failed (never the node's URL).
+     */
+    error?: string;
+};
+
+export type ReadinessResponse = {
+    status: 'ready' | 'not_ready';
+    /**
+     * Present and true while the process drains before exiting.
+     */
+    shuttingDown?: boolean;
+    /**
+     * Checks besides the chains, by name (`database`, `migrations`).
+     */
+    checks: {
+        [key: string]: ReadinessCheck;
+    };
+    chains: Array<ChainReadiness>;
+};
+
 /**
  * Chain id, a JSON integer (clients compare it with `===`). EVM chains use their EIP-155 id;
  * non-EVM chains use service-assigned ids: SVM 792703809, Eclipse 9286185, Bitcoin 8253038
@@ -3382,6 +3428,102 @@ export type GetDocumentationResponses = {
 };
 
 export type GetDocumentationResponse = GetDocumentationResponses[keyof GetDocumentationResponses];
+
+export type GetMetricsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/metrics';
+};
+
+export type GetMetricsErrors = {
+    /**
+     * `METRICS_TOKEN` is set and the request has no bearer token, or the wrong one.
+     */
+    401: ErrorBody;
+    /**
+     * `METRICS_TOKEN` is unset and the request did not come straight from this host's loopback.
+     */
+    404: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetMetricsError = GetMetricsErrors[keyof GetMetricsErrors];
+
+export type GetMetricsResponses = {
+    /**
+     * The metrics.
+     */
+    200: string;
+};
+
+export type GetMetricsResponse = GetMetricsResponses[keyof GetMetricsResponses];
+
+export type GetHealthzData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/healthz';
+};
+
+export type GetHealthzErrors = {
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetHealthzError = GetHealthzErrors[keyof GetHealthzErrors];
+
+export type GetHealthzResponses = {
+    /**
+     * The process is up.
+     */
+    200: HealthzResponse;
+};
+
+export type GetHealthzResponse = GetHealthzResponses[keyof GetHealthzResponses];
+
+export type GetReadyzData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/readyz';
+};
+
+export type GetReadyzErrors = {
+    /**
+     * Not ready; the failing checks say why.
+     */
+    503: ReadinessResponse;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetReadyzError = GetReadyzErrors[keyof GetReadyzErrors];
+
+export type GetReadyzResponses = {
+    /**
+     * Ready.
+     */
+    200: ReadinessResponse;
+};
+
+export type GetReadyzResponse = GetReadyzResponses[keyof GetReadyzResponses];
 
 export type ListApiKeysData = {
     body?: never;

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AttestDepositoryDepositsData, AttestDepositoryDepositsErrors, AttestDepositoryDepositsResponses, AttestDepositoryWithdrawalsData, AttestDepositoryWithdrawalsErrors, AttestDepositoryWithdrawalsResponses, AttestSolverFillsData, AttestSolverFillsErrors, AttestSolverFillsResponses, AttestSolverRefundsData, AttestSolverRefundsErrors, AttestSolverRefundsResponses, AttestWithdrawalInitiatedData, AttestWithdrawalInitiatedErrors, AttestWithdrawalInitiatedResponses, AttestWithdrawalInitiationData, AttestWithdrawalInitiationErrors, AttestWithdrawalInitiationResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetLivesData, GetLivesErrors, GetLivesResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOracleChainsData, GetOracleChainsErrors, GetOracleChainsResponses } from './types.gen.js';
+import type { AttestDepositoryDepositsData, AttestDepositoryDepositsErrors, AttestDepositoryDepositsResponses, AttestDepositoryWithdrawalsData, AttestDepositoryWithdrawalsErrors, AttestDepositoryWithdrawalsResponses, AttestSolverFillsData, AttestSolverFillsErrors, AttestSolverFillsResponses, AttestSolverRefundsData, AttestSolverRefundsErrors, AttestSolverRefundsResponses, AttestWithdrawalInitiatedData, AttestWithdrawalInitiatedErrors, AttestWithdrawalInitiatedResponses, AttestWithdrawalInitiationData, AttestWithdrawalInitiationErrors, AttestWithdrawalInitiationResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetLivesData, GetLivesErrors, GetLivesResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOracleChainsData, GetOracleChainsErrors, GetOracleChainsResponses, GetReadyzData, GetReadyzErrors, GetReadyzResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -24,6 +24,16 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
  * Answers as long as the process serves HTTP. Exempt from the rate limit; needs no key.
  */
 export const getLives = <ThrowOnError extends boolean = false>(options?: Options<GetLivesData, ThrowOnError>) => (options?.client ?? client).get<GetLivesResponses, GetLivesErrors, ThrowOnError>({ url: '/lives/v1', ...options });
+
+/**
+ * Readiness probe
+ *
+ * Whether this oracle can attest: every configured chain's node answers within
+ * `READINESS_TIMEOUT_MS` (default 3000 ms). `/lives/v1` stays the liveness check. Chain probes are cached for 1.5 seconds, so a storm of probes costs each node at
+ * most one call per period. 200 when everything is ready, 503 with the same body otherwise.
+ * Exempt from the rate limit; needs no key.
+ */
+export const getReadyz = <ThrowOnError extends boolean = false>(options?: Options<GetReadyzData, ThrowOnError>) => (options?.client ?? client).get<GetReadyzResponses, GetReadyzErrors, ThrowOnError>({ url: '/readyz', ...options });
 
 /**
  * Chains of the selected environment

@@ -4,6 +4,48 @@ export type ClientOptions = {
     baseUrl: 'http://localhost:3000' | (string & {});
 };
 
+export type ReadinessCheck = {
+    status: 'ok' | 'failing';
+    latencyMs?: number;
+    /**
+     * What was found, or why the check failed.
+     */
+    detail?: string;
+};
+
+export type ChainReadiness = {
+    chainId: number;
+    name: string;
+    status: 'ok' | 'failing';
+    /**
+     * How long the probe took (the bound, when it ran out).
+     */
+    latencyMs: number;
+    /**
+     * The node's newest block height or slot, when its family reports one.
+     */
+    head?: string;
+    /**
+     * Why the probe failed (never the node's URL).
+     */
+    error?: string;
+};
+
+export type ReadinessResponse = {
+    status: 'ready' | 'not_ready';
+    /**
+     * Present and true while the process drains before exiting.
+     */
+    shuttingDown?: boolean;
+    /**
+     * Checks besides the chains, by name (none on the oracle today).
+     */
+    checks: {
+        [key: string]: ReadinessCheck;
+    };
+    chains: Array<ChainReadiness>;
+};
+
 /**
  * Numeric chain id as a JSON integer, as listed by `/chains/v1` (EVM chain ids; Solana 792703809,
  * Bitcoin 8253038, Lighter 3586256, Hyperliquid 1337, Tron 728126428, TON 224235520).
@@ -936,6 +978,36 @@ export type GetLivesResponses = {
 };
 
 export type GetLivesResponse = GetLivesResponses[keyof GetLivesResponses];
+
+export type GetReadyzData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/readyz';
+};
+
+export type GetReadyzErrors = {
+    /**
+     * Not ready; the failing checks say why.
+     */
+    503: ReadinessResponse;
+    /**
+     * Any other error, always as `ErrorBody`, for example 404 `ROUTE_NOT_FOUND`, 405
+     * `METHOD_NOT_ALLOWED` or 501 `NOT_IMPLEMENTED`.
+     */
+    default: ErrorBody;
+};
+
+export type GetReadyzError = GetReadyzErrors[keyof GetReadyzErrors];
+
+export type GetReadyzResponses = {
+    /**
+     * Ready.
+     */
+    200: ReadinessResponse;
+};
+
+export type GetReadyzResponse = GetReadyzResponses[keyof GetReadyzResponses];
 
 export type GetOracleChainsData = {
     body?: never;

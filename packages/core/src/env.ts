@@ -67,3 +67,24 @@ export function readInteger(
 export function readPort(env: EnvironmentVariables, name: string): number | undefined {
   return readInteger(env, name, { min: 0, max: 65_535 })
 }
+
+/** Shortest `METRICS_TOKEN` accepted: a guessable token would expose the metrics. */
+export const MIN_METRICS_TOKEN_LENGTH = 24
+const HEADER_TOKEN = /^[\x21-\x7e]+$/
+
+/**
+ * `METRICS_TOKEN`, the bearer token `GET /metrics` asks for on both services; unset: the route
+ * answers only this host's own scraper.
+ * @throws ConfigError describing the token (a secret: never showing it) when it is too short or
+ * not visible ASCII without spaces.
+ */
+export function readMetricsToken(env: EnvironmentVariables): string | undefined {
+  const token = readVariable(env, 'METRICS_TOKEN')
+  if (token === undefined) return undefined
+  if (token.length < MIN_METRICS_TOKEN_LENGTH || !HEADER_TOKEN.test(token)) {
+    throw new ConfigError(
+      `METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} visible ASCII characters without spaces (for example: openssl rand -base64 32)`,
+    )
+  }
+  return token
+}

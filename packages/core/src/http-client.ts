@@ -13,6 +13,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
+import { rpcCallStarted, rpcFailureOutcome } from './rpc-calls.js'
 
 /**
  * An idle socket is closed after this long, or a second before the server's `Keep-Alive: timeout`
@@ -153,6 +154,20 @@ export async function keepAliveRequest(
   input: string | URL,
   init: RequestInit = {},
 ): Promise<KeepAliveAnswer> {
+  // Calls to a chain's node are counted here, once for every plugin (see rpc-calls.ts).
+  const observed = rpcCallStarted(new URL(input))
+  if (observed === undefined) return requestWhole(input, init)
+  try {
+    const answer = await requestWhole(input, init)
+    observed(answer.status === 429 || answer.status >= 500 ? 'error' : 'ok')
+    return answer
+  } catch (error) {
+    observed(rpcFailureOutcome(error))
+    throw error
+  }
+}
+
+async function requestWhole(input: string | URL, init: RequestInit): Promise<KeepAliveAnswer> {
   const body = init.body ?? undefined
   let url = new URL(input)
   if (

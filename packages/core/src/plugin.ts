@@ -627,6 +627,12 @@ export interface FinalityPolicy {
   readonly clientsStopAtSubmitted?: boolean
 }
 
+/** What a chain's node answered a readiness probe. */
+export interface ChainProbe {
+  /** The newest block height or slot, decimal. */
+  readonly head?: string
+}
+
 /** Everything one chain can do, grouped by capability. `identity` and `finality` are required. */
 export interface ChainAdapter {
   readonly identity: IdentityCapability
@@ -636,6 +642,11 @@ export interface ChainAdapter {
   /** Price reads from contracts on this chain (feeds, pools), for the service's price sources. */
   readonly marketData?: MarketDataCapability
   readonly filling?: FillingCapability
+  /**
+   * Asks the chain's node for its head (readiness probes): the newest block height or slot as a
+   * decimal string. Without it, a readiness probe checks that `rpc.url` answers HTTP at all.
+   */
+  probe?(): Promise<ChainProbe>
   /** Releases connections and timers; called once when the registry closes. */
   close?(): Promise<void>
 }

@@ -15,6 +15,12 @@ import { createOpenApiAjv } from './ajv.js'
 import { isJsonContentType, parseJsonBody, readTextBody } from './body.js'
 import { documentationPage, registerDocumentationAssets } from './docs.js'
 import type { LoadedDocument } from './document.js'
+import {
+  createHttpObserver,
+  type HttpObserver,
+  type MetricsRegistry,
+  UNMATCHED_OPERATION,
+} from './metrics.js'
 import { describeProblems, toFieldProblems } from './problems.js'
 import { clientAddressFrom } from './ratelimit.js'
 import { createOperationValidator, type OperationValidator } from './validation.js'
@@ -92,6 +98,11 @@ export interface ApiAppOptions {
    * exactly the operation's (trailing slash, other case, escapes) goes through Koa.
    */
   readonly directOperations?: readonly string[]
+  /**
+   * Where the HTTP families (requests by operation, status and errorCode; latency) are recorded,
+   * on both dispatch paths. None: nothing is recorded.
+   */
+  readonly metrics?: MetricsRegistry
 }
 
 /** What a {@link RequestGate} sees of a request. */
@@ -270,21 +281,35 @@ export async function createApiApp(options: ApiAppOptions): Promise<ApiApp> {
 
   const koa = new Koa({ proxy: options.trustProxy ?? false })
   koa.on('error', (error: unknown) => logger.error('unhandled koa error', { error: String(error) }))
+  const observe = options.metrics ? createHttpObserver(options.metrics, operationIds) : undefined
 
   koa.use(async (ctx, next) => {
+    const started = performance.now()
     const requestId = requestIdFor(ctx.req.headers['x-request-id'])
     ctx.state.requestId = requestId
     ctx.set('x-request-id', requestId)
     ctx.set(COMMON_HEADERS)
+    let errorCode: string | undefined
     try {
       await next()
     } catch (caught) {
       const error = failureOf(caught, logger, { requestId, method: ctx.method, path: ctx.path })
+      errorCode = error.code
       ctx.status = error.status
       ctx.body = errorBody(error, requestId)
       const retryAfter = retryAfterOf(error)
       if (retryAfter !== undefined) ctx.set('retry-after', retryAfter)
     }
+    observe?.(
+      typeof ctx.state.operationId === 'string'
+        ? ctx.state.operationId
+        : // Refused before routing (API key, rate limit): the operation its path and method name.
+          (api.matchOperation({ method: ctx.method, path: ctx.path, headers: {} })?.operationId ??
+            UNMATCHED_OPERATION),
+      ctx.status,
+      errorCode,
+      (performance.now() - started) / 1000,
+    )
   })
 
   // CORS preflight: browsers send it before any cross-origin JSON POST.
@@ -372,7 +397,7 @@ export async function createApiApp(options: ApiAppOptions): Promise<ApiApp> {
               ? direct.get(directKey(req.method, pathOf(req.url ?? '')))
               : undefined
           if (route === undefined) return viaKoa(req, res)
-          answerDirectly(route, req, res, { gate, trustProxy, logger, bodyLimitBytes }).catch(
+          answerDirectly(route, req, res, { gate, trustProxy, logger, bodyLimitBytes, observe }).catch(
             (error: unknown) => {
               // Only writing the answer can fail here (everything before is caught and answered);
               // never an unhandled rejection, which would stop the process.
@@ -480,8 +505,16 @@ async function answerDirectly(
   route: DirectRoute,
   req: IncomingMessage,
   res: ServerResponse,
-  context: { gate: RequestGate | undefined; trustProxy: boolean; logger: Logger; bodyLimitBytes: number },
+  context: {
+    gate: RequestGate | undefined
+    trustProxy: boolean
+    logger: Logger
+    bodyLimitBytes: number
+    observe: HttpObserver | undefined
+  },
 ): Promise<void> {
+  const started = performance.now()
+  let errorCode: string | undefined
   const requestId = requestIdFor(req.headers['x-request-id'])
   const headers: Record<string, string> = { 'x-request-id': requestId, ...COMMON_HEADERS }
   let status: number
@@ -527,6 +560,7 @@ async function answerDirectly(
     body = response.type ? String(response.body) : JSON.stringify(response.body)
   } catch (caught) {
     const error = failureOf(caught, context.logger, { requestId, method: route.method, path: route.path })
+    errorCode = error.code
     status = error.status
     const retryAfter = retryAfterOf(error)
     if (retryAfter !== undefined) headers['retry-after'] = retryAfter
@@ -534,6 +568,7 @@ async function answerDirectly(
     body = JSON.stringify(errorBody(error, requestId))
   }
   headers['content-length'] = String(Buffer.byteLength(body))
+  context.observe?.(route.operationId, status, errorCode, (performance.now() - started) / 1000)
   res.writeHead(status, headers)
   res.end(body)
 }
@@ -559,6 +594,8 @@ function routeFor(
   const hasBody = operation.requestBody !== undefined
   const label = `${operationId} (${operation.method.toUpperCase()} ${operation.path})`
   return async (ctx) => {
+    // Before anything can fail, so a refused request is counted under its operation.
+    ctx.state.operationId = operationId
     let rawBody: string | undefined
     let body: unknown
     if (hasBody) {

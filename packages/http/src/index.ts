@@ -23,6 +23,21 @@ export {
   loadOpenApiDocument,
   type OpenApiDocument,
 } from './document.js'
+export {
+  createHttpObserver,
+  createMetricsHandler,
+  createMetricsRegistry,
+  createReadinessHandler,
+  createRpcCallMetrics,
+  type HttpObserver,
+  isDirectLoopback,
+  LATENCY_BUCKETS_SECONDS,
+  type MetricsHandlerOptions,
+  MetricsRegistry,
+  type ReadinessCheckResult,
+  type ReadinessHandlerOptions,
+  UNMATCHED_OPERATION,
+} from './metrics.js'
 export { describeProblems, type FieldProblem, toFieldProblems } from './problems.js'
 export {
   addressBucket,

@@ -1,14 +1,22 @@
 import { fileURLToPath } from 'node:url'
-import type { Logger, Registry } from '@pontis/core'
-import { type ApiApp, createApiApp, type LoadedDocument, loadOpenApiDocument } from '@pontis/http'
+import { DEFAULT_READINESS_TIMEOUT_MS, type Logger, type Registry } from '@pontis/core'
+import {
+  type ApiApp,
+  createApiApp,
+  createMetricsHandler,
+  type LoadedDocument,
+  loadOpenApiDocument,
+} from '@pontis/http'
 import { createCurrencyHandlers } from './currencies/handlers.js'
 import { publicBaseUrlResolver } from './currencies/public-url.js'
+import { createHealthHandlers } from './health.js'
 import { createHistoryHandlers } from './history/index.js'
 import { type ApiKeyStore, createAdminHandlers } from './keys/index.js'
 import { createLifecycleHandlers } from './lifecycle/handlers.js'
 import type { Indexer } from './lifecycle/indexer.js'
 import type { LifecycleStore } from './lifecycle/lifecycle-store.js'
 import type { Solver } from './lifecycle/solver.js'
+import { createIntentsMetrics, type IntentsMetrics } from './metrics.js'
 import { createChainHandlers } from './quote/chains.js'
 import type { QuoteEngine } from './quote/engine.js'
 import { createQuoteHandlers } from './quote/handlers.js'
@@ -47,6 +55,14 @@ export interface IntentsAppOptions {
   readonly publicBaseUrl?: string | undefined
   /** Clock (Unix ms) for permit expiry; the service's own, so tests can move it. */
   readonly now?: () => number
+  /** Where `GET /metrics` reads from and requests are counted. Default: a registry of this app's own. */
+  readonly metrics?: IntentsMetrics
+  /** `METRICS_TOKEN`; unset: `/metrics` answers only this host's own scraper. */
+  readonly metricsToken?: string | undefined
+  /** Bound of each `/readyz` probe. Default 3000 ms. */
+  readonly readinessTimeoutMs?: number
+  /** True once a shutdown began: `/readyz` answers 503. */
+  readonly shuttingDown?: () => boolean
 }
 
 /** The intent service's Koa app: every operation of openapi/intents.yaml, validated and routed. */
@@ -56,9 +72,11 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
     publicBaseUrl: options.publicBaseUrl,
     trustProxy: options.trustProxy ?? false,
   })
+  const metrics = options.metrics ?? createIntentsMetrics()
   return createApiApp({
     loaded,
     logger: options.logger,
+    metrics: metrics.registry,
     trustProxy: options.trustProxy ?? false,
     gate: createRateLimitGate({
       limiter: options.limiter,
@@ -71,7 +89,7 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
     handlers: {
       ...createChainHandlers(options.registry, publicBaseUrl),
       ...createCurrencyHandlers({ registry: options.registry, prices: options.prices, publicBaseUrl }),
-      ...createQuoteHandlers(options.engine, options.keys),
+      ...createQuoteHandlers(options.engine, options.keys, { metrics, registry: options.registry }),
       ...createAdminHandlers({ keys: options.keys, adminToken: options.adminToken, logger: options.logger }),
       ...createWebhookAdminHandlers({ dispatcher: options.webhooks, adminToken: options.adminToken }),
       ...createStatusHandlers(options.store, options.statusCache),
@@ -82,6 +100,13 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
         adminToken: options.adminToken,
       }),
       ...createLifecycleHandlers(options),
+      getMetrics: createMetricsHandler({ registry: metrics.registry, token: options.metricsToken }),
+      ...createHealthHandlers({
+        registry: options.registry,
+        store: options.store,
+        timeoutMs: options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS,
+        ...(options.shuttingDown ? { shuttingDown: options.shuttingDown } : {}),
+      }),
     },
   })
 }

@@ -6,10 +6,12 @@
 import {
   ConfigError,
   checkLogLevel,
+  DEFAULT_READINESS_TIMEOUT_MS,
   type EnvironmentVariables,
   readChoice,
   readFlag,
   readInteger,
+  readMetricsToken,
   readPort,
   readVariable,
 } from '@pontis/core'
@@ -49,7 +51,16 @@ export interface IntentsEnvironment {
   readonly webhookPolicy: WebhookTargetPolicy
   /** `PUBLIC_BASE_URL`: where the service's own URLs (icons) start; else the request's origin. */
   readonly publicBaseUrl: string | undefined
+  /** `METRICS_TOKEN`: the bearer token of `GET /metrics`; unset: only this host's scraper is answered. */
+  readonly metricsToken: string | undefined
+  /** `READINESS_TIMEOUT_MS`: how long `GET /readyz` waits for each chain's node. Default 3000. */
+  readonly readinessTimeoutMs: number
+  /** `SHUTDOWN_TIMEOUT_MS`: how long SIGTERM may take before the process exits anyway. Default 25000. */
+  readonly shutdownTimeoutMs: number
 }
+
+/** Within Kubernetes' default 30 s grace period, with room for the pre-stop delay. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 25_000
 
 /** `INTENTS_PORT`, else 4000; a value that is not a port is a start-up error naming the variable. */
 export function resolveIntentsPort(env: EnvironmentVariables): number {
@@ -123,6 +134,9 @@ export function readIntentsEnvironment(env: EnvironmentVariables): IntentsEnviro
   const rawPublicBaseUrl = readVariable(env, 'PUBLIC_BASE_URL')
   const publicBaseUrl =
     rawPublicBaseUrl === undefined ? undefined : collect(problems, () => checkPublicBaseUrl(rawPublicBaseUrl))
+  const metricsToken = collect(problems, () => readMetricsToken(env))
+  const readinessTimeoutMs = milliseconds('READINESS_TIMEOUT_MS')
+  const shutdownTimeoutMs = milliseconds('SHUTDOWN_TIMEOUT_MS')
   collect(problems, () => checkLogLevel(env))
   if (problems.length === 1) throw new ConfigError(problems[0] as string)
   if (problems.length > 1) {
@@ -145,6 +159,9 @@ export function readIntentsEnvironment(env: EnvironmentVariables): IntentsEnviro
     webhookTimeoutMs,
     webhookPolicy: webhookPolicy as WebhookTargetPolicy,
     publicBaseUrl,
+    metricsToken,
+    readinessTimeoutMs: readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS,
+    shutdownTimeoutMs: shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
   }
 }
 

@@ -11,6 +11,7 @@ export { Indexer } from './lifecycle/indexer.js'
 export { LifecycleStore } from './lifecycle/lifecycle-store.js'
 export { Solver } from './lifecycle/solver.js'
 export { canTransition, FINAL_STATUSES, TRANSITIONS } from './lifecycle/state-machine.js'
+export { createIntentsMetrics, type IntentsMetrics } from './metrics.js'
 export { type QuoteContext, QuoteEngine } from './quote/engine.js'
 export type { QuotedRequest, StoredQuote } from './quote/persist.js'
 export { type PriceSource, StaticPriceSource } from './quote/prices.js'
@@ -21,6 +22,7 @@ export {
   type IntentsService,
   type IntentsServiceOptions,
   startIntentsService,
+  WS_SERVICE_RESTART,
 } from './service.js'
 export { openRequestStore, RequestStore } from './store/index.js'
 export { attachStatusStream, type StatusStream } from './ws/index.js'

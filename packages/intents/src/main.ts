@@ -16,7 +16,21 @@ try {
     ...(process.env.PONTIS_DATA_DIR ? { dataDir: process.env.PONTIS_DATA_DIR } : {}),
   })
   logger.info(`intent service listening on ${service.url} (API reference: ${service.url}/documentation)`)
-  const stop = () => void service.close().then(() => process.exit(0))
+  // SIGTERM (an orchestrator's stop) and SIGINT drain: requests in flight finish, leases go back,
+  // websocket clients are told to reconnect; bounded by SHUTDOWN_TIMEOUT_MS.
+  const stop = (signal: NodeJS.Signals) => {
+    logger.info(`${signal}: shutting down`)
+    const { shutdownTimeoutMs } = readIntentsEnvironment(process.env)
+    // Whatever hangs while closing, the process is gone shortly after the bound.
+    setTimeout(() => process.exit(1), shutdownTimeoutMs + 5000).unref()
+    void service.shutdown({ timeoutMs: shutdownTimeoutMs }).then(
+      (inTime) => process.exit(inTime ? 0 : 1),
+      (error: unknown) => {
+        logger.error(`shutdown failed: ${String(error)}`)
+        process.exit(1)
+      },
+    )
+  }
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)
 } catch (error) {

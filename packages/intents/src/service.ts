@@ -5,6 +5,8 @@ import {
   type Logger,
   loadRegistry,
   type Registry,
+  rpcEndpointsOf,
+  watchRpcCalls,
 } from '@pontis/core'
 import { type LoadedDocument, listen, type RunningServer } from '@pontis/http'
 import { createIntentsApp } from './app.js'
@@ -19,6 +21,7 @@ import { ApiKeyStore } from './keys/index.js'
 import { Indexer } from './lifecycle/indexer.js'
 import { LifecycleStore } from './lifecycle/lifecycle-store.js'
 import { Solver } from './lifecycle/solver.js'
+import { createIntentsMetrics, type IntentsMetrics } from './metrics.js'
 import { QuoteEngine } from './quote/engine.js'
 import { loadPriceSource, type PriceSource } from './quote/prices.js'
 import { loadSolverSettings, solverCredentialsFor } from './quote/settings.js'
@@ -58,6 +61,14 @@ export interface IntentsService extends RunningServer {
   readonly lifecycle: LifecycleStore
   readonly indexer: Indexer
   readonly solver: Solver
+  readonly metrics: IntentsMetrics
+  /**
+   * The graceful stop of SIGTERM: `/readyz` turns 503, the port stops accepting connections, the
+   * requests in flight finish, the workers end their pass and give back their leases, websocket
+   * clients get close code 1012 (service restart: reconnect), then everything closes. Bounded by
+   * `timeoutMs` (default `SHUTDOWN_TIMEOUT_MS`); answers whether it finished within the bound.
+   */
+  shutdown(options?: { readonly timeoutMs?: number }): Promise<boolean>
 }
 
 /** Crash tests name a point with PONTIS_FAILPOINT; the process kills itself there, as a power cut would. */
@@ -137,7 +148,8 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     },
   })
   const now = options.now ?? Date.now
-  const lifecycle = new LifecycleStore(store, now)
+  const metrics = createIntentsMetrics({ chainIds: registry.chains().map((chain) => chain.id) })
+  const lifecycle = new LifecycleStore(store, now, metrics)
   const indexer = new Indexer({ registry, lifecycle, logger, now })
   const solver = new Solver({
     registry,
@@ -145,6 +157,7 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     logger,
     now,
     credentials: (vmType) => solverCredentialsFor(settings, vmType),
+    metrics,
     ...(settingsFromEnv.solverLeaseMs !== undefined ? { leaseMs: settingsFromEnv.solverLeaseMs } : {}),
     ...(env.PONTIS_FAILPOINT ? { failpoint: crashAt(env.PONTIS_FAILPOINT, logger) } : {}),
   })
@@ -166,7 +179,15 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
       : {}),
     // Plain http to loopback receivers is a development flag, never a default.
     policy: settingsFromEnv.webhookPolicy,
+    metrics,
   })
+  metrics.sources.requestsByStatus = async () => {
+    const { rows } = await store.client.query<{ status: string; count: string | number }>(
+      'SELECT status, count(*) AS count FROM requests GROUP BY status',
+    )
+    return new Map(rows.map((row) => [row.status, Number(row.count)]))
+  }
+  metrics.sources.webhookBacklog = () => webhooks.backlog()
   return {
     registry,
     store,
@@ -182,24 +203,32 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     rateLimitPolicy,
     adminToken,
     webhooks,
+    metrics,
     settings: settingsFromEnv,
   }
 }
 
+/** The close code websocket clients get on a graceful stop: RFC 6455 "Service Restart", reconnect. */
+export const WS_SERVICE_RESTART = 1012
+
 /** Loads the environment's chain config, plugins, settings and store, then serves the intent API. */
 export async function startIntentsService(options: IntentsServiceOptions = {}): Promise<IntentsService> {
   const runtime = await createIntentsRuntime(options)
-  const { registry, store, engine, logger, lifecycle, indexer, solver } = runtime
+  const { registry, store, engine, logger, lifecycle, indexer, solver, metrics } = runtime
   // Before listening: if LISTEN cannot be set up, start-up fails before the port is bound.
   const events = await StatusEvents.open(store.client, { logger })
   // Status polls are answered from memory until a change of that request is announced.
   const statusCache = new StatusCache()
   statusCache.follow(events)
+  let shuttingDown = false
   const app = await createIntentsApp({
     ...runtime,
     statusCache,
     trustProxy: runtime.settings.trustProxy,
     publicBaseUrl: runtime.settings.publicBaseUrl,
+    metricsToken: runtime.settings.metricsToken,
+    readinessTimeoutMs: runtime.settings.readinessTimeoutMs,
+    shuttingDown: () => shuttingDown,
     ...(options.document ? { document: options.document } : {}),
   })
   // Rotations and revocations made by other instances take effect here at once.
@@ -214,18 +243,95 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
       { cause: error },
     )
   })
+  const unwatchRpc = watchRpcCalls(rpcEndpointsOf(registry.chains()), metrics.rpcCall)
+  // Requests being answered, so a shutdown can wait for them.
+  let inFlight = 0
+  let drained: (() => void) | undefined
+  server.server.on('request', (_request, response) => {
+    inFlight++
+    // While draining, keep-alive clients are told to reconnect (to another instance).
+    if (shuttingDown) response.setHeader('connection', 'close')
+    response.once('close', () => {
+      inFlight--
+      if (inFlight === 0) drained?.()
+    })
+  })
   const statusStream = attachStatusStream(server.server, { store, events, logger })
-  const loops: Loop[] =
-    (options.workers ?? runtime.settings.workers) === false
-      ? []
-      : [
-          startLoop('indexer', () => indexer.tick(), options.indexerIntervalMs ?? 1000, logger),
-          startLoop('solver', () => solver.tick(), options.solverIntervalMs ?? 250, logger),
-          startWebhookLoop(() => runtime.webhooks.tick(), {
-            logger,
-            ...(options.webhookIntervalMs !== undefined ? { intervalMs: options.webhookIntervalMs } : {}),
-          }),
-        ]
+  metrics.sources.websocketClients = () => statusStream.connections()
+  const runWorkers = (options.workers ?? runtime.settings.workers) !== false
+  const loops: Loop[] = runWorkers
+    ? [
+        startLoop('indexer', () => indexer.tick(), options.indexerIntervalMs ?? 1000, logger),
+        startLoop('solver', () => solver.tick(), options.solverIntervalMs ?? 250, logger),
+        startWebhookLoop(() => runtime.webhooks.tick(), {
+          logger,
+          ...(options.webhookIntervalMs !== undefined ? { intervalMs: options.webhookIntervalMs } : {}),
+        }),
+      ]
+    : []
+
+  const closeEverything = async (): Promise<void> => {
+    await Promise.allSettled(loops.map((loop) => loop.stop()))
+    unwatchRpc()
+    await events.close()
+    await unwatchKeys()
+    await Promise.allSettled([store.close(), registry.close()])
+  }
+  let closing: Promise<void> | undefined
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      // Websockets first: server.close() waits for upgraded sockets, which closeAllConnections misses.
+      await statusStream.close()
+      await server.close()
+      await closeEverything()
+    })()
+    return closing
+  }
+
+  const drain = async (): Promise<void> => {
+    shuttingDown = true
+    // No new connections from here; idle keep-alive connections are closed by server.close().
+    const stopped = new Promise<void>((resolve) => server.server.close(() => resolve()))
+    server.server.closeIdleConnections()
+    solver.stop()
+    const clientsClosed = statusStream.close({ code: WS_SERVICE_RESTART, reason: 'service restart' })
+    const requestsDone =
+      inFlight === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            drained = resolve
+          })
+    // The workers end their pass; then what they claimed and did not finish goes back at once.
+    const workersDone = Promise.allSettled(loops.map((loop) => loop.stop())).then(async () => {
+      if (!runWorkers) return
+      const [jobs, events] = await Promise.all([solver.releaseLeases(), runtime.webhooks.releaseLeases()])
+      if (jobs + events > 0)
+        logger.info('released leases for other instances', { jobs, webhookEvents: events })
+    })
+    await Promise.all([requestsDone, clientsClosed, workersDone])
+    server.server.closeAllConnections()
+    await stopped
+  }
+
+  let shutdownRun: Promise<boolean> | undefined
+  const shutdown = (shutdownOptions: { readonly timeoutMs?: number } = {}): Promise<boolean> => {
+    shutdownRun ??= (async () => {
+      const timeoutMs = shutdownOptions.timeoutMs ?? runtime.settings.shutdownTimeoutMs
+      let timer: NodeJS.Timeout | undefined
+      const outOfTime = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs)
+      })
+      const finished = await Promise.race([drain().then(() => true as const), outOfTime])
+      clearTimeout(timer)
+      if (!finished)
+        logger.warn(`shutdown took longer than ${timeoutMs} ms (SHUTDOWN_TIMEOUT_MS): closing anyway`)
+      closing ??= closeEverything()
+      await closing
+      return finished
+    })()
+    return shutdownRun
+  }
+
   return {
     ...server,
     registry,
@@ -234,14 +340,8 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
     lifecycle,
     indexer,
     solver,
-    close: async () => {
-      // Websockets first: server.close() waits for upgraded sockets, which closeAllConnections misses.
-      await statusStream.close()
-      await server.close()
-      await Promise.allSettled(loops.map((loop) => loop.stop()))
-      await events.close()
-      await unwatchKeys()
-      await Promise.allSettled([store.close(), registry.close()])
-    },
+    metrics,
+    close,
+    shutdown,
   }
 }

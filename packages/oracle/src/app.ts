@@ -1,7 +1,8 @@
-import { BlockList } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import {
+  createChainReadiness,
   hubSigningDomain,
+  isPontisError,
   type Logger,
   type OracleApi,
   PontisError,
@@ -11,8 +12,9 @@ import {
 import {
   type ApiApp,
   createApiApp,
-  createBearerCheck,
+  createMetricsHandler,
   createOpenApiAjv,
+  createReadinessHandler,
   describeProblems,
   type LoadedDocument,
   loadOpenApiDocument,
@@ -50,7 +52,8 @@ export type OracleAppConfig = Pick<
   | 'trustProxy'
   | 'proxyHops'
   | 'metricsToken'
->
+> &
+  Partial<Pick<OracleConfig, 'readinessTimeoutMs'>>
 
 export interface OracleAppOptions {
   readonly registry: Registry
@@ -163,19 +166,6 @@ const ROUTES: readonly AttestationRoute[] = [
 
 const DOCUMENT_ID = 'oracle.yaml'
 
-const LOOPBACK = new BlockList()
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4')
-LOOPBACK.addAddress('::1', 'ipv6')
-/** Headers a reverse proxy adds: a request carrying one did not come straight from this host. */
-const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const
-
-/** A connection from this host with no proxy in between (IPv4-mapped loopback counts). */
-function isDirectLoopback(request: OperationRequest): boolean {
-  if (FORWARDING_HEADERS.some((name) => request.headers[name] !== undefined)) return false
-  const address = request.clientIp
-  return LOOPBACK.check(address, address.includes(':') ? 'ipv6' : 'ipv4')
-}
-
 /** The `x-api-key` header as one string. */
 function presentedKey(request: OperationRequest): string | undefined {
   const value = request.headers['x-api-key']
@@ -186,7 +176,9 @@ function presentedKey(request: OperationRequest): string | undefined {
  * The oracle's app: every operation of openapi/oracle.yaml, validated and routed; the attestation
  * routes are answered without Koa (`directOperations`), so serve `handle` (`listen(app)`).
  */
-export async function createOracleApp(options: OracleAppOptions): Promise<ApiApp> {
+export async function createOracleApp(
+  options: OracleAppOptions,
+): Promise<ApiApp & { readonly metrics: OracleMetrics }> {
   const loaded = options.document ?? (await loadOpenApiDocument(ORACLE_DOCUMENT_PATH))
   const { registry, signer, logger, config } = options
   const hub = registry.hub()
@@ -203,9 +195,8 @@ export async function createOracleApp(options: OracleAppOptions): Promise<ApiApp
     createOracleMetrics({
       peers: config.peers.map((peer) => peer.url),
       paths: ROUTES.map((route) => route.path),
+      chainIds: registry.chains().map((chain) => chain.id),
     })
-  const checkMetricsToken =
-    config.metricsToken === undefined ? undefined : createBearerCheck(config.metricsToken)
   if (defaultEcdsa().implementation !== 'native') {
     logger.warn(
       'the native secp256k1 bindings did not load: signatures are made and peer signatures recovered in pure JavaScript, 20 to 40 times slower',
@@ -234,32 +225,32 @@ export async function createOracleApp(options: OracleAppOptions): Promise<ApiApp
     body: chainsBody,
   })
 
-  // Without METRICS_TOKEN the route exists only for this host's own scraper; anyone else sees the
-  // answer of a path that does not exist.
-  const getMetrics: OperationHandler = async (request) => {
-    if (checkMetricsToken === undefined) {
-      if (!isDirectLoopback(request))
-        throw new PontisError(
-          'ROUTE_NOT_FOUND',
-          'No route for GET /metrics. The API reference is at /documentation.',
-        )
-    } else {
-      const authorization = request.headers.authorization
-      const verdict = checkMetricsToken(Array.isArray(authorization) ? authorization[0] : authorization)
-      if (verdict === 'missing')
-        throw new PontisError('UNAUTHORIZED', '/metrics needs Authorization: Bearer <METRICS_TOKEN>.')
-      if (verdict === 'wrong') throw new PontisError('UNAUTHORIZED', 'The metrics token is wrong.')
-    }
-    return {
-      status: 200,
-      type: metrics.registry.contentType,
-      headers: { 'cache-control': 'no-store' },
-      body: await metrics.registry.metrics(),
-    }
-  }
+  const getMetrics = createMetricsHandler({ registry: metrics.registry, token: config.metricsToken })
+  const getReadyz = createReadinessHandler({
+    chains: createChainReadiness(registry, {
+      ...(config.readinessTimeoutMs !== undefined ? { timeoutMs: config.readinessTimeoutMs } : {}),
+    }),
+  })
 
   const handlerFor = (route: AttestationRoute): OperationHandler => {
     const checkShape = shapeChecker(route.responseSchema)
+    const attest = attestationHandler(route, checkShape)
+    return async (request) => {
+      try {
+        const answer = await attest(request)
+        metrics.attestationAnswered(route.path, 'ok')
+        return answer
+      } catch (error) {
+        metrics.attestationAnswered(route.path, isPontisError(error) ? error.code : 'UNKNOWN_ERROR')
+        throw error
+      }
+    }
+  }
+
+  const attestationHandler = (
+    route: AttestationRoute,
+    checkShape: CollectOptions['checkShape'],
+  ): OperationHandler => {
     return async (request) => {
       const body = request.body as { force?: boolean; requestPeerSignatures?: boolean }
       const callerKey = presentedKey(request)
@@ -297,9 +288,10 @@ export async function createOracleApp(options: OracleAppOptions): Promise<ApiApp
     }
   }
 
-  return createApiApp({
+  const app = await createApiApp({
     loaded,
     logger,
+    metrics: metrics.registry,
     trustProxy: config.trustProxy,
     gate: createOracleRateLimit({
       max: config.rateLimit.max,
@@ -312,9 +304,11 @@ export async function createOracleApp(options: OracleAppOptions): Promise<ApiApp
       getLives,
       getOracleChains,
       getMetrics,
+      getReadyz,
       ...Object.fromEntries(ROUTES.map((route) => [route.operationId, handlerFor(route)])),
     },
     // Without Koa: an aggregated attestation passes through three oracles (issue 19).
     directOperations: ROUTES.map((route) => route.operationId),
   })
+  return { ...app, metrics }
 }

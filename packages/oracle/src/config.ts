@@ -6,7 +6,13 @@
 
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { checkLogLevel, DEFAULT_ENVIRONMENT, type Logger } from '@pontis/core'
+import {
+  checkLogLevel,
+  DEFAULT_ENVIRONMENT,
+  DEFAULT_READINESS_TIMEOUT_MS,
+  type Logger,
+  readMetricsToken,
+} from '@pontis/core'
 import { type Address, getAddress, type Hex, isAddress, isAddressEqual, zeroAddress } from 'viem'
 
 /** How the instance's single signer is built. */
@@ -57,6 +63,8 @@ export interface OracleConfig {
    * loopback connections (no forwarding header) and is 404 to everything else.
    */
   readonly metricsToken: string | undefined
+  /** `READINESS_TIMEOUT_MS`: how long `GET /readyz` waits for each chain's node. Default 3000. */
+  readonly readinessTimeoutMs: number
 }
 
 /** A start-up problem an operator must fix; the process prints it and stops. */
@@ -90,8 +98,9 @@ const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e
 const PASS_THROUGH = 'pass-through'
 const ENVIRONMENT_VARIABLE_NAME = /^[A-Z_][A-Z0-9_]*$/
 const DIGITS = /^[0-9]+$/
+
 /** As the intent service's ADMIN_TOKEN: long enough that guessing it is hopeless. */
-export const MIN_METRICS_TOKEN_LENGTH = 24
+export { MIN_METRICS_TOKEN_LENGTH } from '@pontis/core'
 
 /** True when the variable is set to nothing but whitespace. */
 const isBlank = (value: string | undefined): boolean => value !== undefined && value.trim() === ''
@@ -348,16 +357,16 @@ function parseTrustProxy(env: NodeJS.ProcessEnv): boolean {
   throw new OracleConfigError(`TRUST_PROXY must be "true" or "false", got "${raw}"`)
 }
 
+/** Core's `readMetricsToken`, its problem reported as the oracle's start-up error. */
 function parseMetricsToken(env: NodeJS.ProcessEnv): string | undefined {
+  // The oracle's own reading first: a blank value is an error here, not "unset".
   const token = readVariable(env, 'METRICS_TOKEN')
   if (token === undefined) return undefined
-  // A secret: the message describes it, never shows it.
-  if (token.length < MIN_METRICS_TOKEN_LENGTH || !HEADER_TOKEN.test(token)) {
-    throw new OracleConfigError(
-      `METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} visible ASCII characters without spaces (for example: openssl rand -base64 32)`,
-    )
+  try {
+    return readMetricsToken({ METRICS_TOKEN: token })
+  } catch (error) {
+    throw new OracleConfigError((error as Error).message)
   }
-  return token
 }
 
 /** Parses and validates everything that does not need the signer. Logs warnings (threshold without allowlist, local development key fallback). */
@@ -423,6 +432,12 @@ export function loadOracleConfig(env: NodeJS.ProcessEnv, logger: Logger): Oracle
     trustProxy,
     proxyHops,
     metricsToken: parseMetricsToken(env),
+    readinessTimeoutMs: parsePositiveInteger(
+      env,
+      'READINESS_TIMEOUT_MS',
+      DEFAULT_READINESS_TIMEOUT_MS,
+      MAX_TIMER_MS,
+    ),
   }
 }
 

@@ -3,7 +3,9 @@
  * and when answers disagreed about the attested payload, plus the process's default metrics. Each
  * app has its own registry, so several oracles in one process (tests) never share counters.
  */
-import { Counter, collectDefaultMetrics, Registry } from 'prom-client'
+import type { RpcCallObservation } from '@pontis/core'
+import { createMetricsRegistry, createRpcCallMetrics, type MetricsRegistry } from '@pontis/http'
+import { Counter } from 'prom-client'
 
 /**
  * How a peer's answer to one aggregated request ended:
@@ -36,7 +38,11 @@ export type DisagreementResolution = 'local_outvoted' | 'peers_outvoted'
 const DISAGREEMENT_RESOLUTIONS: readonly DisagreementResolution[] = ['local_outvoted', 'peers_outvoted']
 
 export interface OracleMetrics {
-  readonly registry: Registry
+  readonly registry: MetricsRegistry
+  /** Records one call to a chain's node (core's `watchRpcCalls` feeds it). */
+  rpcCall(observation: RpcCallObservation): void
+  /** Counts one answered attestation request: `ok`, or the errorCode it was refused with. */
+  attestationAnswered(path: string, outcome: string): void
   /** Counts one peer's outcome for one aggregated request. */
   peerAnswered(peer: string, outcome: PeerOutcome): void
   /** Counts one aggregated request whose valid answers disagreed about the payload. */
@@ -49,12 +55,19 @@ export interface OracleMetricsOptions {
   readonly peers?: readonly string[]
   /** The attestation routes. */
   readonly paths?: readonly string[]
+  /** The configured chains' ids. */
+  readonly chainIds?: readonly number[]
 }
 
 /** The registry and counters of one oracle. */
 export function createOracleMetrics(options: OracleMetricsOptions = {}): OracleMetrics {
-  const registry = new Registry()
-  collectDefaultMetrics({ register: registry })
+  const registry = createMetricsRegistry()
+  const attestations = new Counter({
+    name: 'pontis_oracle_attestations_total',
+    help: 'Attestation requests answered, by route and outcome (ok, or the errorCode of the refusal).',
+    labelNames: ['path', 'outcome'] as const,
+    registers: [registry],
+  })
   const peerResponses = new Counter({
     name: 'pontis_oracle_peer_responses_total',
     help: 'Answers of peer oracles to aggregated attestation requests, by peer and outcome (ok, mismatch, invalid, timeout, error, cancelled).',
@@ -71,10 +84,13 @@ export function createOracleMetrics(options: OracleMetricsOptions = {}): OracleM
     for (const outcome of PEER_OUTCOMES) peerResponses.inc({ peer, outcome }, 0)
   }
   for (const path of options.paths ?? []) {
+    attestations.inc({ path, outcome: 'ok' }, 0)
     for (const resolution of DISAGREEMENT_RESOLUTIONS) disagreements.inc({ path, resolution }, 0)
   }
   return {
     registry,
+    rpcCall: createRpcCallMetrics(registry, options.chainIds ?? []),
+    attestationAnswered: (path, outcome) => attestations.inc({ path, outcome }),
     peerAnswered: (peer, outcome) => peerResponses.inc({ peer, outcome }),
     payloadDisagreement: (path, resolution) => disagreements.inc({ path, resolution }),
   }

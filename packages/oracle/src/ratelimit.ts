@@ -3,7 +3,7 @@
  * window per client IP (IPv6 per /64), `UNAUTHENTICATED_RATE_LIMIT_MAX` requests per
  * `UNAUTHENTICATED_RATE_LIMIT_WINDOW_MS`, counted per process. A valid `x-api-key` bypasses it; an
  * unknown key is treated exactly like no key (the spec serves keyless callers, so it is not a 401).
- * `/`, `/documentation` (and sub-paths), `/lives` (and sub-paths) and `/metrics` are never counted.
+ * `/`, `/documentation` (and sub-paths), `/lives` (and sub-paths), `/metrics` and `/readyz` are never counted.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { type Logger, PontisError } from '@pontis/core'
@@ -70,7 +70,7 @@ export function createApiKeyVerifier(
   }
 }
 
-/** `/`, `/documentation` and `/lives`, each with every sub-path, and `/metrics` (the scraper's own). */
+/** `/`, `/documentation` and `/lives`, each with every sub-path, `/metrics` (the scraper's own) and `/readyz`. */
 function isExempt(path: string): boolean {
   const normalised = normaliseRoutePath(path)
   return (
@@ -79,7 +79,8 @@ function isExempt(path: string): boolean {
     normalised.startsWith('/documentation/') ||
     normalised === '/lives' ||
     normalised.startsWith('/lives/') ||
-    normalised === '/metrics'
+    normalised === '/metrics' ||
+    normalised === '/readyz'
   )
 }
 

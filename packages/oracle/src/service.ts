@@ -1,4 +1,4 @@
-import { createLogger, type Logger, loadRegistry } from '@pontis/core'
+import { createLogger, type Logger, loadRegistry, rpcEndpointsOf, watchRpcCalls } from '@pontis/core'
 import { listen, type RunningServer } from '@pontis/http'
 import { createOracleApp } from './app.js'
 import { assertSignerAllowed, loadOracleConfig, loadVaultSecrets } from './config.js'
@@ -33,11 +33,13 @@ export async function startOracleService(options: OracleServiceOptions = {}): Pr
   const registry = await loadRegistry({ env, logger, configDir: options.configDir })
   const app = await createOracleApp({ registry, signer, logger, config })
   const server = await listen(app, { port: options.port ?? config.port, host: options.host ?? config.host })
+  const unwatchRpc = watchRpcCalls(rpcEndpointsOf(registry.chains()), app.metrics.rpcCall)
   const close = server.close.bind(server)
   return {
     ...server,
     close: async () => {
       await close()
+      unwatchRpc()
       await registry.close()
     },
   }

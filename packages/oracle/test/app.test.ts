@@ -45,6 +45,7 @@ t.test('every operation of the document is routed', async (t) => {
     'getLives',
     'getMetrics',
     'getOracleChains',
+    'getReadyz',
   ])
 })
 

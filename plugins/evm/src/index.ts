@@ -22,7 +22,7 @@ import { createEvmFilling } from './filling.js'
 import { createEvmMarketData } from './market-data.js'
 import { createEvmQuoting, EVM_PERMIT_KIND, type EvmChainContext } from './quoting.js'
 import { createEvmReading } from './reading.js'
-import { createRpcClient, ReadCache } from './rpc.js'
+import { createRpcClient, ReadCache, rpc } from './rpc.js'
 import { EVM_STEP_FORMATS } from './step-formats.js'
 
 /** The native currency's id on every EVM chain: `0x` and 40 zeros. */
@@ -181,6 +181,9 @@ export default definePlugin<EvmPluginConfig>({
       quoting: createEvmQuoting(evm),
       reading: createEvmReading(evm, finality),
       marketData: createEvmMarketData(evm),
+      probe: async () => ({
+        head: String(await rpc(label, () => evm.client.getBlockNumber({ cacheTime: 0 }))),
+      }),
       // Fills go through the multicaller; without one this chain cannot be a solver's destination.
       ...(evm.multicaller ? { filling: createEvmFilling(evm, finality) } : {}),
     }

@@ -1,5 +1,6 @@
 import { canonicalId, type IntentsApi } from '@pontis/core'
 import { notifyStatus } from '../events/index.js'
+import type { IntentsMetrics } from '../metrics.js'
 import type { RequestStore, SqlClient, StoredRequest } from '../store/index.js'
 import { enqueueStatusWebhook } from '../webhooks/outbox.js'
 import { canTransition, type RequestStatus } from './state-machine.js'
@@ -40,6 +41,8 @@ export interface SolverJob {
   readonly raw: string | null
   readonly amount: bigint | null
   readonly attempts: number
+  /** When it was queued (Unix ms). */
+  readonly createdAt: number
 }
 
 export interface NewJob {
@@ -77,10 +80,11 @@ interface JobRow {
   raw: string | null
   amount: string | null
   attempts: number
+  created_at: string | number
 }
 
 const JOB_COLUMNS =
-  'id, job_key, request_id, kind, chain_id, payload, state, transaction_id, raw, amount, attempts'
+  'id, job_key, request_id, kind, chain_id, payload, state, transaction_id, raw, amount, attempts, created_at'
 
 function jobFromRow(row: JobRow): SolverJob {
   return {
@@ -95,6 +99,7 @@ function jobFromRow(row: JobRow): SolverJob {
     raw: row.raw,
     amount: row.amount === null ? null : BigInt(row.amount),
     attempts: row.attempts,
+    createdAt: Number(row.created_at),
   }
 }
 
@@ -106,10 +111,16 @@ function jobFromRow(row: JobRow): SolverJob {
 export class LifecycleStore {
   readonly #store: RequestStore
   readonly #now: () => number
+  readonly #metrics: Pick<IntentsMetrics, 'transitioned'> | undefined
 
-  constructor(store: RequestStore, now: () => number = Date.now) {
+  constructor(
+    store: RequestStore,
+    now: () => number = Date.now,
+    metrics?: Pick<IntentsMetrics, 'transitioned'>,
+  ) {
     this.#store = store
     this.#now = now
+    this.#metrics = metrics
   }
 
   get requests(): RequestStore {
@@ -136,7 +147,8 @@ export class LifecycleStore {
         status: RequestStatus
         in_tx_hashes: string[]
         tx_hashes: string[]
-      }>('SELECT status, in_tx_hashes, tx_hashes FROM requests WHERE id = $1 FOR UPDATE', [id])
+        updated_at: string | number
+      }>('SELECT status, in_tx_hashes, tx_hashes, updated_at FROM requests WHERE id = $1 FOR UPDATE', [id])
       const row = rows[0]
       if (!row) throw new Error(`request ${id} does not exist`)
       const same = row.status === change.to
@@ -176,7 +188,15 @@ export class LifecycleStore {
       await notifyStatus(client, id)
       const request = (await this.#getWith(client, id)) as StoredRequest
       // Same transaction as the change: the event and the status commit together, or neither does.
-      if (!same) await enqueueStatusWebhook(client, request, this.#now())
+      if (!same) {
+        await enqueueStatusWebhook(client, request, this.#now())
+        this.#metrics?.transitioned(
+          row.status,
+          change.to,
+          (this.#now() - Number(row.updated_at)) / 1000,
+          change.failReason,
+        )
+      }
       return { request, changed: true, refused: false }
     }
     return tx ? run(tx) : this.#client.transaction(run)

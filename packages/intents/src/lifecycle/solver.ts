@@ -9,6 +9,7 @@ import {
   type SignedTransaction,
   type SolverCredentials,
 } from '@pontis/core'
+import type { IntentsMetrics } from '../metrics.js'
 import type { SqlClient } from '../store/index.js'
 import type { LifecycleStore, SolverJob } from './lifecycle-store.js'
 
@@ -32,6 +33,8 @@ export interface SolverOptions {
    * `submitted`; `after-broadcast`: broadcast but not yet confirmed). Tests kill the process there.
    */
   readonly failpoint?: (point: 'after-sign' | 'broadcast-recorded' | 'after-broadcast') => void
+  /** Counts finished jobs and fill latency. */
+  readonly metrics?: Pick<IntentsMetrics, 'jobFinished'>
 }
 
 class LeaseLost extends Error {}
@@ -69,6 +72,7 @@ export class Solver {
   readonly #options: SolverOptions
   readonly #owner: string
   readonly #now: () => number
+  #stopping = false
 
   constructor(options: SolverOptions) {
     this.#options = options
@@ -82,9 +86,33 @@ export class Solver {
 
   /** One pass: claim open jobs and move each one step forward. */
   async tick(limit = 20): Promise<number> {
+    if (this.#stopping) return 0
     const jobs = await this.#options.lifecycle.claimJobs(this.#owner, this.#options.leaseMs ?? 30_000, limit)
-    for (const job of jobs) await this.#step(job)
+    for (const job of jobs) {
+      // A shutdown lets the step in progress finish; the jobs not started are released.
+      if (this.#stopping) break
+      await this.#step(job)
+    }
     return jobs.length
+  }
+
+  /** Claims nothing more, and ends the pass in progress after its current job (shutdown). */
+  stop(): void {
+    this.#stopping = true
+  }
+
+  /**
+   * Gives back every lease this solver holds, so another instance takes the jobs at once instead
+   * of after the lease expires. Only once no step runs (after {@link stop} and the pass ended): a
+   * job released mid-step could be worked by two instances.
+   * @returns how many jobs were released.
+   */
+  async releaseLeases(): Promise<number> {
+    const { rows } = await this.#options.lifecycle.requests.client.query<{ id: string }>(
+      'UPDATE solver_jobs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1 RETURNING id',
+      [this.#owner],
+    )
+    return rows.length
   }
 
   /** Runs one job now (the execute API submits a permit deposit this way), up to its broadcast. */
@@ -146,6 +174,7 @@ export class Solver {
       logger.warn('solver job step failed', { jobId: job.id, kind: job.kind, attempts, error: String(error) })
       if (giveUp) {
         await lifecycle.setJobState(job.id, 'failed', { reason: String(error), releaseLease: true })
+        this.#options.metrics?.jobFinished(job.kind, 'failed')
         await this.#onGiveUp(job, error)
       } else {
         await lifecycle.setJobState(job.id, job.state, {
@@ -281,6 +310,11 @@ export class Solver {
     }
     if (outcome.state === 'success') {
       await lifecycle.setJobState(job.id, 'confirmed', { releaseLease: true })
+      this.#options.metrics?.jobFinished(
+        job.kind,
+        'confirmed',
+        job.kind === 'fill' ? (this.#now() - job.createdAt) / 1000 : undefined,
+      )
       await this.#onConfirmed(job)
       return
     }
@@ -288,6 +322,7 @@ export class Solver {
       releaseLease: true,
       ...(outcome.revert ? { details: outcome.revert } : {}),
     })
+    this.#options.metrics?.jobFinished(job.kind, 'reverted')
     await this.#onReverted(job, outcome.revert)
   }
 

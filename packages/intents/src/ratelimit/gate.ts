@@ -65,6 +65,9 @@ export function routeClassOf(method: string, path: string): RouteClass {
   return method.toUpperCase() === 'POST' && QUOTE_PATHS.has(normaliseRoutePath(path)) ? 'quote' : 'other'
 }
 
+/** The scraper's and the orchestrator's own routes: never limited, never refused for a bad key. */
+const OPERATIONS_PATHS = new Set(['/metrics', '/healthz', '/readyz'])
+
 function isExempt(path: string, websocketPath: string): boolean {
   const normalised = normaliseRoutePath(path)
   return (
@@ -73,7 +76,8 @@ function isExempt(path: string, websocketPath: string): boolean {
     normalised.startsWith('/documentation/') ||
     // Static images a token list loads by the dozen; cheap, cached by browsers for a day.
     normalised.startsWith('/icons/') ||
-    normalised === websocketPath
+    normalised === websocketPath ||
+    OPERATIONS_PATHS.has(normalised)
   )
 }
 
@@ -89,7 +93,8 @@ function tooMany(rule: RateLimitRule, retryAfterSeconds: number): PontisError {
  * Authenticates `x-api-key` (unknown or revoked: 401 `UNAUTHORIZED`, counted against the caller's
  * address first so guessing keys is rate limited too), leaves the key as `apiKey` in the state, and
  * counts the request in `key:<id>:<class>` (tier limits) or `ip:<address>:<class>` (anonymous
- * limits). `/`, `/documentation*`, `/icons/*` and the websocket path are not limited.
+ * limits). `/`, `/documentation*`, `/icons/*`, the websocket path, `/metrics`, `/healthz` and `/readyz`
+ * are not limited.
  */
 export function createRateLimitGate(options: RateLimitGateOptions): RequestGate {
   const { limiter, keys, logger } = options

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from '@pontis/core'
 import type { ApiKeyStore, WebhookLookup, WebhookTarget, WebhookTargetPolicy } from '../keys/index.js'
+import type { IntentsMetrics } from '../metrics.js'
 import type { SqlClient } from '../store/index.js'
 import { type Loop, startLoop } from '../workers/loop.js'
 import {
@@ -53,6 +54,8 @@ export interface WebhookDispatcherOptions {
   readonly unresolvableMaxAttempts?: number
   readonly backoff?: BackoffOptions
   readonly lookup?: WebhookLookup
+  /** Counts delivery attempts by outcome. */
+  readonly metrics?: Pick<IntentsMetrics, 'webhookAttempted'>
 }
 
 /** A delivery the pass marks done in one write at its end. */
@@ -95,6 +98,28 @@ export class WebhookDispatcher {
     this.#options = options
     this.#owner = options.owner ?? `webhooks-${randomUUID()}`
     this.#now = options.now ?? Date.now
+  }
+
+  /**
+   * Gives back the leases of events this worker claimed but did not finish (shutdown, after its
+   * loop stopped), so another instance delivers them at once.
+   * @returns how many were released.
+   */
+  async releaseLeases(): Promise<number> {
+    const { rows } = await this.#options.client.query<{ id: string }>(
+      `UPDATE webhook_events SET lease_owner = NULL, lease_until = NULL
+       WHERE lease_owner = $1 AND state = 'pending' RETURNING id`,
+      [this.#owner],
+    )
+    return rows.length
+  }
+
+  /** Events waiting for delivery (over the partial index of pending events). */
+  async backlog(): Promise<number> {
+    const { rows } = await this.#options.client.query<{ count: string | number }>(
+      "SELECT count(*) AS count FROM webhook_events WHERE state = 'pending'",
+    )
+    return Number(rows[0]?.count ?? 0)
   }
 
   /** One pass: claim due events and attempt each once. Returns how many were attempted. */
@@ -149,8 +174,10 @@ export class WebhookDispatcher {
   ): Promise<void> {
     const { keys, logger } = this.#options
     const target = await targetOf(row.api_key_id)
+    const metrics = this.#options.metrics
     if (!target) {
       await this.#finish(row, 'disabled', { error: 'the key has no enabled webhook (revoked or disabled)' })
+      metrics?.webhookAttempted('disabled')
       return
     }
     const result: DeliveryResult = await deliverOnce({
@@ -171,10 +198,12 @@ export class WebhookDispatcher {
     }
     if (result.outcome === 'delivered') {
       delivered.push({ id: row.id, attempts, status: result.status ?? null })
+      metrics?.webhookAttempted('delivered')
     } else if (result.outcome === 'disable') {
       logger.warn('webhook endpoint answered 410: disabled', { keyId: row.api_key_id })
       await keys.setWebhook(row.api_key_id, { ...target.webhook, enabled: false })
       await this.#finish(row, 'disabled', details, attempts)
+      metrics?.webhookAttempted('disabled')
     } else if (
       result.outcome === 'rejected-target' ||
       attempts >= (this.#options.maxAttempts ?? MAX_ATTEMPTS) ||
@@ -183,6 +212,7 @@ export class WebhookDispatcher {
     ) {
       logger.warn('webhook event dead-lettered', { eventId: row.event_id, attempts, outcome: result.outcome })
       await this.#finish(row, 'dead', details, attempts)
+      metrics?.webhookAttempted('dead')
     } else {
       const delay = nextAttemptDelayMs(attempts, this.#options.backoff ?? {}, result.retryAfterMs)
       await this.#options.client.query(
@@ -190,6 +220,7 @@ export class WebhookDispatcher {
            lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $6`,
         [row.id, attempts, this.#now() + delay, details.status ?? null, details.error ?? null, this.#owner],
       )
+      metrics?.webhookAttempted('retry')
     }
   }
 

@@ -33,8 +33,17 @@ export interface StatusStreamOptions {
 
 /** A running status stream; see {@link attachStatusStream}. */
 export interface StatusStream {
-  /** Stops accepting upgrades, terminates every socket, drops their subscriptions and stops the heartbeat. Idempotent. */
-  close(): Promise<void>
+  /**
+   * Stops accepting upgrades, closes every socket, drops their subscriptions and stops the
+   * heartbeat. Idempotent. Without `goingAway` sockets are terminated at once; with it each gets a
+   * close frame with that code and reason (1012 "service restart": reconnect elsewhere) and is
+   * terminated if it has not closed within `graceMs` (default 1000).
+   */
+  close(goingAway?: {
+    readonly code: number
+    readonly reason: string
+    readonly graceMs?: number
+  }): Promise<void>
   /** Open websocket connections. */
   connections(): number
 }
@@ -436,14 +445,33 @@ export function attachStatusStream(server: Server, options: StatusStreamOptions)
 
   return {
     connections: () => connections.size,
-    close: async () => {
+    close: async (goingAway) => {
       if (!closed) {
         closed = true
         server.off('upgrade', onUpgrade)
         clearInterval(heartbeat)
       }
       const open = [...connections]
-      for (const connection of open) connection.socket.terminate()
+      if (goingAway === undefined) {
+        for (const connection of open) connection.socket.terminate()
+      } else {
+        for (const connection of open) connection.socket.close(goingAway.code, goingAway.reason)
+        // A client that never answers the close frame must not hold the shutdown.
+        const graceMs = goingAway.graceMs ?? 1000
+        await Promise.all(
+          open.map(async (connection) => {
+            let timer: NodeJS.Timeout | undefined
+            const late = new Promise<void>((resolve) => {
+              timer = setTimeout(() => {
+                connection.socket.terminate()
+                resolve()
+              }, graceMs)
+            })
+            await Promise.race([connection.closed, late])
+            clearTimeout(timer)
+          }),
+        )
+      }
       await Promise.all(open.map((connection) => connection.closed))
       await new Promise<void>((resolve) => wss.close(() => resolve()))
     },
