@@ -3,7 +3,7 @@
  * packages/widget-e2e) against the stack `npm start` serves, in headless Chromium, driven as a user
  * would: connect the wallet (wagmi's `mock` connector on the devnet's account #0, which anvil signs for),
  * pick ETH on 31337 and ETH on 31338 through the widget's own token selector (nothing preset), type an
- * amount, wait for the quote, bridge, and wait for "Transaction Completed"; the account's balance on
+ * amount, wait for the quote, bridge, and wait for the success step ("Completed in <fill time>"); the account's balance on
  * 31338 must then have grown by exactly what the executed quote promised.
  *
  * Every request the page makes to the intent service is recorded: an answer that is not 2xx, a
@@ -187,10 +187,17 @@ t.test(
       await screenshot('quote')
       await swapButton.click()
 
-      const completed = page.getByRole('dialog').getByText('Transaction Completed')
+      // The widget's success step reads "Completed in <fill time>" when `GET /requests/v2?id=` gave it
+      // the fill's details, and "Transaction Completed" without them: only the first is a pass.
+      const completed = page.getByRole('dialog').getByText(/^(Completed in|Transaction Completed)/)
       // The deposit's block, the indexer, the solver's fill on 31338 and the status poll.
-      await until('"Transaction Completed"', completed, 'visible', traffic, 240_000)
+      await until('the success step ("Completed in …")', completed, 'visible', traffic, 240_000)
       await screenshot('completed')
+      t.match(
+        await completed.first().innerText(),
+        /^Completed in \S+/,
+        'the success step shows the fill time from the request history',
+      )
 
       const events = await widgetEvents(page)
       const success = events.find((event) => event.name === 'swapSuccess')?.detail as SwapSuccess | undefined
