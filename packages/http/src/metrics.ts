@@ -39,19 +39,28 @@ export type HttpObserver = (
  * the document's operationIds (or `unmatched`), HTTP statuses, and the error catalog.
  */
 export function createHttpObserver(registry: Registry, operationIds: readonly string[]): HttpObserver {
-  const requests = new Counter({
-    name: 'pontis_http_requests_total',
-    help: 'HTTP requests answered, by operationId (unmatched: no operation), status and errorCode (empty on success).',
-    labelNames: ['operation', 'status', 'error_code'] as const,
-    registers: [registry],
-  })
-  const duration = new Histogram({
-    name: 'pontis_http_request_duration_seconds',
-    help: 'Time from receiving a request to its answer being ready, by operationId and status.',
-    labelNames: ['operation', 'status'] as const,
-    buckets: LATENCY_BUCKETS_SECONDS,
-    registers: [registry],
-  })
+  // Apps that share one registry (two listeners over one runtime) share the families too.
+  const requests =
+    (registry.getSingleMetric('pontis_http_requests_total') as
+      | Counter<'operation' | 'status' | 'error_code'>
+      | undefined) ??
+    new Counter({
+      name: 'pontis_http_requests_total',
+      help: 'HTTP requests answered, by operationId (unmatched: no operation), status and errorCode (empty on success).',
+      labelNames: ['operation', 'status', 'error_code'] as const,
+      registers: [registry],
+    })
+  const duration =
+    (registry.getSingleMetric('pontis_http_request_duration_seconds') as
+      | Histogram<'operation' | 'status'>
+      | undefined) ??
+    new Histogram({
+      name: 'pontis_http_request_duration_seconds',
+      help: 'Time from receiving a request to its answer being ready, by operationId and status.',
+      labelNames: ['operation', 'status'] as const,
+      buckets: LATENCY_BUCKETS_SECONDS,
+      registers: [registry],
+    })
   const known = new Set(operationIds)
   return (operation, status, errorCode, seconds) => {
     const name = known.has(operation) ? operation : UNMATCHED_OPERATION

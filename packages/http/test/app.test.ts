@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { PontisError, silentLogger } from '@pontis/core'
+import { Registry } from 'prom-client'
 import t, { type Test } from 'tap'
 import { createApiApp, type HandlerMap, listen, loadOpenApiDocument } from '../src/index.js'
 import { createTestClient, errorDataOf } from '../src/testing.js'
@@ -248,4 +249,23 @@ t.test('start-up refuses a document that is not valid OpenAPI 3.1', async (t) =>
     assertValidOpenApi31({ openapi: '3.1.0', info: { title: 'x' } as never, paths: {} }, 'broken.yaml'),
     /broken.yaml is not a valid OpenAPI 3.1 document/,
   )
+})
+
+t.test('two apps on one metrics registry count into the same families', async (t) => {
+  const loaded = await loadOpenApiDocument(fixture)
+  const metrics = new Registry()
+  const servers = []
+  for (let i = 0; i < 2; i++) {
+    const { koa } = await createApiApp({ loaded, handlers, logger: silentLogger, metrics })
+    const server = await listen(koa, { port: 0 })
+    t.teardown(() => server.close())
+    servers.push(server)
+  }
+  for (const server of servers) {
+    t.equal((await createTestClient(t, server.url, loaded.document).get('/widgets/12')).status, 200)
+  }
+  const counted = (await metrics.getSingleMetricAsString('pontis_http_requests_total'))
+    .split('\n')
+    .find((line) => line.startsWith('pontis_http_requests_total{operation="getWidget",status="200"'))
+  t.match(counted, / 2$/, 'both apps counted their request in one family')
 })

@@ -5,7 +5,7 @@
  * `@relayprotocol/relay-kit-ui` 8.0.12 (through relay-kit-hooks) sends.
  *
  * No chain is read here (the RPCs point at a closed port): lists, search and icons come from the
- * chain config and the plugins' identities. Token prices come from the local price table through a
+ * chain config and the plugins' identities. Token prices come from the devnet's seeded prices through a
  * switchable wrapper, a stand-in for a live feed (none runs here), so the test can move a price
  * and take the source down.
  */
@@ -15,6 +15,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { type CurrencyEntry, PontisError, type RegisteredChain, silentLogger } from '@pontis/core'
+import { DEVNET_USD_PRICES } from '@pontis/devnet'
 import { listen, loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, errorDataOf, type TestClient } from '@pontis/http/testing'
 import t, { type Test } from 'tap'
@@ -26,7 +27,7 @@ import {
   type PriceSource,
   readIntentsEnvironment,
 } from '../src/index.js'
-import { loadPriceSource } from '../src/quote/prices.js'
+import { StaticPriceSource } from '../src/quote/prices.js'
 
 const CLOSED = 'http://127.0.0.1:9'
 const env = { LOCAL_A_RPC_URL: CLOSED, LOCAL_B_RPC_URL: CLOSED, RATE_LIMITS: 'off' }
@@ -44,7 +45,10 @@ class SwitchablePrices implements PriceSource {
   }
 }
 
-const prices = new SwitchablePrices(await loadPriceSource({ env }))
+// The devnet's seeded prices as a table: the test's chains are unreachable, so the live feeds are not read.
+const prices = new SwitchablePrices(
+  new StaticPriceSource({ ...DEVNET_USD_PRICES, wsol: DEVNET_USD_PRICES.sol }),
+)
 const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
 
 type Runtime = Awaited<ReturnType<typeof createIntentsRuntime>>
