@@ -219,6 +219,9 @@ async function intentsBases(target: FuzzTarget): Promise<Record<string, readonly
     ],
     getTrendingCurrencies: [{ name: 'trending', query: {} }],
     getTokenPrice: [{ name: 'native', query: { address: NATIVE, chainId: '31337' } }],
+    // A lookup by user is what anyone may make without a key.
+    getRequestsV3: [{ name: 'by user', query: { user: USER } }],
+    getRequestsV2: [{ name: 'by user', query: { user: USER } }],
     indexTransaction: [
       { name: 'unknown transaction', body: { chainId: 31337, txHash: `0x${'ab'.repeat(32)}` } },
     ],
@@ -349,11 +352,15 @@ function problemsOf(
 
 /**
  * The value as the service validates it: query text that reads as a number is coerced for a
- * numeric parameter (Ajv's `coerceTypes`, `"7"` to 7), as for the currency routes' `chainId`.
+ * numeric parameter (Ajv's `coerceTypes`, `"7"` to 7), as for the currency routes' `chainId`; a
+ * parameter whose schema also takes strings is validated as the text it is.
  */
 function asValidated(input: NumericInput, value: unknown): unknown {
   const numeric = input.types.includes('integer') || input.types.includes('number')
-  if (input.location !== 'query' || !numeric || typeof value !== 'string' || value === '') return value
+  // A schema that also takes strings (`ChainIdInput`) keeps query text as text: Ajv coerces only to
+  // a type the value does not already have.
+  if (input.location !== 'query' || !numeric || input.types.includes('string')) return value
+  if (typeof value !== 'string' || value === '') return value
   const number = Number(value)
   return Number.isNaN(number) ? value : number
 }
