@@ -1,0 +1,348 @@
+/**
+ * `pontis deploy` against a bare anvil (no Pontis contracts, the deterministic-deployment proxy it
+ * ships with): the first run deploys and verifies, the second sends nothing, the written config loads
+ * and the intent service starts on it; a different contract at the address, a missing proxy and a
+ * remote signer that signs for someone else are refused.
+ */
+
+import { copyFile, mkdtemp, rm } from 'node:fs/promises'
+import { createServer, type Server } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { loadChainsConfig } from '@pontis/core'
+import {
+  ALLOCATOR,
+  type AnvilInstance,
+  DEPLOYER,
+  ORACLE_SIGNER,
+  PONTIS_DEPOSIT_RECEIVER,
+  PONTIS_DEPOSITORY,
+  PONTIS_ORACLE_HUB,
+  SOLVER,
+  startAnvil,
+  USERS,
+} from '@pontis/devnet'
+import { startIntentsService } from '@pontis/intents'
+import t, { type Test } from 'tap'
+import type { Address, Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import {
+  type ConfigEntries,
+  DETERMINISTIC_DEPLOYER,
+  type DeployResult,
+  immutableSlots,
+  runCli,
+} from '../src/index.js'
+
+t.setTimeout(300_000)
+
+const configsDir = fileURLToPath(new URL('../../../configs/', import.meta.url))
+const CHAIN_NAME = 'pontis-deploy-test'
+const RPC_VARIABLE = 'PONTIS_DEPLOY_TEST_RPC_URL'
+
+async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  const body = (await response.json()) as { result?: T; error?: { message: string } }
+  if (body.error) throw new Error(`${method}: ${body.error.message}`)
+  return body.result as T
+}
+
+interface Run {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+async function deploy(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  let stdout = ''
+  let stderr = ''
+  const code = await runCli(
+    ['deploy', ...args],
+    {
+      stdout: (text) => {
+        stdout += text
+      },
+      stderr: (text) => {
+        stderr += text
+      },
+    },
+    env,
+  )
+  return { code, stdout, stderr }
+}
+
+type Printed = DeployResult & { config: ConfigEntries }
+
+async function bareAnvil(t: Test): Promise<AnvilInstance> {
+  const anvil = await startAnvil({ chainId: 31337 })
+  t.teardown(() => anvil.stop())
+  return anvil
+}
+
+t.test('the immutables found in the runtime code are the PUSH32 placeholders solc leaves', async (t) => {
+  // PontisDepository: allocator, chain id and domain separator (the allocator read in two places).
+  t.equal(immutableSlots(PONTIS_DEPOSITORY.deployedBytecode).length, 4)
+  t.equal(
+    immutableSlots(PONTIS_DEPOSIT_RECEIVER.deployedBytecode).length,
+    1,
+    'the receiver keeps only the depository',
+  )
+  t.equal(immutableSlots(PONTIS_ORACLE_HUB.deployedBytecode).length, 7, 'five hub immutables, two read twice')
+})
+
+t.test(
+  'a key deploys and verifies; a rerun does nothing; the config starts the intent service',
+  async (t) => {
+    const anvil = await bareAnvil(t)
+    const proxyCode = await rpc<Hex>(anvil.rpcUrl, 'eth_getCode', [DETERMINISTIC_DEPLOYER, 'latest'])
+    t.not(proxyCode, '0x', 'anvil ships the deterministic-deployment proxy')
+    const dir = await mkdtemp(join(tmpdir(), 'pontis-deploy-'))
+    t.teardown(() => rm(dir, { recursive: true, force: true }))
+    const args = [
+      '--rpc-url',
+      anvil.rpcUrl,
+      '--allocator',
+      ALLOCATOR.address,
+      '--chain-name',
+      CHAIN_NAME,
+      '--hub',
+      '--hub-signer',
+      ORACLE_SIGNER.address,
+      '--write',
+      dir,
+      '--environment',
+      'deploytest',
+    ]
+    const env = { PONTIS_DEPLOYER_PRIVATE_KEY: DEPLOYER.privateKey }
+
+    const first = await deploy(args, env)
+    t.equal(first.code, 0, first.stderr)
+    t.notMatch(first.stdout + first.stderr, DEPLOYER.privateKey.slice(2), 'the key is never printed')
+    const printed = JSON.parse(first.stdout) as Printed
+    t.same(
+      printed.contracts.map((contract) => [contract.contractName, contract.status]),
+      [
+        ['PontisDepository', 'deployed'],
+        ['PontisDepositReceiver', 'deployed'],
+        ['PontisOracleHub', 'deployed'],
+      ],
+    )
+    t.match(first.stderr, /runtime code verified/)
+    for (const contract of printed.contracts) {
+      const code = await rpc<Hex>(anvil.rpcUrl, 'eth_getCode', [contract.address, 'latest'])
+      t.ok(code.length > 2, `${contract.contractName} has code at ${contract.address}`)
+    }
+    t.equal(printed.config.chain.protocol.v2.depository, printed.depository)
+    t.equal(printed.config.chain.contracts.relayReceiver, printed.relayReceiver)
+    t.same(printed.config.hubFile?.hub, {
+      chainId: 31337,
+      name: CHAIN_NAME,
+      oracleContract: printed.oracleHub,
+      domain: { name: 'PontisOracle', version: '1' },
+    })
+
+    const nonceBefore = await rpc<Hex>(anvil.rpcUrl, 'eth_getTransactionCount', [DEPLOYER.address, 'latest'])
+    const second = await deploy(args, env)
+    t.equal(second.code, 0, second.stderr)
+    t.same(
+      (JSON.parse(second.stdout) as Printed).contracts.map((contract) => contract.status),
+      ['existing', 'existing', 'existing'],
+    )
+    t.match(second.stderr, /already deployed and verified; nothing was sent/)
+    t.equal(
+      await rpc<Hex>(anvil.rpcUrl, 'eth_getTransactionCount', [DEPLOYER.address, 'latest']),
+      nonceBefore,
+      'the rerun sent no transaction',
+    )
+    const withoutKey = await deploy(args, {})
+    t.equal(withoutKey.code, 0, 'verifying needs no key')
+
+    const serviceEnv = {
+      ...process.env,
+      ENVIRONMENT: 'deploytest',
+      [RPC_VARIABLE]: anvil.rpcUrl,
+      RATE_LIMITS: 'off',
+      DATABASE_URL: '',
+    }
+    const config = await loadChainsConfig({ configDir: dir, environment: 'deploytest', env: serviceEnv })
+    const chain = config.chains.find((entry) => entry.id === 31337)
+    t.equal(chain?.protocol?.v2?.depository, printed.depository, 'core loads the written chain entry')
+    t.equal(config.hub.oracleContract, printed.oracleHub, 'core loads the written hub file')
+
+    // The issue's done-when: the intent service starts on the produced config (with local's solver and prices files).
+    await copyFile(join(configsDir, 'solver.local.json'), join(dir, 'solver.deploytest.json'))
+    await copyFile(join(configsDir, 'prices.local.json'), join(dir, 'prices.deploytest.json'))
+    const service = await startIntentsService({ env: serviceEnv, configDir: dir, port: 0, host: '127.0.0.1' })
+    t.teardown(() => service.close())
+    const chains = (await (await fetch(`${service.url}/chains`)).json()) as {
+      chains: Array<{ id: number; protocol?: { v2?: { depository?: string } } }>
+    }
+    t.equal(
+      chains.chains.find((entry) => entry.id === 31337)?.protocol?.v2?.depository?.toLowerCase(),
+      printed.depository.toLowerCase(),
+      'GET /chains serves the deployed depository',
+    )
+
+    // Other code at the depository's address is not "already deployed".
+    const receiverCode = await rpc<Hex>(anvil.rpcUrl, 'eth_getCode', [printed.relayReceiver, 'latest'])
+    await rpc(anvil.rpcUrl, 'anvil_setCode', [printed.depository, receiverCode])
+    const clash = await deploy(args, env)
+    t.equal(clash.code, 1)
+    t.match(clash.stderr, `${printed.depository} already holds a different contract`)
+  },
+)
+
+t.test('a different salt gives other addresses; a tampered immutable is refused', async (t) => {
+  const anvil = await bareAnvil(t)
+  const env = { PONTIS_DEPLOYER_PRIVATE_KEY: DEPLOYER.privateKey }
+  const base = ['--rpc-url', anvil.rpcUrl, '--allocator', ALLOCATOR.address]
+  const a = await deploy([...base, '--salt', 'one'], env)
+  const b = await deploy([...base, '--salt', 'two'], env)
+  t.equal(a.code, 0, a.stderr)
+  t.equal(b.code, 0, b.stderr)
+  const first = JSON.parse(a.stdout) as Printed
+  t.not(first.depository, (JSON.parse(b.stdout) as Printed).depository)
+  // The same artifact with another allocator written into its immutable: not this deployment.
+  const code = await rpc<Hex>(anvil.rpcUrl, 'eth_getCode', [first.depository, 'latest'])
+  const tampered = code
+    .toLowerCase()
+    .replaceAll(ALLOCATOR.address.slice(2).toLowerCase(), SOLVER.address.slice(2).toLowerCase())
+  t.not(tampered, code.toLowerCase())
+  await rpc(anvil.rpcUrl, 'anvil_setCode', [first.depository, tampered])
+  const rerun = await deploy([...base, '--salt', 'one'], env)
+  t.equal(rerun.code, 1)
+  t.match(rerun.stderr, /its immutable at byte \d+ is 0x/)
+})
+
+t.test('a chain without the deterministic-deployment proxy is refused, naming it', async (t) => {
+  const anvil = await bareAnvil(t)
+  await rpc(anvil.rpcUrl, 'anvil_setCode', [DETERMINISTIC_DEPLOYER, '0x'])
+  const run = await deploy(['--rpc-url', anvil.rpcUrl, '--allocator', ALLOCATOR.address], {
+    PONTIS_DEPLOYER_PRIVATE_KEY: DEPLOYER.privateKey,
+  })
+  t.equal(run.code, 1)
+  t.match(run.stderr, `no deterministic-deployment proxy at ${DETERMINISTIC_DEPLOYER}`)
+})
+
+t.test('the key comes from a variable only; bad usage exits 2', async (t) => {
+  const missing = await deploy(
+    ['--rpc-url', 'http://127.0.0.1:1', '--allocator', ALLOCATOR.address, '--key-env', 'NOPE'],
+    {},
+  )
+  t.equal(missing.code, 2)
+  t.match(missing.stderr, 'NOPE is not set')
+  const bad = await deploy(['--rpc-url', 'http://127.0.0.1:1', '--allocator', ALLOCATOR.address], {
+    PONTIS_DEPLOYER_PRIVATE_KEY: 'secret-not-hex',
+  })
+  t.equal(bad.code, 2)
+  t.notMatch(bad.stderr, 'secret-not-hex', 'a malformed key is not echoed')
+  const flag = await deploy([
+    '--rpc-url',
+    'http://127.0.0.1:1',
+    '--allocator',
+    ALLOCATOR.address,
+    '--private-key',
+    '0x01',
+  ])
+  t.equal(flag.code, 2, 'there is no key flag')
+  const hub = await deploy(['--rpc-url', 'http://127.0.0.1:1', '--allocator', ALLOCATOR.address, '--hub'])
+  t.equal(hub.code, 2)
+  t.match(hub.stderr, '--hub needs at least one --hub-signer')
+})
+
+/**
+ * A stand-in for web3signer/clef: a loopback JSON-RPC server answering `eth_signTransaction` with a
+ * key it holds, the way those signers (and a KMS behind them) do.
+ */
+async function startStandInSigner(
+  t: Test,
+  privateKey: Hex,
+  answer: 'raw' | 'clef' = 'raw',
+): Promise<{ url: string; requests: unknown[] }> {
+  const account = privateKeyToAccount(privateKey)
+  const requests: unknown[] = []
+  const server: Server = createServer((request, response) => {
+    let body = ''
+    request.on('data', (chunk: Buffer) => {
+      body += chunk.toString()
+    })
+    request.on('end', async () => {
+      const call = JSON.parse(body) as { id: number; method: string; params: [Record<string, string>] }
+      requests.push(call)
+      const [tx] = call.params
+      const signed = await account.signTransaction({
+        chainId: Number(tx.chainId),
+        to: tx.to as Address,
+        data: tx.data as Hex,
+        nonce: Number(tx.nonce),
+        gas: BigInt(tx.gas as string),
+        value: BigInt(tx.value as string),
+        ...(tx.maxFeePerGas
+          ? {
+              type: 'eip1559',
+              maxFeePerGas: BigInt(tx.maxFeePerGas),
+              maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas as string),
+            }
+          : { type: 'legacy', gasPrice: BigInt(tx.gasPrice as string) }),
+      } as Parameters<typeof account.signTransaction>[0])
+      response.setHeader('content-type', 'application/json')
+      response.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: call.id,
+          result: answer === 'raw' ? signed : { raw: signed, tx: {} },
+        }),
+      )
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  const address = server.address()
+  const port = typeof address === 'object' && address !== null ? address.port : 0
+  return { url: `http://127.0.0.1:${port}`, requests }
+}
+
+t.test('a remote signer over eth_signTransaction (a stand-in signer server) deploys', async (t) => {
+  const anvil = await bareAnvil(t)
+  const signer = USERS[0] as (typeof USERS)[number]
+  const standIn = await startStandInSigner(t, signer.privateKey, 'clef')
+  const run = await deploy([
+    '--rpc-url',
+    anvil.rpcUrl,
+    '--allocator',
+    ALLOCATOR.address,
+    '--remote-signer',
+    standIn.url,
+    '--from',
+    signer.address,
+  ])
+  t.equal(run.code, 0, run.stderr)
+  t.same(
+    (JSON.parse(run.stdout) as Printed).contracts.map((contract) => contract.status),
+    ['deployed', 'deployed'],
+  )
+  t.equal(standIn.requests.length, 2, 'one signature per contract')
+  t.match(standIn.requests[0], { method: 'eth_signTransaction', params: [{ from: signer.address }] })
+
+  // A signer that signs with another key than the account asked for is refused before sending.
+  const other = await startStandInSigner(t, SOLVER.privateKey)
+  const wrong = await deploy([
+    '--rpc-url',
+    anvil.rpcUrl,
+    '--allocator',
+    ALLOCATOR.address,
+    '--salt',
+    'another',
+    '--remote-signer',
+    other.url,
+    '--from',
+    signer.address,
+  ])
+  t.equal(wrong.code, 1)
+  t.match(wrong.stderr, `signed with ${SOLVER.address}, not ${signer.address}`)
+})
