@@ -22,7 +22,8 @@ export const DEFAULT_KEY_VARIABLE = 'PONTIS_DEPLOYER_PRIVATE_KEY'
 
 export const DEPLOY_USAGE = `Usage: pontis deploy --rpc-url <url> --allocator <address> [options]
 
-Deploys PontisDepository(allocator) and PontisDepositReceiver(depository), and with --hub
+Deploys PontisDepository(allocator), PontisDepositReceiver(depository) and PontisMulticaller (with its
+PontisCallExecutor), and with --hub
 PontisOracleHub(name, version, signers, threshold), at CREATE2 addresses of the deterministic-deployment
 proxy ${DETERMINISTIC_DEPLOYER}; verifies the runtime code at each address and prints
 the config entries as JSON. Contracts already at their address (and verified) are left alone.

@@ -87,6 +87,8 @@ export async function writeDeploymentConfig(
   entry.protocol = protocol
   const contracts = isObject(entry.contracts) ? entry.contracts : {}
   entry.contracts = { ...contracts, relayReceiver: chain.contracts.relayReceiver }
+  const plugin = isObject(entry.plugin) ? entry.plugin : {}
+  entry.plugin = { ...plugin, multicaller: chain.plugin.multicaller }
   await writeFile(chainsFile, `${JSON.stringify(document, null, 2)}\n`)
   if (entries.hubFile === undefined) return { chainsFile, createdChain }
   const hubFile = join(configDir, hubFileName(environment))

@@ -1,10 +1,16 @@
 /**
- * `pontis deploy`: puts the depository, its deposit receiver and (on request) the oracle hub on an EVM
+ * `pontis deploy`: puts the depository, its deposit receiver, the fill multicaller and (on request) the oracle hub on an EVM
  * chain at CREATE2 addresses of the standard deterministic-deployment proxy, verifies the code at each
  * address, and answers the config entries that name them. A rerun finds the contracts already there
  * and sends nothing.
  */
-import { PONTIS_DEPOSIT_RECEIVER, PONTIS_DEPOSITORY, PONTIS_ORACLE_HUB } from '@pontis/devnet'
+import {
+  PONTIS_CALL_EXECUTOR,
+  PONTIS_DEPOSIT_RECEIVER,
+  PONTIS_DEPOSITORY,
+  PONTIS_MULTICALLER,
+  PONTIS_ORACLE_HUB,
+} from '@pontis/devnet'
 import {
   type Address,
   concatHex,
@@ -150,6 +156,8 @@ export interface PlannedContract {
   readonly deployedBytecode: Hex
   /** The 32-byte values the constructor writes into the runtime code's immutables. */
   readonly immutables: readonly Hex[]
+  /** Set when another planned contract's constructor creates this one (nothing is sent for it). */
+  readonly createdBy?: string
 }
 
 const EIP712_DOMAIN_TYPEHASH = keccak256(
@@ -202,6 +210,9 @@ export function planDeployment(options: DeployPlanOptions): PlannedContract[] {
     bytecode: PONTIS_DEPOSIT_RECEIVER.bytecode,
     args: [depository],
   })
+  const multicaller = create2Address(salt, PONTIS_MULTICALLER.bytecode)
+  // The multicaller's constructor creates its executor: CREATE from the multicaller at nonce 1.
+  const executor = getContractAddress({ opcode: 'CREATE', from: multicaller, nonce: 1n })
   const plan: PlannedContract[] = [
     {
       contractName: PONTIS_DEPOSITORY.contractName,
@@ -221,6 +232,21 @@ export function planDeployment(options: DeployPlanOptions): PlannedContract[] {
       address: create2Address(salt, receiverInit),
       deployedBytecode: PONTIS_DEPOSIT_RECEIVER.deployedBytecode,
       immutables: [word(depository)],
+    },
+    {
+      contractName: PONTIS_MULTICALLER.contractName,
+      initCode: PONTIS_MULTICALLER.bytecode,
+      address: multicaller,
+      deployedBytecode: PONTIS_MULTICALLER.deployedBytecode,
+      immutables: [word(executor)],
+    },
+    {
+      contractName: PONTIS_CALL_EXECUTOR.contractName,
+      initCode: PONTIS_CALL_EXECUTOR.bytecode,
+      address: executor,
+      deployedBytecode: PONTIS_CALL_EXECUTOR.deployedBytecode,
+      immutables: [word(multicaller)],
+      createdBy: PONTIS_MULTICALLER.contractName,
     },
   ]
   if (options.hub !== undefined) {
@@ -326,6 +352,7 @@ export interface DeployResult {
   readonly contracts: readonly DeployedContract[]
   readonly depository: Address
   readonly relayReceiver: Address
+  readonly multicaller: Address
   readonly oracleHub?: Address
 }
 
@@ -374,9 +401,11 @@ async function sendThroughProxy(
 export async function deployContracts(options: DeployOptions): Promise<DeployResult> {
   const log = options.log ?? (() => {})
   const client = createPublicClient({ transport: http(options.rpcUrl, { retryCount: 1 }) })
+  // Only the host is named: RPC URLs often carry a provider key in the path or query.
+  const rpcHost = new URL(options.rpcUrl).host
   const chainId = await client.getChainId().catch((error: unknown) => {
     throw new DeployError(
-      `${options.rpcUrl} did not answer eth_chainId: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      `${rpcHost} did not answer eth_chainId (${error instanceof Error ? error.name : 'error'})`,
     )
   })
   const proxyCode = await client.getCode({ address: DETERMINISTIC_DEPLOYER })
@@ -388,6 +417,7 @@ export async function deployContracts(options: DeployOptions): Promise<DeployRes
   const salt = options.salt ?? DEFAULT_DEPLOY_SALT
   const plan = planDeployment({ ...options, chainId, salt })
   const results: DeployedContract[] = []
+  const deployedNow = new Set<string>()
   for (const planned of plan) {
     const existing = await client.getCode({ address: planned.address })
     if (existing !== undefined && existing !== '0x') {
@@ -395,9 +425,23 @@ export async function deployContracts(options: DeployOptions): Promise<DeployRes
       if (mismatch !== undefined) {
         throw new DeployError(`${planned.address} already holds a different contract: ${mismatch}`)
       }
-      log(`${planned.contractName} already deployed and verified at ${planned.address}; nothing to do`)
-      results.push({ contractName: planned.contractName, address: planned.address, status: 'existing' })
+      const createdNow = planned.createdBy !== undefined && deployedNow.has(planned.createdBy)
+      log(
+        createdNow
+          ? `${planned.contractName} created by ${planned.createdBy} at ${planned.address}; runtime code verified`
+          : `${planned.contractName} already deployed and verified at ${planned.address}; nothing to do`,
+      )
+      results.push({
+        contractName: planned.contractName,
+        address: planned.address,
+        status: createdNow ? 'deployed' : 'existing',
+      })
       continue
+    }
+    if (planned.createdBy !== undefined) {
+      throw new DeployError(
+        `${planned.contractName} is missing at ${planned.address}, where ${planned.createdBy}'s constructor creates it`,
+      )
     }
     if (options.signer === undefined) {
       throw new DeployError(
@@ -420,6 +464,7 @@ export async function deployContracts(options: DeployOptions): Promise<DeployRes
       )
     }
     log(`${planned.contractName} deployed at ${planned.address} in ${hash}; runtime code verified`)
+    deployedNow.add(planned.contractName)
     results.push({
       contractName: planned.contractName,
       address: planned.address,
@@ -427,13 +472,15 @@ export async function deployContracts(options: DeployOptions): Promise<DeployRes
       transactionHash: hash,
     })
   }
-  const [depository, receiver, hub] = plan
+  const [depository, receiver, multicaller] = plan
+  const hub = plan.find((planned) => planned.contractName === PONTIS_ORACLE_HUB.contractName)
   return {
     chainId,
     salt,
     contracts: results,
     depository: (depository as PlannedContract).address,
     relayReceiver: (receiver as PlannedContract).address,
+    multicaller: (multicaller as PlannedContract).address,
     ...(hub !== undefined ? { oracleHub: hub.address } : {}),
   }
 }
@@ -453,6 +500,7 @@ export interface ConfigEntries {
     readonly name: string
     readonly protocol: { readonly v2: { readonly chainId: string; readonly depository: Address } }
     readonly contracts: { readonly relayReceiver: Address }
+    readonly plugin: { readonly multicaller: Address }
   }
   /** The `chains.hub.<environment>.json` document. */
   readonly hubFile?: {
@@ -472,6 +520,7 @@ export function configEntries(result: DeployResult, options: ConfigEntriesOption
       name: options.chainName,
       protocol: { v2: { chainId: options.chainName, depository: result.depository } },
       contracts: { relayReceiver: result.relayReceiver },
+      plugin: { multicaller: result.multicaller },
     },
     ...(result.oracleHub !== undefined && options.hub !== undefined
       ? {

@@ -129,6 +129,8 @@ t.test(
       [
         ['PontisDepository', 'deployed'],
         ['PontisDepositReceiver', 'deployed'],
+        ['PontisMulticaller', 'deployed'],
+        ['PontisCallExecutor', 'deployed'],
         ['PontisOracleHub', 'deployed'],
       ],
     )
@@ -151,7 +153,7 @@ t.test(
     t.equal(second.code, 0, second.stderr)
     t.same(
       (JSON.parse(second.stdout) as Printed).contracts.map((contract) => contract.status),
-      ['existing', 'existing', 'existing'],
+      ['existing', 'existing', 'existing', 'existing', 'existing'],
     )
     t.match(second.stderr, /already deployed and verified; nothing was sent/)
     t.equal(
@@ -172,6 +174,11 @@ t.test(
     const config = await loadChainsConfig({ configDir: dir, environment: 'deploytest', env: serviceEnv })
     const chain = config.chains.find((entry) => entry.id === 31337)
     t.equal(chain?.protocol?.v2?.depository, printed.depository, 'core loads the written chain entry')
+    t.equal(
+      (chain?.plugin as { multicaller?: string } | undefined)?.multicaller,
+      printed.multicaller,
+      'the chain gets the fill multicaller',
+    )
     t.equal(config.hub.oracleContract, printed.oracleHub, 'core loads the written hub file')
 
     // The issue's done-when: the intent service starts on the produced config (with local's solver and prices files).
@@ -324,9 +331,13 @@ t.test('a remote signer over eth_signTransaction (a stand-in signer server) depl
   t.equal(run.code, 0, run.stderr)
   t.same(
     (JSON.parse(run.stdout) as Printed).contracts.map((contract) => contract.status),
-    ['deployed', 'deployed'],
+    ['deployed', 'deployed', 'deployed', 'deployed'],
   )
-  t.equal(standIn.requests.length, 2, 'one signature per contract')
+  t.equal(
+    standIn.requests.length,
+    3,
+    'one signature per contract sent (the executor is created by the multicaller)',
+  )
   t.match(standIn.requests[0], { method: 'eth_signTransaction', params: [{ from: signer.address }] })
 
   // A signer that signs with another key than the account asked for is refused before sending.
