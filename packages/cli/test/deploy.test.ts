@@ -5,6 +5,8 @@
  * remote signer that signs for someone else are refused.
  */
 
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { copyFile, mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -27,6 +29,7 @@ import { startIntentsService } from '@pontis/intents'
 import t, { type Test } from 'tap'
 import type { Address, Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { within } from '../../../test/helpers/wait.js'
 import {
   type ConfigEntries,
   DETERMINISTIC_DEPLOYER,
@@ -38,6 +41,7 @@ import {
 t.setTimeout(300_000)
 
 const configsDir = fileURLToPath(new URL('../../../configs/', import.meta.url))
+const bin = fileURLToPath(new URL('../bin/pontis.js', import.meta.url))
 const CHAIN_NAME = 'pontis-deploy-test'
 const RPC_VARIABLE = 'PONTIS_DEPLOY_TEST_RPC_URL'
 
@@ -56,6 +60,11 @@ interface Run {
   code: number
   stdout: string
   stderr: string
+}
+
+/** The exit code, with what the command printed when it is not 0 (so a failure explains itself). */
+function exitOf(run: Run): string {
+  return run.code === 0 ? 'exits 0' : `exits ${run.code}: ${run.stderr}`
 }
 
 async function deploy(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
@@ -121,7 +130,7 @@ t.test(
     const env = { PONTIS_DEPLOYER_PRIVATE_KEY: DEPLOYER.privateKey }
 
     const first = await deploy(args, env)
-    t.equal(first.code, 0, first.stderr)
+    t.equal(exitOf(first), 'exits 0')
     t.notMatch(first.stdout + first.stderr, DEPLOYER.privateKey.slice(2), 'the key is never printed')
     const printed = JSON.parse(first.stdout) as Printed
     t.same(
@@ -150,7 +159,7 @@ t.test(
 
     const nonceBefore = await rpc<Hex>(anvil.rpcUrl, 'eth_getTransactionCount', [DEPLOYER.address, 'latest'])
     const second = await deploy(args, env)
-    t.equal(second.code, 0, second.stderr)
+    t.equal(exitOf(second), 'exits 0')
     t.same(
       (JSON.parse(second.stdout) as Printed).contracts.map((contract) => contract.status),
       ['existing', 'existing', 'existing', 'existing', 'existing'],
@@ -210,8 +219,8 @@ t.test('a different salt gives other addresses; a tampered immutable is refused'
   const base = ['--rpc-url', anvil.rpcUrl, '--allocator', ALLOCATOR.address]
   const a = await deploy([...base, '--salt', 'one'], env)
   const b = await deploy([...base, '--salt', 'two'], env)
-  t.equal(a.code, 0, a.stderr)
-  t.equal(b.code, 0, b.stderr)
+  t.equal(exitOf(a), 'exits 0')
+  t.equal(exitOf(b), 'exits 0')
   const first = JSON.parse(a.stdout) as Printed
   t.not(first.depository, (JSON.parse(b.stdout) as Printed).depository)
   // The same artifact with another allocator written into its immutable: not this deployment.
@@ -328,7 +337,7 @@ t.test('a remote signer over eth_signTransaction (a stand-in signer server) depl
     '--from',
     signer.address,
   ])
-  t.equal(run.code, 0, run.stderr)
+  t.equal(exitOf(run), 'exits 0')
   t.same(
     (JSON.parse(run.stdout) as Printed).contracts.map((contract) => contract.status),
     ['deployed', 'deployed', 'deployed', 'deployed'],
@@ -356,4 +365,30 @@ t.test('a remote signer over eth_signTransaction (a stand-in signer server) depl
   ])
   t.equal(wrong.code, 1)
   t.match(wrong.stderr, `signed with ${SOLVER.address}, not ${signer.address}`)
+})
+
+t.test('npx pontis deploy runs as a process with the key in its environment', async (t) => {
+  const anvil = await bareAnvil(t)
+  const child = spawn(
+    process.execPath,
+    [bin, 'deploy', '--rpc-url', anvil.rpcUrl, '--allocator', ALLOCATOR.address],
+    {
+      env: { ...process.env, PONTIS_DEPLOYER_PRIVATE_KEY: DEPLOYER.privateKey },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString()
+  })
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
+  const [code] = await within('pontis deploy to exit', once(child, 'exit'), { lastSeen: () => stderr })
+  t.equal(code, 0, stderr)
+  const printed = JSON.parse(stdout) as Printed
+  t.equal(printed.contracts.length, 4)
+  t.ok(printed.contracts.every((contract) => contract.status === 'deployed'))
+  t.notMatch(stdout + stderr, DEPLOYER.privateKey.slice(2), 'the key is never printed')
 })
