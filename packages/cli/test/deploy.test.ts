@@ -7,7 +7,7 @@
 
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { copyFile, mkdtemp, rm } from 'node:fs/promises'
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,14 +18,17 @@ import {
   type AnvilInstance,
   DEPLOYER,
   ORACLE_SIGNER,
+  PONTIS_CALL_EXECUTOR,
   PONTIS_DEPOSIT_RECEIVER,
   PONTIS_DEPOSITORY,
+  PONTIS_MULTICALLER,
   PONTIS_ORACLE_HUB,
   SOLVER,
   startAnvil,
   USERS,
 } from '@pontis/devnet'
 import { startIntentsService } from '@pontis/intents'
+import solc from 'solc'
 import t, { type Test } from 'tap'
 import type { Address, Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -42,6 +45,7 @@ t.setTimeout(300_000)
 
 const configsDir = fileURLToPath(new URL('../../../configs/', import.meta.url))
 const bin = fileURLToPath(new URL('../bin/pontis.js', import.meta.url))
+const contractsDir = fileURLToPath(new URL('../../devnet/contracts/', import.meta.url))
 const CHAIN_NAME = 'pontis-deploy-test'
 const RPC_VARIABLE = 'PONTIS_DEPLOY_TEST_RPC_URL'
 
@@ -93,15 +97,54 @@ async function bareAnvil(t: Test): Promise<AnvilInstance> {
   return anvil
 }
 
-t.test('the immutables found in the runtime code are the PUSH32 placeholders solc leaves', async (t) => {
-  // PontisDepository: allocator, chain id and domain separator (the allocator read in two places).
-  t.equal(immutableSlots(PONTIS_DEPOSITORY.deployedBytecode).length, 4)
-  t.equal(
-    immutableSlots(PONTIS_DEPOSIT_RECEIVER.deployedBytecode).length,
-    1,
-    'the receiver keeps only the depository',
-  )
-  t.equal(immutableSlots(PONTIS_ORACLE_HUB.deployedBytecode).length, 7, 'five hub immutables, two read twice')
+t.test('the immutables found in the runtime code are where solc says they are', async (t) => {
+  // Recompiled with the committed artifacts' settings, asking solc for the immutable references the
+  // artifacts do not store: the PUSH32 placeholders found must be exactly those, for every contract.
+  const contracts = [PONTIS_DEPOSITORY, PONTIS_DEPOSIT_RECEIVER, PONTIS_ORACLE_HUB, PONTIS_MULTICALLER]
+  const sources: Record<string, { content: string }> = {}
+  for (const artifact of contracts) {
+    sources[`${artifact.contractName}.sol`] = {
+      content: await readFile(join(contractsDir, `${artifact.contractName}.sol`), 'utf8'),
+    }
+  }
+  const input = {
+    language: 'Solidity',
+    sources,
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      evmVersion: 'cancun',
+      metadata: { bytecodeHash: 'none', appendCBOR: false },
+      outputSelection: {
+        '*': { '*': ['evm.deployedBytecode.object', 'evm.deployedBytecode.immutableReferences'] },
+      },
+    },
+  }
+  interface Compiled {
+    object: string
+    immutableReferences: Record<string, Array<{ start: number; length: number }>>
+  }
+  const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
+    contracts: Record<string, Record<string, { evm: { deployedBytecode: Compiled } }>>
+  }
+  for (const artifact of [...contracts, PONTIS_CALL_EXECUTOR]) {
+    const file = artifact === PONTIS_CALL_EXECUTOR ? 'PontisMulticaller.sol' : `${artifact.contractName}.sol`
+    const compiled = output.contracts[file]?.[artifact.contractName]?.evm.deployedBytecode
+    t.equal(
+      `0x${compiled?.object}`,
+      artifact.deployedBytecode,
+      `${artifact.contractName}: the committed artifact`,
+    )
+    const references = Object.values(compiled?.immutableReferences ?? {})
+      .flat()
+      .map((reference) => reference.start)
+      .sort((a, b) => a - b)
+    t.ok(references.length > 0, `${artifact.contractName} has immutables`)
+    t.same(
+      immutableSlots(artifact.deployedBytecode),
+      references,
+      `${artifact.contractName}: the immutables' offsets`,
+    )
+  }
 })
 
 t.test(
