@@ -108,6 +108,8 @@ export async function runDeployCommand(
     if (signers.length === 0) return usage(output, '--hub needs at least one --hub-signer')
     const bad = signers.find((signer) => !isEvmAddress(signer))
     if (bad !== undefined) return usage(output, `--hub-signer ${bad} is not an address`)
+    if (new Set(signers.map((signer) => signer.toLowerCase())).size !== signers.length)
+      return usage(output, '--hub-signer: each signer once')
     const threshold = values['hub-threshold'] ?? '1'
     if (!/^[1-9][0-9]{0,3}$/.test(threshold) || Number(threshold) > signers.length)
       return usage(output, `--hub-threshold must be from 1 to the number of signers (${signers.length})`)

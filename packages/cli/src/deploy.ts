@@ -117,7 +117,12 @@ export function remoteSigner(url: string, address: Address): DeploySigner {
         parsed.to?.toLowerCase() !== transaction.to?.toLowerCase() ||
         parsed.data !== transaction.data ||
         parsed.nonce !== transaction.nonce ||
-        parsed.chainId !== transaction.chainId
+        parsed.chainId !== transaction.chainId ||
+        parsed.gas !== transaction.gas ||
+        (parsed.value ?? 0n) !== (transaction.value ?? 0n) ||
+        // Fees too: a signer raising them would spend the account's funds.
+        parsed.maxFeePerGas !== transaction.maxFeePerGas ||
+        parsed.gasPrice !== transaction.gasPrice
       ) {
         throw new DeployError(`remote signer ${url} signed a different transaction than asked`)
       }
@@ -455,7 +460,14 @@ export async function deployContracts(options: DeployOptions): Promise<DeployRes
       chainId,
       concatHex([salt, planned.initCode]),
       options.receiptTimeoutMs ?? 120_000,
-    )
+    ).catch((error: unknown) => {
+      if (error instanceof DeployError) throw error
+      // viem's short message names the failure (a constructor revert, funds) without the RPC URL.
+      const short = (error as { shortMessage?: unknown }).shortMessage
+      throw new DeployError(
+        `${planned.contractName} could not be deployed: ${typeof short === 'string' ? short : error instanceof Error ? error.name : String(error)}`,
+      )
+    })
     const code = await client.getCode({ address: planned.address })
     const mismatch = code === undefined || code === '0x' ? 'no code was created' : codeMismatch(planned, code)
     if (mismatch !== undefined) {

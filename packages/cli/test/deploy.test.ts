@@ -278,6 +278,25 @@ t.test('a different salt gives other addresses; a tampered immutable is refused'
   t.match(rerun.stderr, /its immutable at byte \d+ is 0x/)
 })
 
+t.test('a constructor that reverts is a deployment error, not a crash', async (t) => {
+  const anvil = await bareAnvil(t)
+  const run = await deploy(
+    [
+      '--rpc-url',
+      anvil.rpcUrl,
+      '--allocator',
+      ALLOCATOR.address,
+      '--hub',
+      '--hub-signer',
+      '0x0000000000000000000000000000000000000000',
+    ],
+    { PONTIS_DEPLOYER_PRIVATE_KEY: DEPLOYER.privateKey },
+  )
+  t.equal(run.code, 1)
+  t.match(run.stderr, 'PontisOracleHub could not be deployed')
+  t.notMatch(run.stderr, anvil.rpcUrl, 'the RPC URL (often carrying a provider key) is not printed')
+})
+
 t.test('a chain without the deterministic-deployment proxy is refused, naming it', async (t) => {
   const anvil = await bareAnvil(t)
   await rpc(anvil.rpcUrl, 'anvil_setCode', [DETERMINISTIC_DEPLOYER, '0x'])
@@ -312,6 +331,19 @@ t.test('the key comes from a variable only; bad usage exits 2', async (t) => {
   const hub = await deploy(['--rpc-url', 'http://127.0.0.1:1', '--allocator', ALLOCATOR.address, '--hub'])
   t.equal(hub.code, 2)
   t.match(hub.stderr, '--hub needs at least one --hub-signer')
+  const twice = await deploy([
+    '--rpc-url',
+    'http://127.0.0.1:1',
+    '--allocator',
+    ALLOCATOR.address,
+    '--hub',
+    '--hub-signer',
+    ORACLE_SIGNER.address,
+    '--hub-signer',
+    ORACLE_SIGNER.address.toLowerCase(),
+  ])
+  t.equal(twice.code, 2)
+  t.match(twice.stderr, 'each signer once')
 })
 
 /**
