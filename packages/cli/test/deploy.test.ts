@@ -39,6 +39,7 @@ import {
   type DeployResult,
   immutableSlots,
   runCli,
+  writeDeploymentConfig,
 } from '../src/index.js'
 
 t.setTimeout(300_000)
@@ -466,4 +467,56 @@ t.test('npx pontis deploy runs as a process with the key in its environment', as
   t.equal(printed.contracts.length, 4)
   t.ok(printed.contracts.every((contract) => contract.status === 'deployed'))
   t.notMatch(stdout + stderr, DEPLOYER.privateKey.slice(2), 'the key is never printed')
+})
+
+t.test('--write updates an existing chain entry and keeps everything else', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'pontis-deploy-write-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await copyFile(join(configsDir, 'chains.local.json'), join(dir, 'chains.copy.json'))
+  await copyFile(join(configsDir, 'chains.hub.local.json'), join(dir, 'chains.hub.copy.json'))
+  const before = JSON.parse(await readFile(join(dir, 'chains.copy.json'), 'utf8')) as {
+    chains: Array<Record<string, unknown>>
+  }
+  const depository = '0x1111111111111111111111111111111111111111'
+  const relayReceiver = '0x2222222222222222222222222222222222222222'
+  const multicaller = '0x3333333333333333333333333333333333333333'
+  const oracleContract = '0x4444444444444444444444444444444444444444'
+  const written = await writeDeploymentConfig(dir, 'copy', {
+    chain: {
+      id: 31338,
+      name: 'ignored-for-an-existing-entry',
+      protocol: { v2: { chainId: 'ignored-for-an-existing-entry', depository } },
+      contracts: { relayReceiver },
+      plugin: { multicaller },
+    },
+    hubFile: {
+      hub: {
+        chainId: 31338,
+        name: 'pontis-local-b',
+        oracleContract,
+        domain: { name: 'PontisOracle', version: '1' },
+      },
+    },
+  })
+  t.equal(written.createdChain, false)
+  const after = JSON.parse(await readFile(join(dir, 'chains.copy.json'), 'utf8')) as typeof before
+  t.equal(after.chains.length, before.chains.length, 'no chain added or removed')
+  const index = before.chains.findIndex((chain) => chain.id === 31338)
+  const original = before.chains[index] as { name: string; contracts: { weth: string } }
+  t.match(after.chains[index], {
+    name: original.name,
+    protocol: { v2: { chainId: 'pontis-local-b', depository } },
+    contracts: { relayReceiver, weth: original.contracts.weth },
+    plugin: { multicaller, confirmations: 1 },
+  })
+  t.same(
+    after.chains.filter((_, position) => position !== index),
+    before.chains.filter((_, position) => position !== index),
+    'the other chains are untouched',
+  )
+  const hub = JSON.parse(await readFile(join(dir, 'chains.hub.copy.json'), 'utf8')) as Record<string, unknown>
+  t.ok(typeof hub.$comment === 'string', 'the hub file keeps its comment')
+  t.match(hub.hub, { chainId: 31338, oracleContract })
+  const config = await loadChainsConfig({ configDir: dir, environment: 'copy', env: {} })
+  t.equal(config.chains.find((chain) => chain.id === 31338)?.protocol?.v2?.depository, depository)
 })
