@@ -65,9 +65,11 @@ export function privateKeySigner(privateKey: Hex): DeploySigner {
  */
 export function remoteSigner(url: string, address: Address): DeploySigner {
   const from = getAddress(address)
+  // Messages name the origin only: a signer URL may carry credentials.
+  const where = new URL(url).origin
   return {
     address: from,
-    label: `remote signer ${new URL(url).origin} for ${from}`,
+    label: `remote signer ${where} for ${from}`,
     async signTransaction(transaction) {
       const request = {
         from,
@@ -92,7 +94,7 @@ export function remoteSigner(url: string, address: Address): DeploySigner {
         signal: AbortSignal.timeout(60_000),
       }).catch((error: unknown) => {
         throw new DeployError(
-          `remote signer ${url} did not answer: ${error instanceof Error ? error.message : String(error)}`,
+          `remote signer ${where} did not answer: ${error instanceof Error ? error.message : String(error)}`,
         )
       })
       const body = (await response.json().catch(() => undefined)) as
@@ -100,18 +102,18 @@ export function remoteSigner(url: string, address: Address): DeploySigner {
         | undefined
       if (body?.error !== undefined || body?.result === undefined) {
         throw new DeployError(
-          `remote signer ${url} refused eth_signTransaction: ${body?.error?.message ?? `HTTP ${response.status}`}`,
+          `remote signer ${where} refused eth_signTransaction: ${body?.error?.message ?? `HTTP ${response.status}`}`,
         )
       }
       const raw = typeof body.result === 'string' ? body.result : (body.result as { raw?: unknown }).raw
       if (typeof raw !== 'string' || !/^0x[0-9a-fA-F]+$/.test(raw)) {
-        throw new DeployError(`remote signer ${url} answered no raw transaction`)
+        throw new DeployError(`remote signer ${where} answered no raw transaction`)
       }
       const signed = raw as Hex
       const parsed = parseTransaction(signed)
       const signer = await recoverTransactionAddress({ serializedTransaction: signed as never })
       if (getAddress(signer) !== from) {
-        throw new DeployError(`remote signer ${url} signed with ${signer}, not ${from}`)
+        throw new DeployError(`remote signer ${where} signed with ${signer}, not ${from}`)
       }
       if (
         parsed.to?.toLowerCase() !== transaction.to?.toLowerCase() ||
@@ -124,7 +126,7 @@ export function remoteSigner(url: string, address: Address): DeploySigner {
         parsed.maxFeePerGas !== transaction.maxFeePerGas ||
         parsed.gasPrice !== transaction.gasPrice
       ) {
-        throw new DeployError(`remote signer ${url} signed a different transaction than asked`)
+        throw new DeployError(`remote signer ${where} signed a different transaction than asked`)
       }
       return signed
     },
