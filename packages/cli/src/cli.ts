@@ -6,6 +6,7 @@ import {
   formatReport,
   runContractTest,
 } from './contract-test.js'
+import { runDeployCommand } from './deploy-command.js'
 
 /** Where the command writes. */
 export interface CliOutput {
@@ -19,6 +20,7 @@ export const EXIT_FAILED = 1
 export const EXIT_USAGE = 2
 
 export const USAGE = `Usage: pontis contract-test --url <intent service base URL> [options]
+       pontis deploy --rpc-url <url> --allocator <address> [options]   (pontis deploy --help)
 
 Sends every operation's documented examples and generated valid requests to a deployment and
 checks each answer against openapi/intents.yaml (and openapi/oracle.yaml with --oracle-url).
@@ -56,12 +58,17 @@ function nonNegativeInteger(value: string | undefined): number | undefined | nul
 }
 
 /** Runs `pontis` with its arguments (without `node` and the script) and returns the exit code. */
-export async function runCli(argv: readonly string[], output: CliOutput): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  output: CliOutput,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const [command, ...rest] = argv
   if (command === '-h' || command === '--help' || command === 'help') {
     output.stdout(USAGE)
     return EXIT_PASSED
   }
+  if (command === 'deploy') return await runDeployCommand(rest, output, env)
   if (command !== 'contract-test') {
     return usageError(output, command === undefined ? 'no command given' : `unknown command "${command}"`)
   }

@@ -14,6 +14,23 @@ export {
   type SkippedOperation,
 } from './contract-test.js'
 export {
+  type ConfigEntries,
+  codeMismatch,
+  configEntries,
+  DEFAULT_DEPLOY_SALT,
+  DETERMINISTIC_DEPLOYER,
+  DeployError,
+  type DeployResult,
+  type DeploySigner,
+  deployContracts,
+  immutableSlots,
+  planDeployment,
+  privateKeySigner,
+  remoteSigner,
+} from './deploy.js'
+export { DEFAULT_KEY_VARIABLE, DEPLOY_USAGE, runDeployCommand } from './deploy-command.js'
+export { rpcUrlVariable, writeDeploymentConfig } from './deploy-config.js'
+export {
   exampleCases,
   invalidCases,
   listOperations,

@@ -70,7 +70,7 @@ async function cli(args: readonly string[]): Promise<{ code: number; stdout: str
 t.test('usage errors exit 2 with the usage text', async (t) => {
   for (const args of [
     [],
-    ['deploy'],
+    ['bogus'],
     ['contract-test'],
     ['contract-test', '--url', 'not a url'],
     ['contract-test', '--url', 'http://127.0.0.1:1', '--oracle-url', 'ftp://example.org'],
@@ -85,6 +85,10 @@ t.test('usage errors exit 2 with the usage text', async (t) => {
   const help = await cli(['contract-test', '--help'])
   t.equal(help.code, EXIT_PASSED)
   t.match(help.stdout, '--oracle-url <base>')
+  // `deploy` is a command of its own (test/deploy.test.ts): its usage errors show its usage.
+  const deploy = await cli(['deploy'])
+  t.equal(deploy.code, EXIT_USAGE)
+  t.match(deploy.stderr, /^pontis deploy: --rpc-url is required\n\nUsage: pontis deploy --rpc-url/)
 })
 
 t.test('against the services on the devnet', async (t) => {
