@@ -4,6 +4,9 @@
  * solver settings with their key checks, the prices), given a dummy value for every required
  * variable the files themselves name; without any one of them start-up fails with one line naming it.
  */
+
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { ConfigError, loadRegistry, type Registry, silentLogger, startupFailure } from '@pontis/core'
 import t from 'tap'
 import { loadPriceSource } from '../../packages/intents/src/quote/prices.js'
@@ -203,3 +206,18 @@ for (const environment of ['testnet', 'mainnet']) {
     t.match(String((error as ConfigError)?.message), environment === 'testnet' ? /1936682084/ : /792703809/)
   })
 }
+
+t.test('the README names every variable of both real-network environments', async (t) => {
+  const readme = await readFile(join(configDir, '..', 'README.md'), 'utf8')
+  const section = readme.slice(readme.indexOf('**Real networks.**'))
+  for (const environment of ['testnet', 'mainnet']) {
+    for (const name of (await placeholderUses(environment)).keys()) {
+      // EVM chains are listed as prefix + suffix (`SEPOLIA_` + `RPC_URL`).
+      const [, prefix = '', suffix = ''] = /^(.*?_)(RPC_URL|DEPOSITORY_ADDRESS)$/.exec(name) ?? []
+      const named =
+        section.includes(`\`${name}\``) ||
+        (section.includes(`\`${prefix}\``) && section.includes(`\`${suffix}\``))
+      t.ok(named, `${environment}: ${name}`)
+    }
+  }
+})
