@@ -7,7 +7,8 @@ import { loadOpenApiDocument } from '@pontis/http'
 import { ConformanceChecker } from '@pontis/http/testing'
 import { INTENTS_DOCUMENT_PATH } from '@pontis/intents'
 import t from 'tap'
-import { dummyEnvironment, REPO_CONFIG_DIR } from '../helpers/environments.js'
+import { dummyEnvironment } from '../helpers/dummy-environment.js'
+import { REPO_CONFIG_DIR } from '../helpers/environments.js'
 
 const { document } = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
 const checker = new ConformanceChecker(document)

@@ -11,12 +11,8 @@ import { ConfigError, loadRegistry, type Registry, silentLogger, startupFailure 
 import t from 'tap'
 import { loadPriceSource } from '../../packages/intents/src/quote/prices.js'
 import { loadSolverSettings } from '../../packages/intents/src/quote/settings.js'
-import {
-  dummyEnvironment,
-  type EnvironmentFile,
-  placeholderUses,
-  REPO_CONFIG_DIR,
-} from '../helpers/environments.js'
+import { dummyEnvironment, type EnvironmentFile, placeholderUses } from '../helpers/dummy-environment.js'
+import { REPO_CONFIG_DIR } from '../helpers/environments.js'
 
 const configDir = REPO_CONFIG_DIR
 

@@ -7,7 +7,8 @@
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { dummyEnvironment, requiredVariables } from '../../../test/helpers/environments.js'
+import { dummyEnvironment } from '../../../test/helpers/dummy-environment.js'
+import { requiredVariables } from '../../../test/helpers/environments.js'
 import { ConfigError, listEnvironments, loadRegistry } from '../src/index.js'
 
 const configDir = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'configs')
