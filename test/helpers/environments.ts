@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { EnvironmentVariables } from '@pontis/core'
 
 /** The repository's configs/ folder. */
 export const REPO_CONFIG_DIR = resolve(fileURLToPath(new URL('../../configs', import.meta.url)))
@@ -14,15 +13,4 @@ export async function requiredVariables(environment: string, configDir = REPO_CO
     for (const match of text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) names.add(match[1] ?? '')
   }
   return [...names].sort()
-}
-
-/** A plausible value per naming convention: `<CHAIN>_RPC_URL` a URL, `*_ADDRESS` an address. */
-export function fakeEnvironment(variables: readonly string[]): EnvironmentVariables {
-  return Object.fromEntries(
-    variables.map((name, index) => {
-      if (name.endsWith('_URL')) return [name, `https://rpc.invalid/${name.toLowerCase()}`]
-      if (name.endsWith('_ADDRESS')) return [name, `0x${(index + 1).toString(16).padStart(40, '0')}`]
-      return [name, `value-of-${name}`]
-    }),
-  )
 }

@@ -7,7 +7,8 @@
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { fakeEnvironment, requiredVariables } from '../../../test/helpers/environments.js'
+import { dummyEnvironment } from '../../../test/helpers/dummy-environment.js'
+import { requiredVariables } from '../../../test/helpers/environments.js'
 import { ConfigError, listEnvironments, loadRegistry } from '../src/index.js'
 
 const configDir = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'configs')
@@ -101,7 +102,11 @@ for (const environment of ['testnet', 'mainnet']) {
     const variables = await requiredVariables(environment)
     t.ok(variables.length > 0, 'has placeholders')
     for (const name of variables) {
-      t.match(name, /^[A-Z0-9_]+_(RPC_URL|ADDRESS)$/, `${name} follows the <CHAIN>_… convention`)
+      t.match(
+        name,
+        /^[A-Z0-9_]+_(RPC_URL|API_URL|ESPLORA_URL|ADDRESS|ACCOUNT_INDEX)$/,
+        `${name} follows the <CHAIN>_… convention`,
+      )
     }
 
     const error = await loadRegistry({ configDir, environment, env: {} }).then(
@@ -113,13 +118,13 @@ for (const environment of ['testnet', 'mainnet']) {
     t.same([...configError.missingVariables].sort(), variables)
     for (const name of variables) t.match(configError.message, `${name} is not set (used at `)
 
-    const env = fakeEnvironment(variables)
+    const env = await dummyEnvironment(environment, ['chains', 'chains.hub'])
+    t.same(Object.keys(env).sort(), variables)
     const registry = await loadRegistry({ configDir, environment, env })
     t.equal(registry.environment, environment)
     t.ok(registry.chains().length >= 2)
     for (const chain of registry.chains()) {
-      t.equal(chain.entry.vmType, 'evm')
-      t.equal(chain.plugin.name, '@pontis/plugin-evm')
+      if (chain.entry.vmType === 'evm') t.equal(chain.plugin.name, '@pontis/plugin-evm')
       t.match(chain.entry.rpc.url, /^https:\/\/rpc\.invalid\//, `${chain.entry.name} rpc from env`)
       t.equal(chain.entry.protocol?.v2?.chainId, chain.entry.name)
     }
@@ -139,17 +144,20 @@ for (const environment of ['testnet', 'mainnet']) {
 
 t.test('testnet and mainnet list the expected chains', async (t) => {
   const ids = async (environment: string) => {
-    const env = fakeEnvironment(await requiredVariables(environment))
+    const env = await dummyEnvironment(environment, ['chains', 'chains.hub'])
     const registry = await loadRegistry({ configDir, environment, env })
     return registry.chains().map((chain) => chain.id)
   }
-  t.same(await ids('testnet'), [11155111, 84532])
-  t.same(await ids('mainnet'), [1, 8453, 42161, 10])
+  // EVM first, then Solana, Bitcoin, Tron, Hyperliquid and Lighter (test/configs/real-networks.test.ts).
+  t.same(await ids('testnet'), [11155111, 84532, 1936682084, 9092725, 3448148188, 1337, 3586256])
+  t.same(await ids('mainnet'), [1, 8453, 42161, 10, 792703809, 8253038, 728126428, 1337, 3586256])
 })
 
 t.test('an invalid address given through a variable fails start-up naming chain and field', async (t) => {
-  const variables = await requiredVariables('mainnet')
-  const env = { ...fakeEnvironment(variables), BASE_DEPOSITORY_ADDRESS: '0x1234' }
+  const env = {
+    ...(await dummyEnvironment('mainnet', ['chains', 'chains.hub'])),
+    BASE_DEPOSITORY_ADDRESS: '0x1234',
+  }
   const error = await loadRegistry({ configDir, environment: 'mainnet', env }).then(
     () => undefined,
     (caught: unknown) => caught as ConfigError,

@@ -355,7 +355,7 @@ t.test('the config is validated at start-up, naming the file and the key', async
   for (const environment of ['testnet', 'mainnet']) {
     const file = await loadPriceSource({
       environment,
-      env: { ETH_USD_PRICE: '3000' },
+      env: { ETH_USD_PRICE: '3000', SOL_USD_PRICE: '150', BTC_USD_PRICE: '60000', TRX_USD_PRICE: '0.25' },
     }).catch((caught: unknown) => caught)
     t.notOk(file instanceof Error, `${environment} config stays valid`)
   }
