@@ -79,6 +79,7 @@ import {
   lighterDevnetEnvironment,
   startLighterDevnet,
 } from './lighter/index.js'
+import { minedReceipt } from './receipts.js'
 import { type SvmDevnet, type SvmDevnetOptions, startSvmDevnet } from './svm/devnet.js'
 import { connectionLedger, type RouteSimulator, startRouteSimulator } from './svm/routes/index.js'
 import {
@@ -490,11 +491,11 @@ async function setUpChain(anvil: AnvilInstance, log: (message: string) => void):
       gas: APPROVE_GAS,
     })
     for (const hash of hashes) {
-      const receipt = await client.waitForTransactionReceipt({ hash })
+      const receipt = await minedReceipt(client, hash)
       if (receipt.status !== 'success') throw new Error(`chain ${anvil.chainId}: mint ${hash} reverted`)
     }
     stablecoinFunded.resolve()
-    const approval = await client.waitForTransactionReceipt({ hash: approveHash })
+    const approval = await minedReceipt(client, approveHash)
     if (approval.status !== 'success')
       throw new Error(`chain ${anvil.chainId}: approval ${approveHash} reverted`)
     log(
@@ -524,7 +525,7 @@ async function deployedAddress(
   expected: Address,
   name: string,
 ): Promise<Address> {
-  const receipt = await client.waitForTransactionReceipt({ hash })
+  const receipt = await minedReceipt(client, hash)
   const planned = getContractAddress({ from: deployer.address, nonce: BigInt(nonce) })
   const actual = receipt.contractAddress
   if (receipt.status !== 'success' || !actual) throw new Error(`${name} deployment ${hash} failed`)
@@ -586,7 +587,7 @@ export async function deployOracleHub(options: DeployOracleHubOptions): Promise<
     bytecode: pontisOracleHubBytecode,
     args,
   })
-  const receipt = await client.waitForTransactionReceipt({ hash })
+  const receipt = await minedReceipt(client, hash)
   if (receipt.status !== 'success' || !receipt.contractAddress)
     throw new Error(`PontisOracleHub deployment ${hash} failed`)
   return getAddress(receipt.contractAddress)

@@ -40,6 +40,7 @@ import {
   mockV3AggregatorBytecode,
 } from './abis.gen.js'
 import { DEX_DEPLOYER } from './accounts.js'
+import { minedReceipt } from './receipts.js'
 
 /** The feeds' ABI (Chainlink's MockV3Aggregator: AggregatorV3Interface plus its open setters). */
 export { mockV3AggregatorAbi }
@@ -526,7 +527,7 @@ export async function deployDex(options: DeployDexOptions): Promise<DevnetDex> {
   }
   await flush()
 
-  const receipts = await Promise.all(sent.map(({ hash }) => client.waitForTransactionReceipt({ hash })))
+  const receipts = await Promise.all(sent.map(({ hash }) => minedReceipt(client, hash)))
   for (const [index, receipt] of receipts.entries()) {
     if (receipt.status !== 'success') {
       throw new Error(`chain ${chainId}: ${sent[index]?.what} (${receipt.transactionHash}) reverted`)
