@@ -10,10 +10,10 @@ const POLLS_BEFORE_MINING = 10
  * The receipt of a transaction the devnet sent, once anvil has mined it.
  *
  * Automine builds one block when a transaction arrives, filled with the ready transactions that fit
- * its gas limit. When several arrive while the miner is busy (a loaded machine, set-up sending back to
- * back), those that did not fit stay ready and wait for the next block, which a quiet devnet never
- * mines: the crash-recovery and scale-out start-ups waited out viem's 180 s for one with a core kept
- * busy. So after a short wait without a receipt, this mines a block itself (`evm_mine`).
+ * its gas limit; ready transactions that did not fit wait for the next block, which a quiet devnet
+ * never mines (receipts.test.ts). So after a short wait without a receipt, this mines a block itself.
+ * Not the whole story: with a core kept busy, one DEX set-up transaction was still seen pending for
+ * the full 120 s (crash-recovery, scale-out and prices-live start-ups, one in each such run); open.
  */
 export async function minedReceipt(client: PublicClient, hash: Hash): Promise<TransactionReceipt> {
   const deadline = Date.now() + MINED_WITHIN_MS
