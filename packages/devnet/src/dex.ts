@@ -14,7 +14,7 @@
  *
  * Address plan (identical on every chain): everything is sent by {@link DEX_DEPLOYER} (#10) from nonce
  * 0, so every address is its CREATE address at a fixed nonce ({@link DEX_NONCES}). The transactions go
- * out back to back with explicit nonces, gas and fees, and only the liquidity waits for the deployer's
+ * out one at a time (each mined before the next) with explicit nonces, gas and fees, and only the liquidity waits for the deployer's
  * USDC (minted by the stablecoin's minter in the devnet's funding batch).
  */
 import { createRequire } from 'node:module'
@@ -365,8 +365,7 @@ export async function deployDex(options: DeployDexOptions): Promise<DevnetDex> {
       `chain ${chainId}: the DEX deployer #10 has nonce ${startNonce}, expected a fresh chain (nonce 0)`,
     )
 
-  // Every transaction is sent without waiting for the one before: anvil holds a
-  // transaction whose nonce is ahead until the gap closes, so arrival order does not matter.
+  // One transaction at a time, each mined before the next is sent.
   const sent: Array<{ what: string; hash: Hash }> = []
   const batch: Array<{ what: string; to?: Address; data: Hex; value?: bigint; gas: bigint }> = []
   const deploy = (what: string, abi: Abi, bytecode: Hex, args: readonly unknown[], gas: bigint) => {
@@ -387,26 +386,28 @@ export async function deployDex(options: DeployDexOptions): Promise<DevnetDex> {
   let nonce = 0
   const flush = async () => {
     const pending = batch.splice(0)
-    const hashes = await Promise.all(
-      pending.map(
-        (tx): Promise<Hash> =>
-          client.request({
-            method: 'eth_sendTransaction' as never,
-            params: [
-              {
-                from: DEX_DEPLOYER.address,
-                nonce: numberToHex(nonce++),
-                ...(tx.to ? { to: tx.to } : {}),
-                data: tx.data,
-                value: numberToHex(tx.value ?? 0n),
-                gas: numberToHex(tx.gas),
-                maxFeePerGas: numberToHex(MAX_FEE_PER_GAS),
-                maxPriorityFeePerGas: '0x1',
-              },
-            ] as never,
-          }),
-      ),
-    )
+    const hashes: Hash[] = []
+    for (const tx of pending) {
+      const hash: Hash = await client.request({
+        method: 'eth_sendTransaction' as never,
+        params: [
+          {
+            from: DEX_DEPLOYER.address,
+            nonce: numberToHex(nonce++),
+            ...(tx.to ? { to: tx.to } : {}),
+            data: tx.data,
+            value: numberToHex(tx.value ?? 0n),
+            gas: numberToHex(tx.gas),
+            maxFeePerGas: numberToHex(MAX_FEE_PER_GAS),
+            maxPriorityFeePerGas: '0x1',
+          },
+        ] as never,
+      })
+      // Mined before the next is sent: with a core kept busy, sends that overtook each other left
+      // one transaction of this deployment pending for good (see receipts.ts).
+      await minedReceipt(client, hash)
+      hashes.push(hash)
+    }
     for (const [index, hash] of hashes.entries()) sent.push({ what: pending[index]?.what ?? '?', hash })
   }
 
