@@ -32,6 +32,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
+import { evmBalance } from './fixtures/e2e.js'
 
 const NATIVE = '0x0000000000000000000000000000000000000000'
 type Quote = IntentsApi.QuoteResponse
@@ -62,15 +63,7 @@ const [chainA, chainB] = devnet.chains as [(typeof devnet.chains)[0], (typeof de
 const clientA = createPublicClient({ chain: chainA.chain, transport: http(chainA.rpcUrl) }) as PublicClient
 const clientB = createPublicClient({ chain: chainB.chain, transport: http(chainB.rpcUrl) }) as PublicClient
 
-const balance = (client: PublicClient, owner: Address, currency: string) =>
-  currency === NATIVE
-    ? client.getBalance({ address: owner })
-    : client.readContract({
-        address: currency as Address,
-        abi: erc20Abi,
-        functionName: 'balanceOf',
-        args: [owner],
-      })
+const balance = evmBalance
 
 const wallet = (privateKey: Hex) =>
   createWalletClient({
