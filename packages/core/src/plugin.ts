@@ -643,10 +643,17 @@ export interface ChainAdapter {
   readonly marketData?: MarketDataCapability
   readonly filling?: FillingCapability
   /**
-   * Asks the chain's node for its head (readiness probes): the newest block height or slot as a
-   * decimal string. Without it, a readiness probe checks that `rpc.url` answers HTTP at all.
+   * Base URLs of the chain's own API this adapter calls besides `rpc.url` and `rpc.fallbackUrls`
+   * (a separate Esplora, node or explorer URL from the plugin's options), so the service counts
+   * calls to them as the chain's RPC calls. Third-party APIs (swap routes) are not listed.
    */
-  probe?(): Promise<ChainProbe>
+  readonly apiUrls?: readonly string[]
+  /**
+   * Readiness probe: one cheap call proving the chain's node (or venue API) answers with sane data,
+   * reporting its head (the newest block height or slot, decimal) when the family has one. Rejects
+   * when the node is unreachable or its answer is not what the family expects; the caller bounds it.
+   */
+  probe(): Promise<ChainProbe>
   /** Releases connections and timers; called once when the registry closes. */
   close?(): Promise<void>
 }

@@ -1,10 +1,9 @@
 /**
- * Readiness of a service's chains: each enabled chain's node must answer within a bound. Probes go
- * through the adapter's `probe` (its head), or for adapters without one, an HTTP request to
- * `rpc.url` (any answer below 500 counts). Results are cached briefly and concurrent callers share
- * one round, so a storm of readiness probes costs the nodes at most one call per chain per period.
+ * Readiness of a service's chains: each enabled chain's node must answer its adapter's `probe`
+ * (a cheap call the family checks for sane data, with its head) within a bound. Results are cached
+ * briefly and concurrent callers share one round, so a storm of readiness probes costs the nodes
+ * at most one call per chain per period.
  */
-import { timedFetch } from './failover.js'
 import type { Registry } from './registry.js'
 
 /** One chain's answer to a readiness probe. */
@@ -63,18 +62,7 @@ export function createChainReadiness(
     const started = performance.now()
     const base = { chainId: chain.id, name: chain.record.name }
     try {
-      const { adapter } = chain
-      const head = adapter.probe
-        ? (await withDeadline(() => (adapter.probe as NonNullable<typeof adapter.probe>)(), timeoutMs)).head
-        : await (async () => {
-            const answer = await timedFetch(
-              chain.entry.rpc.url,
-              { method: 'GET', headers: { ...chain.entry.rpc.headers } },
-              { timeoutMs },
-            )
-            if (answer.status >= 500) throw new Error(`the node answered HTTP ${answer.status}`)
-            return undefined
-          })()
+      const { head } = await withDeadline(() => chain.adapter.probe(), timeoutMs)
       return {
         ...base,
         status: 'ok',

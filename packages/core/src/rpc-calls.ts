@@ -2,8 +2,9 @@
  * Observing the calls every plugin makes to its chain's node: one hook in the shared HTTP layer
  * ({@link keepAliveRequest}, under timedFetch, fetchWithFailover and the EVM and SVM JSON-RPC
  * clients), so no plugin counts its own calls. A call is attributed to a chain by its URL: the
- * registry watches each chain's `rpc.url` and `rpc.fallbackUrls`; calls to any other URL (peer
- * oracles, webhooks, swap APIs) are not reported.
+ * services watch each chain's `rpc.url`, `rpc.fallbackUrls` and the adapter's `apiUrls` (a
+ * separate Esplora, node or explorer URL); calls to any other URL (peer oracles, webhooks, swap
+ * APIs) are not reported.
  */
 
 /** How one call ended: an answer (any status below 500 but 429), a failure, or no answer in time. */
@@ -95,14 +96,20 @@ export function rpcFailureOutcome(error: unknown): RpcCallOutcome {
   return name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'error'
 }
 
-/** The endpoints of chains as {@link watchRpcCalls} takes them: each chain's `rpc.url` and fallbacks. */
+/**
+ * The endpoints of chains as {@link watchRpcCalls} takes them: each chain's `rpc.url`, its
+ * fallbacks and the other URLs of the chain's API its adapter calls (`apiUrls`).
+ */
 export function rpcEndpointsOf(
   chains: ReadonlyArray<{
     readonly id: number
     readonly entry: { readonly rpc: { readonly url: string; readonly fallbackUrls?: readonly string[] } }
+    readonly adapter?: { readonly apiUrls?: readonly string[] }
   }>,
 ): Array<{ url: string; chainId: number }> {
   return chains.flatMap((chain) =>
-    [chain.entry.rpc.url, ...(chain.entry.rpc.fallbackUrls ?? [])].map((url) => ({ url, chainId: chain.id })),
+    [chain.entry.rpc.url, ...(chain.entry.rpc.fallbackUrls ?? []), ...(chain.adapter?.apiUrls ?? [])].map(
+      (url) => ({ url, chainId: chain.id }),
+    ),
   )
 }

@@ -30,6 +30,7 @@ const definition: PluginDefinition<{ depth: number }> = {
     return {
       identity: { ...identity, nativeCurrencyId: `native-${depth}` },
       finality: { fastConfirmations: 1, slowConfirmations: 1, slowRequiresFinalized: false },
+      probe: async () => ({}),
     }
   },
 }

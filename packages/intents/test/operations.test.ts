@@ -5,10 +5,6 @@
  * restarts on the same port: the real anvil and the real PostgreSQL stay up for the other tests.
  */
 import { once } from 'node:events'
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { createServer, type Server, Socket } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { IntentsApi } from '@pontis/core'
 import { silentLogger } from '@pontis/core'
 import { devnetEnvironment, USERS } from '@pontis/devnet'
@@ -16,68 +12,13 @@ import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient } from '@pontis/http/testing'
 import t, { type Test } from 'tap'
 import WebSocket from 'ws'
-import { REPO_CONFIG_DIR } from '../../../test/helpers/environments.js'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, startIntentsService, WS_SERVICE_RESTART } from '../src/index.js'
+import { localConfigWith, metricSample as sample, startRelay } from './fixtures/operations.js'
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './fixtures/postgres.js'
 import { sendDepositStep, startProcessDevnet } from './fixtures/service-process.js'
 
 const NATIVE = '0x0000000000000000000000000000000000000000'
-
-/** A TCP relay on loopback to `target`, stoppable (connections cut, port closed) and restartable on its port. */
-async function startRelay(target: { host: string; port: number }) {
-  const sockets = new Set<Socket>()
-  let server: Server | undefined
-  let port = 0
-  const start = async () => {
-    server = createServer((client) => {
-      const upstream = new Socket()
-      sockets.add(client).add(upstream)
-      const drop = () => {
-        client.destroy()
-        upstream.destroy()
-        sockets.delete(client)
-        sockets.delete(upstream)
-      }
-      client.on('error', drop).on('close', drop)
-      upstream.on('error', drop).on('close', drop)
-      upstream.connect(target.port, target.host, () => {
-        client.pipe(upstream).pipe(client)
-      })
-    })
-    server.listen(port, '127.0.0.1')
-    await once(server, 'listening')
-    port = (server.address() as { port: number }).port
-  }
-  await start()
-  return {
-    get port() {
-      return port
-    },
-    async stop() {
-      const closed = new Promise<void>((resolve) => server?.close(() => resolve()))
-      for (const socket of sockets) socket.destroy()
-      sockets.clear()
-      await closed
-    },
-    start,
-  }
-}
-/** The value of one sample of the exposition text (0 when absent). */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  const wanted = Object.entries(labels)
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line)
-    if (!match || match[1] !== name) continue
-    const present = new Map(
-      [...(match[2] ?? '').matchAll(/([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
-    )
-    if (present.size !== wanted.length) continue
-    if (wanted.every(([key, value]) => present.get(key) === value)) return Number(match[3])
-  }
-  return 0
-}
 
 const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
 const devnet = await startProcessDevnet(t)
@@ -92,13 +33,7 @@ const schema = uniqueSchema('ops')
 t.teardown(() => dropSchema(schema))
 
 // The two EVM chains of the devnet only: the other families' chains are not started here.
-const configDir = await mkdtemp(join(tmpdir(), 'pontis-ops-'))
-t.teardown(() => rm(configDir, { recursive: true, force: true }))
-await cp(REPO_CONFIG_DIR, configDir, { recursive: true })
-const chainsFile = join(configDir, 'chains.local.json')
-const chainsConfig = JSON.parse(await readFile(chainsFile, 'utf8')) as { chains: Array<{ id: number }> }
-chainsConfig.chains = chainsConfig.chains.filter((chain) => chain.id === 31337 || chain.id === 31338)
-await writeFile(chainsFile, JSON.stringify(chainsConfig))
+const configDir = await localConfigWith(t, [31337, 31338])
 
 const service = await startIntentsService({
   configDir,

@@ -611,6 +611,12 @@ async function checkFilling(
   }
 }
 
+async function checkProbe(t: Test, adapter: ChainAdapter): Promise<void> {
+  const { head } = await adapter.probe()
+  if (head === undefined) t.pass('the node answers (this family reports no head)')
+  else t.match(head, /^(0|[1-9][0-9]*)$/, `head ${head} is a decimal height`)
+}
+
 /**
  * Runs the plugin contract as one tap subtest of `t`, against an adapter the core registry makes
  * from `fixtures.chain` (so it runs against the plugin's devnet), checking only the capabilities
@@ -625,6 +631,8 @@ async function checkFilling(
  *   value), the native id normalizes to itself, `encodeAddress` is stable 0x-hex,
  *   `encodeTransactionId` refuses garbage with INVALID_REQUEST, `verifyMessage` answers false.
  * - **finality** (always): `slowConfirmations >= fastConfirmations >= 1`.
+ * - **probe** (always): the readiness probe answers from the devnet, with a decimal head when the
+ *   family reports one.
  * - **quoting**: deposit steps whose every item validates against the document's `StepItemData`,
  *   sizes that agree with `checkTransactionSize`, non-negative native costs; for a plugin listing
  *   `explicitDeposit` in `originRequestOptions`, the same of its `explicitDeposit: false` steps.
@@ -667,6 +675,7 @@ export async function runPluginConformance<Config>(
       await checkVerifyMessage(t, adapter, fixtures)
     })
     await t.test('finality: slow >= fast >= 1', async (t) => checkFinality(t, adapter))
+    await t.test('probe: the node answers the readiness probe', async (t) => checkProbe(t, adapter))
     if (adapter.quoting !== undefined) {
       const validateItem = await loadStepItemValidator(fixtures.openApiDocumentPath)
       await t.test('quoting: deposit steps valid against StepItemData, sizes, costs', async (t) =>

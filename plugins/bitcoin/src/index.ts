@@ -107,6 +107,8 @@ export default definePlugin<BitcoinPluginConfig>({
       quoting: createBitcoinQuoting(context),
       reading: createBitcoinReading(context),
       filling: createBitcoinFilling(context),
+      probe: async () => ({ head: String(await context.esplora.tipHeight()) }),
+      ...(chain.plugin.esploraUrl ? { apiUrls: [chain.plugin.esploraUrl] } : {}),
     }
   },
 })

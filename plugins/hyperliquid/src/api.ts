@@ -8,6 +8,7 @@ import {
   type ChainLabel,
   type FailoverTarget,
   fetchWithFailover,
+  PontisError,
   type TimedResponse,
   unexpectedAnswer,
 } from '@pontis/core/plugin'
@@ -95,6 +96,26 @@ export class HyperliquidApi {
     const response = await this.#post(this.#urls, '/info', body)
     if (!response.ok) return this.#unexpected(`/info ${String(body.type)}`, response)
     return this.#json<T>(`/info ${String(body.type)}`, response)
+  }
+
+  /**
+   * Whether the venue answers with sane data (readiness probes): `clearinghouseState` of `user`, a
+   * small answer the venue gives for any address (zeros for an unknown one), must carry its clock
+   * and a withdrawable amount.
+   * @throws PontisError RPC_HTTP_ERROR when the venue is unreachable or the answer lacks them.
+   */
+  async checkAnswers(user: string): Promise<void> {
+    const state = await this.info<{ time?: unknown; withdrawable?: unknown }>({
+      type: 'clearinghouseState',
+      user,
+    })
+    if (typeof state.time !== 'number' || typeof state.withdrawable !== 'string') {
+      throw new PontisError(
+        'RPC_HTTP_ERROR',
+        `The ${this.#target.apiName} of ${this.#target.label.displayName} (${this.#target.label.id}) answered clearinghouseState without its time and withdrawable amount.`,
+        { chainId: this.#target.label.id },
+      )
+    }
   }
 
   /** The spot tokens (`spotMeta`). */

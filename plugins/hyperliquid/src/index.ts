@@ -31,6 +31,7 @@ export const HYPERLIQUID_FINALITY: FinalityPolicy = Object.freeze({
 })
 
 const DEFAULT_TIMEOUT_MS = 10_000
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000'
 
 /** The shared state of one chain's capabilities, from its validated config. */
 export function createHyperliquidContext(
@@ -83,6 +84,12 @@ export default definePlugin<HyperliquidPluginConfig>({
       quoting: createHyperliquidQuoting(context),
       reading: createHyperliquidReading(context),
       filling: createHyperliquidFilling(context),
+      // The venue has no block height to ask for; any address is answered, so the zero one stands in.
+      probe: async () => {
+        await context.api.checkAnswers(context.depository ?? ZERO_ADDRESS)
+        return {}
+      },
+      ...(chain.plugin.explorerUrl ? { apiUrls: [chain.plugin.explorerUrl] } : {}),
     }
   },
 })

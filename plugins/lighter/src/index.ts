@@ -115,6 +115,7 @@ export default definePlugin<LighterPluginConfig>({
       quoting: createLighterQuoting(context),
       reading: createLighterReading(context),
       filling: createLighterFilling(context),
+      probe: async () => ({ head: String(await context.api.currentHeight()) }),
     }
   },
 })

@@ -47,12 +47,35 @@ export function feePrices(context: TronChainContext): Promise<TronFeePrices> {
   })
 }
 
+/**
+ * Number of the newest block, asked of the node now (`getnowblock`; readiness probes).
+ * @throws PontisError RPC_HTTP_ERROR when the node is unreachable or its answer is not a block.
+ */
+export async function nodeHeadNumber(context: TronChainContext): Promise<number> {
+  const block = await context.api.call<{
+    blockID?: unknown
+    block_header?: { raw_data?: { number?: unknown } }
+  }>('getnowblock')
+  // The node's JSON leaves out zero fields: the genesis block has no `number`.
+  const number = block.block_header?.raw_data?.number ?? 0
+  if (
+    typeof block.blockID !== 'string' ||
+    typeof number !== 'number' ||
+    !Number.isSafeInteger(number) ||
+    number < 0
+  ) {
+    throw new PontisError(
+      'RPC_HTTP_ERROR',
+      `The Tron node API of ${context.label.displayName} (${context.label.id}) answered getnowblock without a block.`,
+      { chainId: context.label.id },
+    )
+  }
+  return number
+}
+
 /** Number of the newest block (cached for the read-cache time). */
 export function headNumber(context: TronChainContext): Promise<number> {
-  return context.cache.read('head', async () => {
-    const block = await context.api.call<{ block_header?: { raw_data?: { number?: number } } }>('getnowblock')
-    return block.block_header?.raw_data?.number ?? 0
-  })
+  return context.cache.read('head', () => nodeHeadNumber(context))
 }
 
 /**

@@ -15,7 +15,7 @@ import {
 } from '@pontis/core/plugin'
 import { TronApiClient } from './api.js'
 import { type TronPluginConfig, tronConfigSchema } from './config.js'
-import type { TronChainContext } from './context.js'
+import { nodeHeadNumber, type TronChainContext } from './context.js'
 import { createTronFilling } from './filling.js'
 import { canonicalTronAddress, createTronIdentity } from './identity.js'
 import { createTronQuoting } from './quoting.js'
@@ -79,6 +79,8 @@ export default definePlugin<TronPluginConfig>({
       quoting: createTronQuoting(context),
       reading: createTronReading(context),
       filling: createTronFilling(context),
+      probe: async () => ({ head: String(await nodeHeadNumber(context)) }),
+      ...(chain.plugin.apiUrl ? { apiUrls: [chain.plugin.apiUrl] } : {}),
     }
   },
 })
@@ -103,6 +105,7 @@ export {
   feePrices,
   headNumber,
   lookUpTransaction,
+  nodeHeadNumber,
   type TronChainContext,
   type TronEventLog,
   type TronFeePrices,

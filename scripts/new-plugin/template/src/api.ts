@@ -1,5 +1,6 @@
 /**
- * The __TITLE__ node's HTTP API: send a raw transaction, look a transaction up, read a balance.
+ * The __TITLE__ node's HTTP API: send a raw transaction, look a transaction up, read a balance,
+ * ask for the newest block.
  * Replace it with the family's real node API.
  */
 import { PontisError } from '@pontis/core/plugin'
@@ -56,6 +57,16 @@ export class __PASCAL__ApiClient {
     const response = await this.#call(`/transactions/${encodeURIComponent(id)}`)
     if (response.status === 404) return undefined
     return (await response.json()) as NodeTransaction
+  }
+
+  /** The newest block's number (readiness probes). */
+  async head(): Promise<number> {
+    const response = await this.#call('/head')
+    const { number } = (await response.json()) as { number?: unknown }
+    if (!response.ok || typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0) {
+      throw new PontisError('RPC_HTTP_ERROR', 'The __TITLE__ node answered /head without a block number')
+    }
+    return number
   }
 
   /** The balance of `address` in `currencyId`, smallest unit. */

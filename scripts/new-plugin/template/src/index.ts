@@ -45,6 +45,7 @@ export default definePlugin<__PASCAL__PluginConfig>({
         : { quoting: create__PASCAL__Quoting(context, identity, context.depository) }),
       reading: create__PASCAL__Reading(context, identity),
       filling: create__PASCAL__Filling(context, identity),
+      probe: async () => ({ head: String(await context.api.head()) }),
     }
   },
 })
