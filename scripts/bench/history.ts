@@ -3,7 +3,9 @@
  * real PostgreSQL, timed in the store (`RequestStore.history`: the page query and its two
  * transaction reads) and end to end over HTTP through the intent service's own app (`GET
  * /requests/v3`, access checks, rendering, validation of the query). Prints each filter's plan
- * (EXPLAIN ANALYZE) and fails when a page scans the requests table instead of an index.
+ * (EXPLAIN ANALYZE) and fails when a page scans the requests table instead of an index. Prints
+ * the machine's load average beside each filter and for the whole run: with a load above the core
+ * count the percentiles include waiting for a core, and are no quiet-machine figure.
  *
  *   npx tsx scripts/bench/history.ts [--requests 1000000] [--iterations 200] [--keep]
  *   npm run bench:history
@@ -14,6 +16,7 @@
  * sequential scan of `requests` or an answer is not 200.
  */
 import crypto from 'node:crypto'
+import { cpus, loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { silentLogger } from '@pontis/core'
@@ -315,6 +318,8 @@ async function main(): Promise<void> {
     const server = await listen(koa, { port: 0 })
     const partner = created[0]!
     const rows: string[] = []
+    // The 1-minute load average seen while the pages were timed (other processes' work included).
+    const loads: number[] = [loadavg()[0] ?? 0]
     for (const scenario of scenarios(partner.key.id, partner.secret)) {
       const plan = await explain(admin, store, scenario.query(0))
       if (plan.seqScan) failed = true
@@ -350,21 +355,30 @@ async function main(): Promise<void> {
         }),
       )
       const f = (ms: number) => ms.toFixed(2)
+      loads.push(loadavg()[0] ?? 0)
       rows.push(
-        `| ${scenario.name} | ${f(inStore.p50)} | ${f(inStore.p99)} | ${f(overHttp.p50)} | ${f(overHttp.p95)} | ${f(overHttp.p99)} | ${f(plan.ms)} | ${plan.seqScan ? '**Seq Scan**' : plan.indexes.join(', ')} |`,
+        `| ${scenario.name} | ${f(inStore.p50)} | ${f(inStore.p99)} | ${f(overHttp.p50)} | ${f(overHttp.p95)} | ${f(overHttp.p99)} | ${f(plan.ms)} | ${plan.seqScan ? '**Seq Scan**' : plan.indexes.join(', ')} | ${f(loads.at(-1) ?? 0)} |`,
       )
       log(rows.at(-1) as string)
     }
     const { rows: size } = await admin.query<{ table: string; indexes: string }>(
       `SELECT pg_size_pretty(pg_table_size('requests')) AS table, pg_size_pretty(pg_indexes_size('requests')) AS indexes`,
     )
+    const cores = cpus().length
+    const [lowest, highest] = [Math.min(...loads), Math.max(...loads)]
     console.log(
-      `\n${total} requests (table ${size[0]?.table}, indexes ${size[0]?.indexes}), ${iterations} pages of 20 per filter, sequential\n`,
+      `\n${total} requests (table ${size[0]?.table}, indexes ${size[0]?.indexes}), ${iterations} pages of 20 per filter, sequential`,
     )
     console.log(
-      '| filter | store p50 ms | store p99 ms | HTTP p50 ms | HTTP p95 ms | HTTP p99 ms | EXPLAIN ANALYZE ms | indexes used |',
+      `${new Date().toISOString()}, ${cores} cores, load average (1 min) while timing: ${lowest.toFixed(2)} to ${highest.toFixed(2)}` +
+        (highest > cores
+          ? ' -- LOADED: above the core count, the percentiles include waiting for a core; not a quiet-machine figure\n'
+          : '\n'),
     )
-    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |')
+    console.log(
+      '| filter | store p50 ms | store p99 ms | HTTP p50 ms | HTTP p95 ms | HTTP p99 ms | EXPLAIN ANALYZE ms | indexes used | load 1m |',
+    )
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |')
     for (const row of rows) console.log(row)
     await server.close()
     await runtime.store.close()

@@ -113,7 +113,7 @@ for (const family of families) {
     })
     t.ok(Date.now() - stoppedAt < 10_000, 'not ready within seconds of the API going away')
     const downBody = down.body as IntentsApi.ReadinessResponse
-    t.equal(downBody.status, 'not_ready')
+    t.equal(downBody.status, 'not_ready', 'the body says not_ready')
     for (const other of families) {
       t.equal(
         downBody.chains.find((chain) => chain.chainId === other.chainId)?.status,
