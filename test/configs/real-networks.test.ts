@@ -5,7 +5,8 @@
  * variable the files themselves name; without any one of them start-up fails with one line naming it.
  */
 
-import { readFile } from 'node:fs/promises'
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ConfigError, loadRegistry, type Registry, silentLogger, startupFailure } from '@pontis/core'
 import t from 'tap'
@@ -143,6 +144,7 @@ for (const environment of ['testnet', 'mainnet']) {
     t.equal(options('hypevm')?.hyperliquidChain, environment === 'testnet' ? 'Testnet' : 'Mainnet')
     t.same(options('lvm')?.assets, { '0': { assetIndex: 3, decimals: 6, routeType: 0 } })
     t.equal(byVm('lvm')?.record.disabled, true, 'Lighter is listed but disabled (simulator signing only)')
+    t.equal(options('lvm')?.network, environment, 'Lighter names the real venue')
     t.equal(options('svm')?.readCacheSeconds, 2)
 
     for (const [chainId, id, address, decimals] of TOKENS[environment] ?? []) {
@@ -200,6 +202,32 @@ for (const environment of ['testnet', 'mainnet']) {
     t.type(error, ConfigError)
     t.match(String((error as ConfigError)?.message), /protocol\.v2\.depository/)
     t.match(String((error as ConfigError)?.message), environment === 'testnet' ? /1936682084/ : /792703809/)
+  })
+}
+
+for (const environment of ['testnet', 'mainnet']) {
+  t.test(`${environment}: enabling Lighter stops start-up with one line saying why`, async (t) => {
+    const env = await dummyEnvironment(environment)
+    const copy = await mkdtemp(join(tmpdir(), 'pontis-lighter-enabled-'))
+    t.teardown(() => rm(copy, { recursive: true, force: true }))
+    await cp(configDir, copy, { recursive: true })
+    const chainsFile = join(copy, `chains.${environment}.json`)
+    const chains = JSON.parse(await readFile(chainsFile, 'utf8')) as {
+      chains: Array<{ vmType: string; disabled?: boolean }>
+    }
+    for (const chain of chains.chains) if (chain.vmType === 'lvm') chain.disabled = false
+    await writeFile(chainsFile, JSON.stringify(chains))
+
+    const error = await loadRegistry({ configDir: copy, environment, env, logger: silentLogger }).then(
+      (loaded) => loaded.close(),
+      (caught: unknown) => caught,
+    )
+    t.type(error, ConfigError, 'refused')
+    const line = startupFailure(error as ConfigError)
+    t.notMatch(line, /\n/, 'one line')
+    t.match(line, `Lighter ${environment} cannot be enabled`, 'says what')
+    t.match(line, /ECgFp5 Schnorr over Poseidon2/, 'says what is missing')
+    t.match(line, /"disabled": true/, 'says what to do')
   })
 }
 

@@ -24,8 +24,18 @@ export interface LighterAssetConfig {
   readonly routeType: number
 }
 
+/**
+ * Which venue a chain entry is: the devnet's simulator, or Lighter's own testnet or mainnet. Transfers
+ * are signed the simulator's way (ed25519); the real venue's signing (ECgFp5 Schnorr over Poseidon2
+ * with the API key, plus an Ethereum L1 signature) is not implemented, so only the simulator may be
+ * enabled.
+ */
+export type LighterNetwork = 'simulator' | 'testnet' | 'mainnet'
+
 /** Options of a Lighter chain entry's `plugin` member. */
 export interface LighterPluginConfig {
+  /** The venue behind `rpc.url`. Default `simulator`. */
+  readonly network: LighterNetwork
   /** The solver's API key index on the depository account. Default 2. */
   readonly solverApiKeyIndex: number
   /** Currency id (a decimal string) → venue asset. Must contain the native currency "0". */
@@ -47,6 +57,7 @@ export const lighterConfigSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    network: { enum: ['simulator', 'testnet', 'mainnet'], default: 'simulator' },
     solverApiKeyIndex: { type: 'integer', minimum: 0, maximum: 254, default: 2 },
     assets: {
       type: 'object',

@@ -47,6 +47,12 @@ export function createLighterContext(chain: ChainConfig<LighterPluginConfig>): L
       `chain ${chain.id} (${chain.name}): plugin.assets must map the native currency "${LIGHTER_NATIVE_CURRENCY_ID}" (USDC)`,
     )
   }
+  // A disabled entry is listed, never served: it may name the real venue ahead of its signing.
+  if (options.network !== 'simulator' && !chain.disabled) {
+    throw new TypeError(
+      `chain ${chain.id} (${chain.name}): Lighter ${options.network} cannot be enabled: this plugin signs transfers with ed25519 as the devnet simulator does, and the real venue's signing (ECgFp5 Schnorr over Poseidon2 with the API key, plus an Ethereum L1 signature) is not implemented; set "disabled": true`,
+    )
+  }
   const urls = [chain.rpc.url, ...(chain.rpc.fallbackUrls ?? [])].filter((url) => /^https?:\/\//.test(url))
   if (urls.length === 0) {
     throw new TypeError(
@@ -136,6 +142,7 @@ export {
   LIGHTER_TRANSFER_FORMAT,
   LIGHTER_TRANSFER_TX_TYPE,
   type LighterAssetConfig,
+  type LighterNetwork,
   type LighterPluginConfig,
   lighterConfigSchema,
 } from './config.js'
