@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { startNpmStart } from './helpers/npm-start.js'
 import { within } from './helpers/wait.js'
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
@@ -17,10 +18,9 @@ t.test('npm start serves both services and their documentation', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'pontis-start-'))
   t.teardown(() => rm(dataDir, { recursive: true, force: true }))
   // Port 0 lets the OS pick free ports; the logged URLs say which.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+  const stack = await startNpmStart(t, {
     cwd: repoRoot,
     env: {
-      ...process.env,
       INTENTS_PORT: '0',
       HTTP_PORT: '0',
       DEVNET_PORTS: '0',
@@ -29,26 +29,9 @@ t.test('npm start serves both services and their documentation', async (t) => {
       ENVIRONMENT: 'local',
       LOG_LEVEL: 'info',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   })
-  t.teardown(() => {
-    if (child.exitCode === null) child.kill('SIGKILL')
-  })
-  let output = ''
-  const logged = new Promise<{ intents: string; oracle: string }>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      const intents = /intent service\s+(http:\/\/[^\s"]+)/.exec(output)?.[1]
-      const oracle = /oracle\s+(http:\/\/[^\s"]+)/.exec(output)?.[1]
-      if (intents && oracle) resolve({ intents, oracle })
-    }
-    child.stdout.on('data', onData)
-    child.stderr.on('data', onData)
-    child.once('exit', (code) => reject(new Error(`start exited with ${code}:\n${output}`)))
-  })
-  const urls = await within('both services to log their URLs', logged, {
-    lastSeen: () => `output:\n${output}`,
-  })
+  const { urls } = stack
+  const output = stack.output()
   for (const base of [urls.intents, urls.oracle]) {
     const page = await fetch(`${base}/documentation`)
     t.equal(page.status, 200, `${base}/documentation`)
@@ -139,10 +122,8 @@ t.test('npm start serves both services and their documentation', async (t) => {
       .slice(0, 10)
       .join('\n')}`,
   )
-  const exited = once(child, 'exit')
-  child.kill('SIGTERM')
-  const [code] = await within('npm start to exit after SIGTERM', exited, {
-    lastSeen: () => `output:\n${output.slice(-4000)}`,
+  const code = await within('npm start to exit after SIGTERM', stack.stop(), {
+    lastSeen: () => `output:\n${stack.output().slice(-4000)}`,
   })
-  t.equal(code, 0, 'SIGTERM stops both services cleanly')
+  t.equal(code, '0', 'SIGTERM stops both services cleanly')
 })

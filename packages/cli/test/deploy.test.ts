@@ -1,13 +1,13 @@
 /**
  * `pontis deploy` against a bare anvil (no Pontis contracts, the deterministic-deployment proxy it
  * ships with): the first run deploys and verifies, the second sends nothing, the written config loads
- * and the intent service starts on it; a different contract at the address, a missing proxy and a
+ * and `npm start` serves it; a different contract at the address, a missing proxy and a
  * remote signer that signs for someone else are refused.
  */
 
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -27,11 +27,11 @@ import {
   startAnvil,
   USERS,
 } from '@pontis/devnet'
-import { startIntentsService } from '@pontis/intents'
 import solc from 'solc'
 import t, { type Test } from 'tap'
 import type { Address, Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { startNpmStart } from '../../../test/helpers/npm-start.js'
 import { within } from '../../../test/helpers/wait.js'
 import {
   type ConfigEntries,
@@ -148,114 +148,126 @@ t.test('the immutables found in the runtime code are where solc says they are', 
   }
 })
 
-t.test(
-  'a key deploys and verifies; a rerun does nothing; the config starts the intent service',
-  async (t) => {
-    const anvil = await bareAnvil(t)
-    const proxyCode = await rpc<Hex>(anvil.rpcUrl, 'eth_getCode', [DETERMINISTIC_DEPLOYER, 'latest'])
-    t.not(proxyCode, '0x', 'anvil ships the deterministic-deployment proxy')
-    const dir = await mkdtemp(join(tmpdir(), 'pontis-deploy-'))
-    t.teardown(() => rm(dir, { recursive: true, force: true }))
-    const args = [
-      '--rpc-url',
-      anvil.rpcUrl,
-      '--allocator',
-      ALLOCATOR.address,
-      '--chain-name',
-      CHAIN_NAME,
-      '--hub',
-      '--hub-signer',
-      ORACLE_SIGNER.address,
-      '--write',
-      dir,
-      '--environment',
-      'deploytest',
-    ]
-    const env = { PONTIS_DEPLOYER_PRIVATE_KEY: DEPLOYER.privateKey }
+t.test('a key deploys and verifies; a rerun does nothing; npm start serves the written config', async (t) => {
+  const anvil = await bareAnvil(t)
+  const proxyCode = await rpc<Hex>(anvil.rpcUrl, 'eth_getCode', [DETERMINISTIC_DEPLOYER, 'latest'])
+  t.not(proxyCode, '0x', 'anvil ships the deterministic-deployment proxy')
+  // An operator's folder: `npm start` started there finds the written configs/.
+  const root = await mkdtemp(join(tmpdir(), 'pontis-deploy-'))
+  t.teardown(() => rm(root, { recursive: true, force: true }))
+  const dir = join(root, 'configs')
+  await mkdir(dir)
+  const args = [
+    '--rpc-url',
+    anvil.rpcUrl,
+    '--allocator',
+    ALLOCATOR.address,
+    '--chain-name',
+    CHAIN_NAME,
+    '--hub',
+    '--hub-signer',
+    ORACLE_SIGNER.address,
+    '--write',
+    dir,
+    '--environment',
+    'deploytest',
+  ]
+  const env = { PONTIS_DEPLOYER_PRIVATE_KEY: DEPLOYER.privateKey }
 
-    const first = await deploy(args, env)
-    t.equal(exitOf(first), 'exits 0')
-    t.notMatch(first.stdout + first.stderr, DEPLOYER.privateKey.slice(2), 'the key is never printed')
-    const printed = JSON.parse(first.stdout) as Printed
-    t.same(
-      printed.contracts.map((contract) => [contract.contractName, contract.status]),
-      [
-        ['PontisDepository', 'deployed'],
-        ['PontisDepositReceiver', 'deployed'],
-        ['PontisMulticaller', 'deployed'],
-        ['PontisCallExecutor', 'deployed'],
-        ['PontisOracleHub', 'deployed'],
-      ],
-    )
-    t.match(first.stderr, /runtime code verified/)
-    for (const contract of printed.contracts) {
-      const code = await rpc<Hex>(anvil.rpcUrl, 'eth_getCode', [contract.address, 'latest'])
-      t.ok(code.length > 2, `${contract.contractName} has code at ${contract.address}`)
-    }
-    t.equal(printed.config.chain.protocol.v2.depository, printed.depository)
-    t.equal(printed.config.chain.contracts.relayReceiver, printed.relayReceiver)
-    t.same(printed.config.hubFile?.hub, {
-      chainId: 31337,
-      name: CHAIN_NAME,
-      oracleContract: printed.oracleHub,
-      domain: { name: 'PontisOracle', version: '1' },
-    })
+  const first = await deploy(args, env)
+  t.equal(exitOf(first), 'exits 0')
+  t.notMatch(first.stdout + first.stderr, DEPLOYER.privateKey.slice(2), 'the key is never printed')
+  const printed = JSON.parse(first.stdout) as Printed
+  t.same(
+    printed.contracts.map((contract) => [contract.contractName, contract.status]),
+    [
+      ['PontisDepository', 'deployed'],
+      ['PontisDepositReceiver', 'deployed'],
+      ['PontisMulticaller', 'deployed'],
+      ['PontisCallExecutor', 'deployed'],
+      ['PontisOracleHub', 'deployed'],
+    ],
+  )
+  t.match(first.stderr, /runtime code verified/)
+  for (const contract of printed.contracts) {
+    const code = await rpc<Hex>(anvil.rpcUrl, 'eth_getCode', [contract.address, 'latest'])
+    t.ok(code.length > 2, `${contract.contractName} has code at ${contract.address}`)
+  }
+  t.equal(printed.config.chain.protocol.v2.depository, printed.depository)
+  t.equal(printed.config.chain.contracts.relayReceiver, printed.relayReceiver)
+  t.same(printed.config.hubFile?.hub, {
+    chainId: 31337,
+    name: CHAIN_NAME,
+    oracleContract: printed.oracleHub,
+    domain: { name: 'PontisOracle', version: '1' },
+  })
 
-    const nonceBefore = await rpc<Hex>(anvil.rpcUrl, 'eth_getTransactionCount', [DEPLOYER.address, 'latest'])
-    const second = await deploy(args, env)
-    t.equal(exitOf(second), 'exits 0')
-    t.same(
-      (JSON.parse(second.stdout) as Printed).contracts.map((contract) => contract.status),
-      ['existing', 'existing', 'existing', 'existing', 'existing'],
-    )
-    t.match(second.stderr, /already deployed and verified; nothing was sent/)
-    t.equal(
-      await rpc<Hex>(anvil.rpcUrl, 'eth_getTransactionCount', [DEPLOYER.address, 'latest']),
-      nonceBefore,
-      'the rerun sent no transaction',
-    )
-    const withoutKey = await deploy(args, {})
-    t.equal(withoutKey.code, 0, 'verifying needs no key')
+  const nonceBefore = await rpc<Hex>(anvil.rpcUrl, 'eth_getTransactionCount', [DEPLOYER.address, 'latest'])
+  const second = await deploy(args, env)
+  t.equal(exitOf(second), 'exits 0')
+  t.same(
+    (JSON.parse(second.stdout) as Printed).contracts.map((contract) => contract.status),
+    ['existing', 'existing', 'existing', 'existing', 'existing'],
+  )
+  t.match(second.stderr, /already deployed and verified; nothing was sent/)
+  t.equal(
+    await rpc<Hex>(anvil.rpcUrl, 'eth_getTransactionCount', [DEPLOYER.address, 'latest']),
+    nonceBefore,
+    'the rerun sent no transaction',
+  )
+  const withoutKey = await deploy(args, {})
+  t.equal(withoutKey.code, 0, 'verifying needs no key')
 
-    const serviceEnv = {
-      ...process.env,
-      ENVIRONMENT: 'deploytest',
-      [RPC_VARIABLE]: anvil.rpcUrl,
-      RATE_LIMITS: 'off',
-      DATABASE_URL: '',
-    }
-    const config = await loadChainsConfig({ configDir: dir, environment: 'deploytest', env: serviceEnv })
-    const chain = config.chains.find((entry) => entry.id === 31337)
-    t.equal(chain?.protocol?.v2?.depository, printed.depository, 'core loads the written chain entry')
-    t.equal(
-      (chain?.plugin as { multicaller?: string } | undefined)?.multicaller,
-      printed.multicaller,
-      'the chain gets the fill multicaller',
-    )
-    t.equal(config.hub.oracleContract, printed.oracleHub, 'core loads the written hub file')
+  const serviceEnv = {
+    ...process.env,
+    ENVIRONMENT: 'deploytest',
+    [RPC_VARIABLE]: anvil.rpcUrl,
+    RATE_LIMITS: 'off',
+    DATABASE_URL: '',
+  }
+  const config = await loadChainsConfig({ configDir: dir, environment: 'deploytest', env: serviceEnv })
+  const chain = config.chains.find((entry) => entry.id === 31337)
+  t.equal(chain?.protocol?.v2?.depository, printed.depository, 'core loads the written chain entry')
+  t.equal(
+    (chain?.plugin as { multicaller?: string } | undefined)?.multicaller,
+    printed.multicaller,
+    'the chain gets the fill multicaller',
+  )
+  t.equal(config.hub.oracleContract, printed.oracleHub, 'core loads the written hub file')
 
-    // The issue's done-when: the intent service starts on the produced config (with local's solver and prices files).
-    await copyFile(join(configsDir, 'solver.local.json'), join(dir, 'solver.deploytest.json'))
-    await copyFile(join(configsDir, 'prices.local.json'), join(dir, 'prices.deploytest.json'))
-    const service = await startIntentsService({ env: serviceEnv, configDir: dir, port: 0, host: '127.0.0.1' })
-    t.teardown(() => service.close())
-    const chains = (await (await fetch(`${service.url}/chains`)).json()) as {
-      chains: Array<{ id: number; protocol?: { v2?: { depository?: string } } }>
-    }
-    t.equal(
-      chains.chains.find((entry) => entry.id === 31337)?.protocol?.v2?.depository?.toLowerCase(),
-      printed.depository.toLowerCase(),
-      'GET /chains serves the deployed depository',
-    )
+  // The issue's done-when: `npm start` with ENVIRONMENT set to the written environment starts both
+  // services on it (with local's solver and prices files, and the hub signer's key for the oracle).
+  await copyFile(join(configsDir, 'solver.local.json'), join(dir, 'solver.deploytest.json'))
+  await copyFile(join(configsDir, 'prices.local.json'), join(dir, 'prices.deploytest.json'))
+  const stack = await startNpmStart(t, {
+    cwd: root,
+    env: {
+      ...serviceEnv,
+      ECDSA_PRIVATE_KEY: ORACLE_SIGNER.privateKey,
+      INTENTS_PORT: '0',
+      HTTP_PORT: '0',
+      PONTIS_DATA_DIR: join(root, 'data'),
+    },
+  })
+  t.match(stack.output(), /environment deploytest/, 'npm start runs the written environment')
+  const chains = (await (await fetch(`${stack.urls.intents}/chains`)).json()) as {
+    chains: Array<{ id: number; protocol?: { v2?: { depository?: string } } }>
+  }
+  t.equal(
+    chains.chains.find((entry) => entry.id === 31337)?.protocol?.v2?.depository?.toLowerCase(),
+    printed.depository.toLowerCase(),
+    'GET /chains serves the deployed depository',
+  )
+  t.same(await (await fetch(`${stack.urls.oracle}/lives/v1`)).json(), { status: 'ok' }, 'the oracle is up')
+  t.equal(await stack.stop(), '0', 'SIGTERM stops both services cleanly')
 
-    // Other code at the depository's address is not "already deployed".
-    const receiverCode = await rpc<Hex>(anvil.rpcUrl, 'eth_getCode', [printed.relayReceiver, 'latest'])
-    await rpc(anvil.rpcUrl, 'anvil_setCode', [printed.depository, receiverCode])
-    const clash = await deploy(args, env)
-    t.equal(clash.code, 1)
-    t.match(clash.stderr, `${printed.depository} already holds a different contract`)
-  },
-)
+  // Other code at the depository's address is not "already deployed".
+  const receiverCode = await rpc<Hex>(anvil.rpcUrl, 'eth_getCode', [printed.relayReceiver, 'latest'])
+  await rpc(anvil.rpcUrl, 'anvil_setCode', [printed.depository, receiverCode])
+  const clash = await deploy(args, env)
+  t.equal(clash.code, 1)
+  t.match(clash.stderr, `${printed.depository} already holds a different contract`)
+})
 
 t.test('a different salt gives other addresses; a tampered immutable is refused', async (t) => {
   const anvil = await bareAnvil(t)
