@@ -1,7 +1,7 @@
 /**
- * Operating the intent service on the families reached over their own HTTP APIs: `GET /readyz`
- * follows the Bitcoin (Esplora), Tron, Hyperliquid and Lighter devnets going away and coming back,
- * each through its plugin's probe, and calls to a plugin's own API URL (`plugin.esploraUrl`,
+ * Operating the intent service on the families beside EVM: `GET /readyz` follows the Solana
+ * (LiteSVM JSON-RPC), Bitcoin (Esplora), Tron, Hyperliquid and Lighter devnets going away and coming
+ * back, each through its plugin's probe, and calls to a plugin's own API URL (`plugin.esploraUrl`,
  * `plugin.apiUrl`) are counted as that chain's RPC calls. Each devnet part is reached through a
  * loopback TCP relay the test stops and restarts on the same port; the simulators stay up.
  */
@@ -12,6 +12,7 @@ import {
   devnetEnvironment,
   HYPERLIQUID_DEVNET_CHAIN_ID as HYPERLIQUID,
   LIGHTER_DEVNET_CHAIN_ID as LIGHTER,
+  SVM_DEVNET_CHAIN_ID,
   startDevnet,
   TRON_DEVNET_CHAIN_ID,
 } from '@pontis/devnet'
@@ -26,14 +27,16 @@ const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
 // Anvil 31337 as well: the local prices are read from its feeds.
 const devnet = await startDevnet({
   chains: [{ chainId: 31337, port: 0 }],
+  svm: { port: 0, routesPort: 0 },
   bitcoin: { port: 0 },
   lighter: { port: 0 },
   hyperliquid: { port: 0 },
   tron: { port: 0, blockIntervalMs: 0 },
 })
 t.teardown(() => devnet.stop())
-const { bitcoin, lighter, hyperliquid, tron } = devnet
-if (!bitcoin || !lighter || !hyperliquid || !tron) throw new Error('the devnet started without a family')
+const { svm, bitcoin, lighter, hyperliquid, tron } = devnet
+if (!svm || !bitcoin || !lighter || !hyperliquid || !tron)
+  throw new Error('the devnet started without a family')
 
 const relayTo = async (port: number): Promise<TcpRelay> => {
   const relay = await startRelay({ host: '127.0.0.1', port })
@@ -41,6 +44,12 @@ const relayTo = async (port: number): Promise<TcpRelay> => {
   return relay
 }
 const families: ReadonlyArray<{ name: string; chainId: number; relay: TcpRelay; head: boolean }> = [
+  {
+    name: 'Solana',
+    chainId: SVM_DEVNET_CHAIN_ID,
+    relay: await relayTo(Number(new URL(svm.rpcUrl).port)),
+    head: true,
+  },
   { name: 'Bitcoin', chainId: BITCOIN_DEVNET_CHAIN_ID, relay: await relayTo(bitcoin.port), head: true },
   { name: 'Tron', chainId: TRON_DEVNET_CHAIN_ID, relay: await relayTo(tron.port), head: true },
   { name: 'Hyperliquid', chainId: HYPERLIQUID, relay: await relayTo(hyperliquid.port), head: false },
@@ -63,6 +72,7 @@ const service = await startIntentsService({
   configDir,
   env: {
     ...devnetEnvironment(devnet),
+    LOCAL_SVM_RPC_URL: relayUrl(SVM_DEVNET_CHAIN_ID),
     LOCAL_LIGHTER_API_URL: relayUrl(LIGHTER),
     LOCAL_HYPERLIQUID_API_URL: relayUrl(HYPERLIQUID),
     RATE_LIMITS: 'off',
