@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { stackUrls } from './helpers/npm-start.js'
 import { within } from './helpers/wait.js'
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
@@ -64,31 +65,15 @@ t.test('npm start on a fresh clone (no .pontis/) serves both services', async (t
     }
   }
   t.teardown(() => stopGroup('SIGKILL'))
-  let output = ''
-  const logged = new Promise<{ intents: string; oracle: string }>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      const intents = /intent service\s+(http:\/\/[^\s"]+)/.exec(output)?.[1]
-      const oracle = /oracle\s+(http:\/\/[^\s"]+)/.exec(output)?.[1]
-      if (intents && oracle) resolve({ intents, oracle })
-    }
-    child.stdout.on('data', onData)
-    child.stderr.on('data', onData)
-    child.once('exit', (code) =>
-      reject(new Error(`npm start exited with ${code} before serving:\n${output}`)),
-    )
-  })
-  const urls = await within('both services to log their URLs', logged, {
-    lastSeen: () => `output:\n${output}`,
-  })
+  const exited = once(child, 'exit').then(([code, signal]) => String(signal ?? code))
+  const { urls, output } = await stackUrls(child, exited)
   const chains = await fetch(`${urls.intents}/chains`)
   t.equal(chains.status, 200, 'the intent service answers GET /chains')
   const lives = await fetch(`${urls.oracle}/lives/v1`)
   t.same(await lives.json(), { status: 'ok' }, 'the oracle answers GET /lives/v1')
   t.ok((await stat(join(clone, '.pontis', 'data'))).isDirectory(), 'the default data directory was created')
-  const exited = once(child, 'exit')
   stopGroup('SIGTERM')
   await within('npm start to exit after SIGTERM', exited, {
-    lastSeen: () => `output:\n${output.slice(-4000)}`,
+    lastSeen: () => `output:\n${output().slice(-4000)}`,
   })
 })

@@ -35,29 +35,41 @@ export async function startNpmStart(
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   })
   const exited = once(child, 'exit').then(([code, signal]) => String(signal ?? code))
+  const { urls, output } = await stackUrls(child, exited)
+  return {
+    child,
+    urls,
+    output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+      return exited
+    },
+  }
+}
+
+/**
+ * The URLs a starting `npm start` process logs for both services (its output collected meanwhile);
+ * rejects, with the output, when it exits (`exited`) first or logs nothing within the start bound.
+ */
+export async function stackUrls(
+  child: ChildProcess,
+  exited: Promise<string>,
+): Promise<{ urls: StartedStack['urls']; output: () => string }> {
   let output = ''
-  const logged = new Promise<{ intents: string; oracle: string }>((resolve, reject) => {
+  const logged = new Promise<StartedStack['urls']>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const intents = /intent service\s+(http:\/\/[^\s"]+)/.exec(output)?.[1]
       const oracle = /oracle\s+(http:\/\/[^\s"]+)/.exec(output)?.[1]
       if (intents && oracle) resolve({ intents, oracle })
     }
-    child.stdout.on('data', onData)
-    child.stderr.on('data', onData)
-    void exited.then((how) => reject(new Error(`start exited with ${how}:\n${output}`)))
+    child.stdout?.on('data', onData)
+    child.stderr?.on('data', onData)
+    void exited.then((how) => reject(new Error(`start exited with ${how} before serving:\n${output}`)))
   })
   const urls = await within('both services to log their URLs', logged, {
     timeoutMs: PROCESS_START_BOUND_MS,
     lastSeen: () => `output:\n${output}`,
   })
-  return {
-    child,
-    urls,
-    output: () => output,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
-      return exited
-    },
-  }
+  return { urls, output: () => output }
 }
