@@ -36,7 +36,7 @@ export function quoteResponse(
  * A fee object of `amount` of `currency` (the end's own by default) on `end`'s chain; `pricedAmount`
  * is what `priced` values when that is not `amount` itself.
  */
-function feeOf(
+export function feeOf(
   end: PricedEnd,
   amount: bigint,
   currency: ChainCurrency = end.currency,
