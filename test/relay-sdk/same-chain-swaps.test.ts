@@ -66,8 +66,16 @@ const swaps = [
   { name: 'ETH → USDC', from: EVM_NATIVE, to: EVM_USDC, amount: '50000000000000000', steps: ['swap'] },
   { name: 'USDC → ETH', from: EVM_USDC, to: EVM_NATIVE, amount: '120000000', steps: ['approve', 'swap'] },
 ] as const
+const exactOutput = {
+  name: 'ETH → exactly 75 USDC',
+  from: EVM_NATIVE,
+  to: EVM_USDC,
+  amount: '75000000',
+  steps: ['swap'],
+  tradeType: 'EXACT_OUTPUT',
+} as const
 
-for (const [index, swap] of swaps.entries()) {
+for (const [index, swap] of [...swaps, exactOutput].entries()) {
   t.test(`partner client: ${swap.name} on ${CHAIN}, executed by the user`, async (t) => {
     const user = USERS[index] as (typeof USERS)[0]
     const recipient = freshAddress()
@@ -79,7 +87,7 @@ for (const [index, swap] of swaps.entries()) {
       originCurrency: swap.from,
       destinationCurrency: swap.to,
       amount: swap.amount,
-      tradeType: 'EXACT_INPUT',
+      tradeType: 'tradeType' in swap ? swap.tradeType : 'EXACT_INPUT',
     } as const
     // The document's shape first (the conformance checker fails the test on any mismatch).
     const checked = await createTestClient(t, sdk.baseApiUrl, loaded.document).post('/quote/v2', body)
@@ -97,7 +105,9 @@ for (const [index, swap] of swaps.entries()) {
     t.ok(Number(quote.details.swapImpact?.percent) > -1, 'but less than 1 %')
     t.ok(BigInt(quote.fees.gas.amount) > 0n, 'the user pays the swap gas')
     const { amount, minimum } = promised(quote)
-    t.ok(minimum > 0n && minimum < amount, 'slippage sets the minimum below the expected output')
+    if (body.tradeType === 'EXACT_OUTPUT') {
+      t.equal(minimum, BigInt(swap.amount), 'exact output: the minimum is the amount asked for')
+    } else t.ok(minimum > 0n && minimum < amount, 'slippage sets the minimum below the expected output')
 
     const result = await pontis.executeQuote(quote, [viemWalletAdapter(sdk.walletClient(user, CHAIN))], {
       pollIntervalMs: 200,
@@ -108,6 +118,8 @@ for (const [index, swap] of swaps.entries()) {
     const received = await balanceOf(recipient, swap.to)
     t.ok(received >= minimum, `the recipient got ${received}, at least the minimum ${minimum}`)
     t.equal(received, await paidBySwap(sdk, swapHash, recipient, swap.to), 'exactly what the swap paid')
+    if (body.tradeType === 'EXACT_OUTPUT')
+      t.equal(received, BigInt(swap.amount), 'exactly the amount asked for')
   })
 }
 

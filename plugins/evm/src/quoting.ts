@@ -133,7 +133,7 @@ export async function estimateGasOr(
 }
 
 /** {@link estimateGasOr} memoised for the read-cache TTL: quotes of the same shape share one simulation. */
-function simulateGas(
+export function simulateGas(
   context: EvmChainContext,
   call: { account: Address; to: Address; data?: Hex; value?: bigint },
   fallback: bigint,

@@ -28,12 +28,12 @@ import {
 import { erc20Abi } from './abi.js'
 import {
   type EvmChainContext,
-  estimateGasOr,
   type FeeTerms,
   feeTerms,
   GAS,
   isNativeCurrency,
   readAllowance,
+  simulateGas,
   transactionData,
 } from './quoting.js'
 import { rpc } from './rpc.js'
@@ -59,6 +59,7 @@ const GAS_PER_HOP = 180_000n
 const GAS_SWAP_OVERHEAD = 60_000n
 const Q192 = 2n ** 192n
 const BPS = 10_000n
+const ZERO_ID: Hex = `0x${'00'.repeat(32)}`
 
 const decimalsAbi = parseAbi(['function decimals() view returns (uint8)'])
 const factoryAbi = parseAbi(['function getPool(address, address, uint24) view returns (address)'])
@@ -201,20 +202,25 @@ async function quotePath(
   request: SwapQuoteRequest,
 ): Promise<{ hops: readonly Hop[]; amount: bigint; gas: bigint } | undefined> {
   const exactOut = request.tradeType === 'EXACT_OUTPUT'
-  try {
-    const [amount, , , gas] = await rpc(context.label, () =>
-      context.client.readContract({
-        address: contracts.quoter,
-        abi: quoterAbi,
-        functionName: exactOut ? 'quoteExactOutput' : 'quoteExactInput',
-        args: [encodePath(hops, exactOut), request.amount],
-      }),
-    )
-    return { hops, amount, gas }
-  } catch (error) {
-    if (error instanceof PontisError) throw error
-    return undefined // Not enough liquidity on this path for the amount.
-  }
+  const path = encodePath(hops, exactOut)
+  // Cached like every chain read: a warm repeat quote asks the quoter nothing.
+  const quoted = await context.cache.read(`uniswap-quote:${exactOut}:${path}:${request.amount}`, async () => {
+    try {
+      const [amount, , , gas] = await rpc(context.label, () =>
+        context.client.readContract({
+          address: contracts.quoter,
+          abi: quoterAbi,
+          functionName: exactOut ? 'quoteExactOutput' : 'quoteExactInput',
+          args: [path, request.amount],
+        }),
+      )
+      return { amount, gas }
+    } catch (error) {
+      if (error instanceof PontisError) throw error
+      return null // Not enough liquidity on this path for the amount.
+    }
+  })
+  return quoted ? { hops, ...quoted } : undefined
 }
 
 /** `x * 10^decimals`-free mid price of a path: output per input as a ratio, from each pool's slot0. */
@@ -222,8 +228,10 @@ async function midPrice(context: EvmChainContext, hops: readonly Hop[]) {
   let numerator = 1n
   let denominator = 1n
   for (const hop of hops) {
-    const [sqrtPriceX96] = await rpc(context.label, () =>
-      context.client.readContract({ address: hop.pool, abi: poolAbi, functionName: 'slot0' }),
+    const [sqrtPriceX96] = await context.cache.read(`uniswap-slot0:${hop.pool}`, () =>
+      rpc(context.label, () =>
+        context.client.readContract({ address: hop.pool, abi: poolAbi, functionName: 'slot0' }),
+      ),
     )
     // slot0 prices token1 in token0; token0 is the lower address.
     const price = sqrtPriceX96 * sqrtPriceX96
@@ -374,9 +382,14 @@ const fallbackSwapGas = (request: SwapStepsRequest): bigint =>
 
 /** Simulated gas of the swap, or the per-hop fallback while the allowance or balance is missing. */
 function swapGas(context: EvmChainContext, contracts: UniswapV3Contracts, request: SwapStepsRequest) {
-  const call = swapCall(context, contracts, request)
+  // Simulated with a zero id and a far deadline, so quotes of the same swap share one cached
+  // simulation; the id's calldata is added on top.
+  const shape = { ...request, requestId: ZERO_ID, deadline: 2 ** 32 - 1 }
+  const call = swapCall(context, contracts, shape)
   const fallback = fallbackSwapGas(request)
-  return estimateGasOr(context, { account: request.user as Address, ...call }, fallback)
+  return simulateGas(context, { account: request.user as Address, ...call }, fallback).then((gas) =>
+    gas === fallback ? gas : gas + GAS.orderIdTail,
+  )
 }
 
 async function swapCost(
