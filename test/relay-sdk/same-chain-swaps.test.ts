@@ -217,6 +217,21 @@ t.test('source filters that leave no source answer NO_SWAP_ROUTES_FOUND', async 
   }
   const named = await api.post('/quote/v2', { ...body, includedSwapSources: ['Uniswap-V3'] })
   t.equal(named.status, 200, 'names compare without regard to case')
+  const price = await api.post('/price', body)
+  t.equal(price.status, 200, '/price prices the same swap, without steps')
+  t.equal(
+    (price.body as QuoteResponse).details.currencyOut.minimumAmount,
+    (named.body as QuoteResponse).details.currencyOut.minimumAmount,
+  )
+  // What a swap without deposit or solver cannot honour is refused, never ignored.
+  for (const [member, code] of [
+    [{ usePermit: true }, 'UNSUPPORTED_EXECUTION_TYPE'],
+    [{ appFees: [{ recipient: USERS[1]?.address, fee: '25' }] }, 'UNSUPPORTED_EXECUTION_TYPE'],
+    [{ maxRouteLength: 2 }, 'UNSUPPORTED_ROUTE'],
+  ] as const) {
+    const refused = await api.post('/quote/v2', { ...body, ...member })
+    t.match(refused.body, { errorCode: code, message: /remove it/ }, JSON.stringify(member))
+  }
   const solver = await api.post('/quote/v2', { ...body, forceSolverExecution: true })
   t.equal(solver.status, 200, 'forceSolverExecution still has the solver fill it')
   t.same(

@@ -27,7 +27,7 @@ function reject(
  * The value of an origin option in the request, by its path (`additionalData.userPublicKey`);
  * undefined when absent or at its documented default, which means the same.
  */
-function optionValue(request: QuoteRequest, option: OriginRequestOption): unknown {
+export function optionValue(request: QuoteRequest, option: OriginRequestOption): unknown {
   const value = option
     .split('.')
     .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], request)

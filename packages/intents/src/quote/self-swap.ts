@@ -6,13 +6,17 @@
 import {
   formatUnits,
   type IntentsApi,
+  ORIGIN_REQUEST_OPTIONS,
+  type OriginRequestOption,
   PontisError,
   type SwapQuote,
   type SwapSource,
+  type SwapSourceFilter,
   type SwapStepsRequest,
 } from '@pontis/core'
 import { encodeAbiParameters, type Hex, keccak256, toHex } from 'viem'
 import type { ChainCurrency } from './currencies.js'
+import { familyOptions, optionValue } from './options.js'
 import { formatUsd, type PriceSource, USD_SCALE, usdValue } from './prices.js'
 import type { PricedEnd } from './pricing.js'
 import { feeOf } from './response.js'
@@ -29,10 +33,28 @@ export interface SelfSwapContext {
   readonly withSteps: boolean
 }
 
-/** What a user-executed swap cannot do, refused rather than ignored. */
-const NOT_FOR_SELF_SWAPS = ['usePermit', 'useDepositAddress', 'topupGas', 'txs', 'appFees'] as const
+/**
+ * What a user-executed swap cannot do (no deposit, no solver, no order), refused rather than
+ * ignored; each is honoured on the solver route (`forceSolverExecution`).
+ */
+const NOT_FOR_SELF_SWAPS = [
+  'usePermit',
+  'useDepositAddress',
+  'strict',
+  'topupGas',
+  'txs',
+  'authorizationList',
+  'appFees',
+  'subsidizeFees',
+  'fixedRate',
+  'includeProtocolData',
+  'originGasOverhead',
+  'useExternalLiquidity',
+  'useFallbacks',
+  'gasLimitForDepositSpecifiedTxs',
+] as const
 
-function checkSelfSwapOptions(request: QuoteRequest): void {
+function checkSelfSwapOptions(request: QuoteRequest, route: SelfSwapRoute): void {
   for (const member of NOT_FOR_SELF_SWAPS) {
     const value = request[member]
     if (value === undefined || value === false || (Array.isArray(value) && value.length === 0)) continue
@@ -41,6 +63,22 @@ function checkSelfSwapOptions(request: QuoteRequest): void {
       `${member} does not apply to a same-chain swap the user executes; remove it, or set forceSolverExecution to have the solver fill it.`,
     )
   }
+  // Family options of another family are refused as on any route from this origin.
+  const honoured = new Set(route.quoting.originRequestOptions ?? [])
+  for (const option of Object.keys(ORIGIN_REQUEST_OPTIONS) as OriginRequestOption[]) {
+    if (optionValue(request, option) === undefined || honoured.has(option)) continue
+    throw new PontisError(
+      'UNSUPPORTED_ROUTE',
+      `${option} does not apply to ${route.chain.record.vmType} chains such as ${route.chain.record.displayName} (${route.chain.id}); remove it.`,
+    )
+  }
+}
+
+/** The sources a same-chain swap may use: its one leg is both the origin's and the destination's. */
+function selfSwapFilter(request: QuoteRequest): SwapSourceFilter {
+  const filter = originSwapFilter(request)
+  const included = filter.included ?? request.includedDestinationSwapSources
+  return { ...filter, ...(included ? { included } : {}) }
 }
 
 /** The quote of a same-chain swap the user executes. */
@@ -49,7 +87,7 @@ export async function quoteSelfSwap(
   route: SelfSwapRoute,
   context: SelfSwapContext,
 ): Promise<IntentsApi.QuoteResponse> {
-  checkSelfSwapOptions(request)
+  checkSelfSwapOptions(request, route)
   const { settings } = context
   const slippageBps =
     request.slippageTolerance !== undefined
@@ -64,8 +102,8 @@ export async function quoteSelfSwap(
       tradeType: request.tradeType === 'EXACT_INPUT' ? 'EXACT_INPUT' : 'EXACT_OUTPUT',
       amount: BigInt(request.amount),
       slippageBps,
-      filter: originSwapFilter(request),
-      options: {},
+      filter: selfSwapFilter(request),
+      options: familyOptions(request, route.quoting),
     },
     route.chain.record.displayName,
   )
