@@ -233,11 +233,14 @@ function swapDetails(
       app: { usd: '0' },
       sponsored: { usd: '0' },
     },
-    rate: formatUnits(
-      (quote.amountOut * 10n ** BigInt(quote.fromDecimals) * USD_SCALE) /
-        (quote.amountIn * 10n ** BigInt(quote.toDecimals)),
-      18,
-    ),
+    rate:
+      quote.amountIn === 0n
+        ? '0'
+        : formatUnits(
+            (quote.amountOut * 10n ** BigInt(quote.fromDecimals) * USD_SCALE) /
+              (quote.amountIn * 10n ** BigInt(quote.toDecimals)),
+            18,
+          ),
     slippageTolerance: {
       origin: {
         usd: formatUsd(usdValue(slipValue, ends.to.priced)),
