@@ -13,7 +13,7 @@ import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient } from '@pontis/http/testing'
 import { INTENTS_DOCUMENT_PATH } from '@pontis/intents'
 import t from 'tap'
-import { type Address, type Hash, parseAbi, parseEventLogs } from 'viem'
+import { type Address, erc20Abi, type Hash, parseAbi, parseEventLogs } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { EVM_NATIVE, EVM_USDC, relay, type SdkStack, startSdkStack } from './fixtures/sdk-stack.js'
 
@@ -26,6 +26,8 @@ const eventsAbi = parseAbi([
   'event Withdrawal(address indexed src, uint256 wad)',
 ])
 
+// Many quotes from one loopback client: keyless rate limits are not what this file tests.
+process.env.RATE_LIMITS = 'off'
 const sdk = await startSdkStack(t)
 const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
 
@@ -51,8 +53,12 @@ async function paidBySwap(stack: SdkStack, txHash: Hash, recipient: Address, cur
     .reduce((sum, log) => sum + (log.args as { value: bigint }).value, 0n)
 }
 
-const balanceOf = (recipient: Address, currency: Address) =>
-  currency === EVM_NATIVE ? sdk.nativeBalance(CHAIN, recipient) : sdk.usdcBalance(CHAIN, recipient)
+const balanceOf = (owner: Address, currency: Address) =>
+  currency === EVM_NATIVE
+    ? sdk.nativeBalance(CHAIN, owner)
+    : sdk
+        .publicClient(CHAIN)
+        .readContract({ address: currency, abi: erc20Abi, functionName: 'balanceOf', args: [owner] })
 
 /** The quote's promises, read as the document shapes them. */
 function promised(quote: Pick<QuoteResponse, 'details'>) {
@@ -170,6 +176,39 @@ for (const [index, swap] of swaps.entries()) {
     )
   })
 }
+
+t.test('two hops through WETH: exactly 5 THIN bought with USDC (reversed path, exactOutput)', async (t) => {
+  const user = USERS[3] as (typeof USERS)[0]
+  const recipient = freshAddress()
+  const pontis = createPontisClient({ baseUrl: sdk.baseApiUrl })
+  const body = {
+    user: user.address,
+    recipient,
+    originChainId: CHAIN,
+    destinationChainId: CHAIN,
+    originCurrency: EVM_USDC,
+    destinationCurrency: THIN_TOKEN_ADDRESS,
+    amount: '5000000000000000000',
+    tradeType: 'EXACT_OUTPUT',
+  } as const
+  t.equal((await createTestClient(t, sdk.baseApiUrl, loaded.document).post('/quote/v2', body)).status, 200)
+  const quote = await pontis.getQuote(body)
+  t.same(quote.details.route?.origin?.includedSwapSources, ['uniswap-v3', 'uniswap-v3'], 'USDC → WETH → THIN')
+  t.equal(quote.details.currencyOut.currency.address.toLowerCase(), THIN_TOKEN_ADDRESS.toLowerCase())
+  t.ok(Number(quote.details.currencyOut.amountUsd) > 0, 'THIN, which has no feed, is valued through the swap')
+  const maxIn = BigInt(quote.details.currencyIn.amount)
+  const usdcBefore = await balanceOf(user.address, EVM_USDC)
+  const result = await pontis.executeQuote(quote, [viemWalletAdapter(sdk.walletClient(user, CHAIN))], {
+    pollIntervalMs: 200,
+    timeoutMs: 120_000,
+  })
+  t.equal(result.status.status, 'success')
+  const received = await balanceOf(recipient, THIN_TOKEN_ADDRESS)
+  t.equal(received, 5n * 10n ** 18n, 'exactly the amount asked for')
+  t.equal(received, await paidBySwap(sdk, result.txHashes.at(-1) as Hash, recipient, THIN_TOKEN_ADDRESS))
+  const spent = usdcBefore - (await balanceOf(user.address, EVM_USDC))
+  t.ok(spent > 0n && spent <= maxIn, `the user paid ${spent}, no more than the quoted ${maxIn}`)
+})
 
 t.test('a thin-pool swap above the impact limit is refused unless the request overrides it', async (t) => {
   const api = createTestClient(t, sdk.baseApiUrl, loaded.document)
