@@ -161,12 +161,12 @@ function signaturePost(data: ItemData, adapter: WalletAdapter): SignaturePost {
 
 /** A same-chain swap the user executes: in and out on one chain, and no item to check. */
 function isSelfExecutedSwap(quote: QuoteResponse, steps: readonly Step[]): boolean {
-  const { currencyIn, currencyOut } = quote.details
-  return (
-    currencyIn.currency.chainId === currencyOut.currency.chainId &&
-    steps.some((step) => step.id === 'swap') &&
-    steps.every((step) => step.items.every((item) => !item.check))
-  )
+  if (!steps.some((step) => step.id === 'swap')) return false
+  if (steps.some((step) => step.items.some((item) => item.check))) return false
+  // Read defensively: a hand-made quote may carry steps only.
+  const details = quote.details as Partial<QuoteResponse['details']> | undefined
+  const chainIn = details?.currencyIn?.currency?.chainId
+  return chainIn !== undefined && chainIn === details?.currencyOut?.currency?.chainId
 }
 
 /** The record of a mined self-executed swap: its transactions are both the request's in and out. */
