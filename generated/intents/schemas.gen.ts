@@ -760,7 +760,7 @@ export const QuoteRequestSchema = {
         },
         includedDestinationSwapSources: {
             $ref: '#/components/schemas/SwapSourceList',
-            description: 'Swap sources to include on the destination chain.'
+            description: 'Swap sources to include on the destination chain. Fills do not swap, so a cross-chain request refuses it (`UNSUPPORTED_ROUTE`); on a same-chain swap it filters the one swap leg when `includedOriginSwapSources` is absent.'
         },
         originGasOverhead: {
             type: 'integer',

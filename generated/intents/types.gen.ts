@@ -567,7 +567,7 @@ export type QuoteRequest = unknown & {
      */
     includedOriginSwapSources?: SwapSourceList;
     /**
-     * Swap sources to include on the destination chain.
+     * Swap sources to include on the destination chain. Fills do not swap, so a cross-chain request refuses it (`UNSUPPORTED_ROUTE`); on a same-chain swap it filters the one swap leg when `includedOriginSwapSources` is absent.
      */
     includedDestinationSwapSources?: SwapSourceList;
     /**
