@@ -263,9 +263,12 @@ async function quoteSwap(
     await Promise.all(paths.map((hops) => quotePath(context, contracts, hops, request)))
   ).filter((path) => path !== undefined)
   const exactOut = request.tradeType === 'EXACT_OUTPUT'
-  const best = quoted.sort((a, b) =>
-    exactOut ? Number(a.amount - b.amount) : Number(b.amount - a.amount),
-  )[0]
+  // Exact input: the most output; exact output: the least input.
+  const best = quoted.reduce<(typeof quoted)[number] | undefined>(
+    (kept, path) =>
+      !kept || (exactOut ? path.amount < kept.amount : path.amount > kept.amount) ? path : kept,
+    undefined,
+  )
   if (!best)
     throw noRoute(context, `no pool trades ${request.fromCurrency} for ${request.toCurrency} at this size`)
   return swapQuote(context, request, best, await tokenDecimals(context, request))
@@ -372,7 +375,8 @@ function swapCall(
   }
   if (nativeIn && exactOut) calls.push(encodeFunctionData({ abi: routerAbi, functionName: 'refundETH' }))
   const multicall = encodeFunctionData({ abi: routerAbi, functionName: 'multicall', args: [calls] })
-  // The request id rides after the arguments (the router's decoder ignores it): the swap is found by it.
+  // The request id rides after the arguments (the router's decoder ignores it), so the transaction
+  // names its request for whoever reads it (the service keeps no status for these swaps yet).
   const data = concat([multicall, request.requestId as Hex])
   return { to: contracts.router, value: nativeIn ? request.quote.amountIn : 0n, data }
 }
