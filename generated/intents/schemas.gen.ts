@@ -748,19 +748,19 @@ export const QuoteRequestSchema = {
         },
         includedSwapSources: {
             $ref: '#/components/schemas/SwapSourceList',
-            description: 'Swap sources to include.'
+            description: 'Swap sources to include, by name (case-insensitive), the same on every family: a chain\'s swap sources (EVM `uniswap-v3`, SVM `svm-aggregator`) and the venues they route through (SVM route labels such as `SimSwap`). Only on origins that have swap sources (`UNSUPPORTED_ROUTE` elsewhere); a filter that leaves no route answers `NO_SWAP_ROUTES_FOUND`.'
         },
         excludedSwapSources: {
             $ref: '#/components/schemas/SwapSourceList',
-            description: 'Swap sources to exclude.'
+            description: 'Swap sources (or venues) to exclude, by name; see `includedSwapSources`.'
         },
         includedOriginSwapSources: {
             $ref: '#/components/schemas/SwapSourceList',
-            description: 'Swap sources to include on the origin chain. On SVM origins, a single size-conservative source shrinks the transaction below the 1232-byte limit.'
+            description: 'Swap sources to include on the origin chain (and for same-chain swaps); wins over `includedSwapSources`. On SVM origins, a single size-conservative source shrinks the transaction below the 1232-byte limit.'
         },
         includedDestinationSwapSources: {
             $ref: '#/components/schemas/SwapSourceList',
-            description: 'Swap sources to include on the destination chain.'
+            description: 'Swap sources to include on the destination chain. Fills do not swap, so a cross-chain request refuses it (`UNSUPPORTED_ROUTE`); on a same-chain swap it filters the one swap leg when `includedOriginSwapSources` is absent.'
         },
         originGasOverhead: {
             type: 'integer',
@@ -788,7 +788,7 @@ export const QuoteRequestSchema = {
         },
         overridePriceImpact: {
             type: 'boolean',
-            description: 'Ignore price-impact errors (`SWAP_IMPACT_TOO_HIGH`).'
+            description: 'Ignore price-impact errors: a swap leg whose price impact (what it loses against the venues\' mid prices, pool fees included; `details.swapImpact`) is above the service\'s limit is answered `SWAP_IMPACT_TOO_HIGH` unless this is true.'
         },
         disableSwapProviderPreference: {
             type: 'boolean',
@@ -796,7 +796,7 @@ export const QuoteRequestSchema = {
         },
         disableOriginSwaps: {
             type: 'boolean',
-            description: 'Disable swaps on the origin chain.'
+            description: 'Disable swaps on the origin chain: an input the depository does not take (which would be swapped inside the deposit) is answered `NO_SWAP_ROUTES_FOUND` instead.'
         },
         fixedRate: {
             $ref: '#/components/schemas/Decimal',

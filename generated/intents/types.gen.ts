@@ -555,19 +555,19 @@ export type QuoteRequest = unknown & {
      */
     subsidizeRent?: boolean;
     /**
-     * Swap sources to include.
+     * Swap sources to include, by name (case-insensitive), the same on every family: a chain's swap sources (EVM `uniswap-v3`, SVM `svm-aggregator`) and the venues they route through (SVM route labels such as `SimSwap`). Only on origins that have swap sources (`UNSUPPORTED_ROUTE` elsewhere); a filter that leaves no route answers `NO_SWAP_ROUTES_FOUND`.
      */
     includedSwapSources?: SwapSourceList;
     /**
-     * Swap sources to exclude.
+     * Swap sources (or venues) to exclude, by name; see `includedSwapSources`.
      */
     excludedSwapSources?: SwapSourceList;
     /**
-     * Swap sources to include on the origin chain. On SVM origins, a single size-conservative source shrinks the transaction below the 1232-byte limit.
+     * Swap sources to include on the origin chain (and for same-chain swaps); wins over `includedSwapSources`. On SVM origins, a single size-conservative source shrinks the transaction below the 1232-byte limit.
      */
     includedOriginSwapSources?: SwapSourceList;
     /**
-     * Swap sources to include on the destination chain.
+     * Swap sources to include on the destination chain. Fills do not swap, so a cross-chain request refuses it (`UNSUPPORTED_ROUTE`); on a same-chain swap it filters the one swap leg when `includedOriginSwapSources` is absent.
      */
     includedDestinationSwapSources?: SwapSourceList;
     /**
@@ -591,7 +591,7 @@ export type QuoteRequest = unknown & {
      */
     includeComputeUnitLimit?: boolean;
     /**
-     * Ignore price-impact errors (`SWAP_IMPACT_TOO_HIGH`).
+     * Ignore price-impact errors: a swap leg whose price impact (what it loses against the venues' mid prices, pool fees included; `details.swapImpact`) is above the service's limit is answered `SWAP_IMPACT_TOO_HIGH` unless this is true.
      */
     overridePriceImpact?: boolean;
     /**
@@ -599,7 +599,7 @@ export type QuoteRequest = unknown & {
      */
     disableSwapProviderPreference?: boolean;
     /**
-     * Disable swaps on the origin chain.
+     * Disable swaps on the origin chain: an input the depository does not take (which would be swapped inside the deposit) is answered `NO_SWAP_ROUTES_FOUND` instead.
      */
     disableOriginSwaps?: boolean;
     /**

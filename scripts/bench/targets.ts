@@ -80,6 +80,22 @@ export const QUOTE_BODY = {
   tradeType: 'EXACT_INPUT',
 } as const
 
+/**
+ * The same user swapping 0.1 ETH into USDC on chain 31337 itself: a quote with a DEX leg (the devnet's
+ * Uniswap v3 deployment: pool lookups, QuoterV2, slot0, the swap's gas), nothing stored.
+ */
+export const SWAP_QUOTE_BODY = {
+  ...QUOTE_BODY,
+  destinationChainId: 31337,
+  destinationCurrency: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+} as const
+
+/** The swap quote's answer must be the user's own swap through the router, not an error or a bridge. */
+function isSelfExecutedSwap(answer: unknown): string | undefined {
+  const steps = (answer as { steps?: Array<{ id?: string }> }).steps
+  return steps?.at(-1)?.id === 'swap' ? undefined : 'no swap step'
+}
+
 /** The chain of the oracle targets' deposit. */
 export const DEPOSIT_CHAIN_ID = 31337
 /**
@@ -146,6 +162,16 @@ export const TARGETS = {
     path: '/quote/v2',
     body: QUOTE_BODY,
     description: 'POST /quote/v2: validate, price, sign the order, build steps, store the request (PGlite)',
+  },
+  'quote-swap': {
+    server: 'pontis',
+    service: 'intents',
+    method: 'POST',
+    path: '/quote/v2',
+    body: SWAP_QUOTE_BODY,
+    checkAnswer: isSelfExecutedSwap,
+    description:
+      'POST /quote/v2, warm, same-chain ETH → USDC on 31337: the Uniswap v3 leg priced (QuoterV2, slot0) and its swap steps built; compare with quote',
   },
   price: {
     server: 'pontis',
@@ -229,6 +255,7 @@ export const TARGETS = {
 export type TargetName = keyof typeof TARGETS
 export const DEFAULT_TARGETS: readonly TargetName[] = [
   'quote',
+  'quote-swap',
   'price',
   'status',
   'chains',

@@ -157,10 +157,8 @@ const REFUSED_ON_THIS_ROUTE: Partial<Record<keyof RelayQuoteRequest, string>> = 
   maxRouteLength: 'UNSUPPORTED_ROUTE',
   useSharedAccounts: 'UNSUPPORTED_ROUTE',
   includeComputeUnitLimit: 'UNSUPPORTED_ROUTE',
-  // No swap on a native bridge, so no swap source to choose.
-  includedSwapSources: 'UNSUPPORTED_ROUTE',
-  excludedSwapSources: 'UNSUPPORTED_ROUTE',
-  includedOriginSwapSources: 'UNSUPPORTED_ROUTE',
+  // Fills do not swap, so there is no destination swap source to choose (the origin's sources
+  // filter by includedSwapSources and the others, accepted wherever the origin has swap sources).
   includedDestinationSwapSources: 'UNSUPPORTED_ROUTE',
 }
 

@@ -159,6 +159,33 @@ function signaturePost(data: ItemData, adapter: WalletAdapter): SignaturePost {
   return post
 }
 
+/** A same-chain swap the user executes: in and out on one chain, and no item to check. */
+function isSelfExecutedSwap(quote: QuoteResponse, steps: readonly Step[]): boolean {
+  if (!steps.some((step) => step.id === 'swap')) return false
+  if (steps.some((step) => step.items.some((item) => item.check))) return false
+  // Read defensively: a hand-made quote may carry steps only.
+  const details = quote.details as Partial<QuoteResponse['details']> | undefined
+  const chainIn = details?.currencyIn?.currency?.chainId
+  return chainIn !== undefined && chainIn === details?.currencyOut?.currency?.chainId
+}
+
+/** The record of a mined self-executed swap: its transactions are both the request's in and out. */
+function minedSwapStatus(quote: QuoteResponse, requestId: string, txHashes: readonly string[]): StatusRecord {
+  const chainId = quote.details.currencyIn.currency.chainId
+  return {
+    requestId,
+    status: 'success',
+    inTxHashes: [...txHashes],
+    txHashes: txHashes.slice(-1),
+    updatedAt: Date.now(),
+    originChainId: chainId,
+    destinationChainId: chainId,
+    details: null,
+    failReason: 'N/A',
+    refundFailReason: 'N/A',
+  }
+}
+
 /**
  * Runs the steps of `quote` with `adapters` and follows the request to its end. Implementation of
  * `PontisClient.executeQuote`; the quote is not modified (its steps are copied).
@@ -271,6 +298,11 @@ export async function executeSteps(
     )
   }
 
+  // A same-chain swap the user runs is done once its transaction is mined (as the Relay SDK has it):
+  // no solver is involved, so there is no status to follow.
+  if (!finalStatus && requestId && isSelfExecutedSwap(quote, steps)) {
+    finalStatus = minedSwapStatus(quote, requestId, txHashes)
+  }
   // A request whose items carry no check (a permit the service deposits for) is still followed to its
   // end, to the final statuses a check of the quote names (one of an item already complete), if any.
   if (!finalStatus && requestId) {

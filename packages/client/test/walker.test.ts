@@ -689,3 +689,39 @@ t.test('deprecated wallets object: still accepted, turned into the adapter list'
     /no wallet adapter claims the evm-transaction item on chain 31337 of step approve/,
   )
 })
+
+t.test(
+  'stand-in service: a same-chain swap without checks is done once mined; a bridge is still followed',
+  async (t) => {
+    const service = await startStandInService(scriptedStatuses(['success']))
+    t.teardown(() => service.close())
+    const currency = (chainId: number) => ({ currency: { chainId } })
+    const swapQuote = (chainOut: number) =>
+      ({
+        steps: [
+          step('approve', [evmItem(TOKEN, '0x095ea7b3', false)]),
+          step('swap', [evmItem(DEPOSITORY, '0x5ae401dc', false)]),
+        ],
+        details: { currencyIn: currency(31337), currencyOut: currency(chainOut) },
+      }) as unknown as QuoteResponse
+    const client = createPontisClient({ baseUrl: service.url })
+    const log: string[] = []
+    const result = await client.executeQuote(swapQuote(31337), [evmWalletAdapter(standInWallet(log))], {
+      pollIntervalMs: 10,
+    })
+    t.equal(result.status.status, 'success')
+    t.same(result.status.inTxHashes, result.txHashes, 'the approval and the swap are its transactions')
+    t.same(result.status.txHashes, result.txHashes.slice(-1), 'the swap paid the recipient')
+    t.notOk(
+      service.requests.some((request) => request.url.startsWith('/intents/status')),
+      'no status is polled for it',
+    )
+    await client.executeQuote(swapQuote(31338), [evmWalletAdapter(standInWallet(log))], {
+      pollIntervalMs: 10,
+    })
+    t.ok(
+      service.requests.some((request) => request.url.startsWith('/intents/status/v3')),
+      'across chains the request is followed',
+    )
+  },
+)

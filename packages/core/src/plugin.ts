@@ -116,10 +116,6 @@ export interface OriginRequestOptions {
   readonly useSharedAccounts?: boolean
   /** SVM: add a compute-unit-limit instruction to the origin transaction. */
   readonly includeComputeUnitLimit?: boolean
-  /** Liquidity sources an origin swap may use (wins over `includedSwapSources`). */
-  readonly includedOriginSwapSources?: readonly string[]
-  readonly includedSwapSources?: readonly string[]
-  readonly excludedSwapSources?: readonly string[]
   /** Bitcoin: the user's public key (hex), needed to spend P2SH outputs. */
   readonly userPublicKey?: string
   /**
@@ -140,9 +136,6 @@ export const ORIGIN_REQUEST_OPTIONS = Object.freeze({
   maxRouteLength: 'maxRouteLength',
   useSharedAccounts: 'useSharedAccounts',
   includeComputeUnitLimit: 'includeComputeUnitLimit',
-  includedOriginSwapSources: 'includedOriginSwapSources',
-  includedSwapSources: 'includedSwapSources',
-  excludedSwapSources: 'excludedSwapSources',
   'additionalData.userPublicKey': 'userPublicKey',
   explicitDeposit: 'explicitDeposit',
 } as const satisfies Record<string, keyof OriginRequestOptions>)
@@ -157,8 +150,29 @@ export const ORIGIN_REQUEST_OPTION_DEFAULTS: Readonly<Partial<Record<OriginReque
 /** A quote request member a family may honour as origin (its path in the request). */
 export type OriginRequestOption = keyof typeof ORIGIN_REQUEST_OPTIONS
 
-/** Swap the user's `fromCurrency` into `toCurrency` (one the depository takes) inside the deposit. */
-export interface OriginSwapRequest {
+/**
+ * Which swap sources a quote may use, by name, as the request's `includedSwapSources`,
+ * `excludedSwapSources`, `includedOriginSwapSources` and `includedDestinationSwapSources` give
+ * them: the same meaning on every family. Names compare case-insensitively.
+ */
+export interface SwapSourceFilter {
+  /** Only these (absent: any). */
+  readonly included?: readonly string[]
+  /** Never these. */
+  readonly excluded?: readonly string[]
+}
+
+/** True when `filter` lets a swap go through the source or venue `name`. */
+export function swapSourceAllowed(filter: SwapSourceFilter, name: string): boolean {
+  const key = name.toLowerCase()
+  const named = (names: readonly string[] | undefined) => names?.some((n) => n.toLowerCase() === key)
+  if (filter.included && filter.included.length > 0 && !named(filter.included)) return false
+  return !named(filter.excluded)
+}
+
+/** Swap `amount` of `fromCurrency` into `toCurrency` (or buy `amount` of it) through one swap source. */
+export interface SwapQuoteRequest {
+  /** The account that sends the swap (the user, or the deposit transaction's signer). */
   readonly user: string
   readonly fromCurrency: string
   readonly toCurrency: string
@@ -167,25 +181,72 @@ export interface OriginSwapRequest {
   readonly amount: bigint
   /** Slippage the route may take, basis points. */
   readonly slippageBps: number
+  /** The sources and venues the request allows; a source applies it to every name it routes through. */
+  readonly filter: SwapSourceFilter
+  /** The family options the request set (only those in `originRequestOptions`, e.g. SVM `maxRouteLength`). */
   readonly options: OriginRequestOptions
 }
 
-/** A priced origin swap route. */
-export interface OriginSwapQuote {
+/** A priced swap route of one source. */
+export interface SwapQuote {
+  /** The {@link SwapSource.name} that priced it. */
+  readonly source: string
   readonly fromCurrency: string
   readonly fromDecimals: number
   readonly toCurrency: string
+  readonly toDecimals: number
   /** Input taken: exact for EXACT_INPUT, the most it may take for EXACT_OUTPUT. */
   readonly amountIn: bigint
   /** Output the route expects. */
   readonly amountOut: bigint
-  /** Output guaranteed (after slippage); the deposit pays exactly this much. */
+  /** Output guaranteed (after slippage), enforced on chain by the route. */
   readonly minimumAmountOut: bigint
   readonly hops: number
-  /** Liquidity source labels, one per hop. */
+  /** Liquidity venue labels, one per hop. */
   readonly sources: readonly string[]
-  /** The family's own route data, handed back to {@link QuotingCapability.buildDepositSteps}. */
+  /**
+   * What the trade loses against the venues' mid prices before it, basis points of its value
+   * (LP fees included; 0 when the source cannot tell). Decides SWAP_IMPACT_TOO_HIGH.
+   */
+  readonly priceImpactBps: number
+  /** The source's own route data, handed back to {@link SwapSource.buildSwapSteps} or the deposit steps. */
   readonly route: unknown
+}
+
+/** A quote's origin swap, run inside the deposit transaction. */
+export type OriginSwapQuote = SwapQuote
+
+/** The steps of a self-executed swap: the user swaps and the output goes straight to `recipient`. */
+export interface SwapStepsRequest {
+  readonly quote: SwapQuote
+  readonly user: string
+  readonly recipient: string
+  /** The request id (32-byte hex) the swap transaction carries, so the service can find it. */
+  readonly requestId: string
+  /** Unix seconds after which the swap must not run. */
+  readonly deadline: number
+}
+
+/**
+ * A source of swap routes on one chain (EVM: a Uniswap v3 deployment; SVM: its route aggregator).
+ * The engine asks every source of a chain and keeps the best route the request's filter allows.
+ */
+export interface SwapSource {
+  /** The name requests filter by (`includedSwapSources` …). */
+  readonly name: string
+  /**
+   * Prices a route.
+   * @throws PontisError NO_SWAP_ROUTES_FOUND (no route within the request's limits or filter),
+   *   UNSUPPORTED_CURRENCY (not tradeable) or SWAP_QUOTE_FAILED (the source did not answer).
+   */
+  quote(request: SwapQuoteRequest): Promise<SwapQuote>
+  /**
+   * The user's steps for a same-chain swap (approve, then swap), for sources that can run one on
+   * their own; absent where swaps only run inside a deposit.
+   */
+  buildSwapSteps?(request: SwapStepsRequest): Promise<readonly PreparedStep[]>
+  /** What the swap transaction of `request` costs the user, in the chain's native currency. */
+  estimateSwapCost?(request: SwapStepsRequest): Promise<CostEstimate>
 }
 
 /** A call the solver runs on the destination chain after paying (the quote's `txs`). */
@@ -352,12 +413,13 @@ export interface QuotingCapability {
   /** With `checkTransactionSize`: the error a deposit over the limit gets. */
   readonly oversizedTransaction?: OversizedTransaction
   /**
-   * Families whose origin can swap any tradeable token on the way in (SVM through its swap
-   * aggregator). The engine calls it when the origin currency is not one the depository takes.
-   * @throws PontisError NO_SWAP_ROUTES_FOUND (no route under the request's limits) or
-   *   UNSUPPORTED_CURRENCY (not tradeable).
+   * The chain's swap sources. An origin with sources swaps any token they trade into a currency
+   * the depository takes inside the deposit (when `buildDepositSteps` honours `originSwap`), and a
+   * same-chain request runs as a swap the user executes (sources with `buildSwapSteps`).
    */
-  quoteOriginSwap?(request: OriginSwapRequest): Promise<OriginSwapQuote>
+  readonly swapSources?: readonly SwapSource[]
+  /** True when `buildDepositSteps` can run an `originSwap` before the deposit. */
+  readonly depositsCanSwap?: boolean
 }
 
 // ------------------------------------------------------------------------------------------------

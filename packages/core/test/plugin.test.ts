@@ -9,6 +9,7 @@ import {
   KNOWN_VM_TYPES,
   type PluginDefinition,
   PontisError,
+  swapSourceAllowed,
 } from '../src/index.js'
 
 const identity: ChainAdapter['identity'] = {
@@ -127,3 +128,16 @@ t.test('error helpers pick the code by role and name role, value and chain', asy
   t.equal(currency.message, "currency 'zz' is not a valid currency id on Ethereum (1): bad")
   t.ok(invalidAddressError('user', 'a'.repeat(5000), 'bad').message.length < 200, 'long values are cut')
 })
+
+t.test(
+  'swap source filters: names compare without case, exclusion wins, an empty list allows all',
+  async (t) => {
+    t.ok(swapSourceAllowed({}, 'uniswap-v3'), 'no filter allows every source')
+    t.ok(swapSourceAllowed({ included: [] }, 'uniswap-v3'), 'an empty inclusion list is no filter')
+    t.ok(swapSourceAllowed({ included: ['Uniswap-V3'] }, 'uniswap-v3'))
+    t.notOk(swapSourceAllowed({ included: ['curve'] }, 'uniswap-v3'))
+    t.notOk(swapSourceAllowed({ excluded: ['UNISWAP-V3'] }, 'uniswap-v3'))
+    t.notOk(swapSourceAllowed({ included: ['uniswap-v3'], excluded: ['uniswap-v3'] }, 'uniswap-v3'))
+    t.ok(swapSourceAllowed({ excluded: ['curve'] }, 'uniswap-v3'))
+  },
+)

@@ -278,31 +278,37 @@ t.test('cross-currency ETH to USDC, EXPECTED_OUTPUT, priced from the price table
   t.match(deposit, { eventName: 'RelayNativeDeposit', args: { amount: amountIn, id: requestIdOf(quote) } })
 })
 
-t.test('same-chain swap needs forceSolverExecution; with it the solver route is quoted', async (t) => {
-  const client = createTestClient(t, server.url, loaded.document)
-  const user = USERS[0]!
-  const body = {
-    ...base(user.address),
-    destinationChainId: 31337,
-    originCurrency: STABLECOIN_ADDRESS,
-    destinationCurrency: NATIVE,
-    amount: '5000000',
-  }
-  const selfExecuted = await client.post('/quote/v2', body)
-  t.equal(selfExecuted.status, 400)
-  t.equal((selfExecuted.body as ErrorAnswer).errorCode, 'NO_SWAP_ROUTES_FOUND')
-  t.match((selfExecuted.body as ErrorAnswer).message, 'forceSolverExecution')
-  const solver = await client.post('/quote/v2', { ...body, forceSolverExecution: true })
-  t.equal(solver.status, 200)
-  const quote = solver.body as Quote
-  t.same(
-    quote.steps.map((step) => step.id),
-    ['approve', 'deposit'],
-  )
-  const { receipts } = await execute(quote, user.privateKey)
-  const [deposit] = await depositsIn(receipts[1]!)
-  t.match(deposit, { eventName: 'RelayErc20Deposit', args: { amount: 5000000n, id: requestIdOf(quote) } })
-})
+t.test(
+  "a same-chain swap is the user's through the swap router; forceSolverExecution quotes the solver route",
+  async (t) => {
+    const client = createTestClient(t, server.url, loaded.document)
+    const user = USERS[0]!
+    const body = {
+      ...base(user.address),
+      destinationChainId: 31337,
+      originCurrency: STABLECOIN_ADDRESS,
+      destinationCurrency: NATIVE,
+      amount: '5000000',
+    }
+    const selfExecuted = await client.post('/quote/v2', body)
+    t.equal(selfExecuted.status, 200)
+    t.same(
+      (selfExecuted.body as Quote).steps.map((step) => step.id),
+      ['approve', 'swap'],
+      'approve the router, then swap (test/relay-sdk/same-chain-swaps.test.ts runs them)',
+    )
+    const solver = await client.post('/quote/v2', { ...body, forceSolverExecution: true })
+    t.equal(solver.status, 200)
+    const quote = solver.body as Quote
+    t.same(
+      quote.steps.map((step) => step.id),
+      ['approve', 'deposit'],
+    )
+    const { receipts } = await execute(quote, user.privateKey)
+    const [deposit] = await depositsIn(receipts[1]!)
+    t.match(deposit, { eventName: 'RelayErc20Deposit', args: { amount: 5000000n, id: requestIdOf(quote) } })
+  },
+)
 
 t.test('a cross-chain call with txs: the calls are priced and carried in the order', async (t) => {
   const client = createTestClient(t, server.url, loaded.document)

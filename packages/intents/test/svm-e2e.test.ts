@@ -204,7 +204,7 @@ t.test('SVM to EVM with an origin swap: the route executes inside the deposit', 
   const user = SVM_USERS[1]!
   const token = SVM_ROUTE_TOKENS[1]!
   const recipient = USERS[2]!.address
-  const res = await client.post('/quote/v2', {
+  const body = {
     user: user.address,
     recipient,
     originChainId: SVM,
@@ -214,9 +214,18 @@ t.test('SVM to EVM with an origin swap: the route executes inside the deposit', 
     amount: (25n * 10n ** BigInt(token.decimals)).toString(),
     tradeType: 'EXACT_INPUT',
     includedOriginSwapSources: ['SimSwap'],
-  })
+  }
+  const res = await client.post('/quote/v2', body)
   t.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300))
   const quote = res.body as Quote
+  t.same(quote.details.route?.origin?.includedSwapSources, ['SimSwap'], 'the route leg names its venue')
+  t.ok(Number(quote.details.swapImpact?.percent) <= 0, 'the swap impact is reported')
+  // The same request without origin swaps, or with its only source excluded, has no route.
+  for (const refusal of [{ disableOriginSwaps: true }, { excludedSwapSources: ['svm-aggregator'] }]) {
+    const refused = await client.post('/quote/v2', { ...body, ...refusal })
+    t.equal(refused.status, 400, JSON.stringify(refusal))
+    t.match(refused.body, { errorCode: 'NO_SWAP_ROUTES_FOUND' })
+  }
   // Route legs are currency amounts, as Relay's published types read them.
   t.equal(quote.details.route?.origin?.inputCurrency?.currency?.address, token.address)
   t.equal(quote.details.route?.origin?.outputCurrency?.currency?.address, SVM_STABLECOIN.address)

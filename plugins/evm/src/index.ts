@@ -21,6 +21,14 @@ import { type Address, getAddress, type Hex, isAddress, isAddressEqual, recoverM
 import { createEvmFilling } from './filling.js'
 import { createEvmMarketData } from './market-data.js'
 import { createEvmQuoting, EVM_PERMIT_KIND, type EvmChainContext } from './quoting.js'
+import { uniswapV3Contracts, uniswapV3Source } from './uniswap.js'
+
+/** The chain's swap sources: its Uniswap v3 deployment, when `contracts` names one. */
+function swapSourcesOf(evm: EvmChainContext, contracts: ChainConfig<EvmPluginConfig>['contracts']) {
+  const uniswap = uniswapV3Contracts(contracts)
+  return uniswap ? [uniswapV3Source(evm, uniswap)] : []
+}
+
 import { createEvmReading } from './reading.js'
 import { createRpcClient, ReadCache, rpc } from './rpc.js'
 import { EVM_STEP_FORMATS } from './step-formats.js'
@@ -178,7 +186,7 @@ export default definePlugin<EvmPluginConfig>({
     return {
       identity,
       finality,
-      quoting: createEvmQuoting(evm),
+      quoting: createEvmQuoting(evm, swapSourcesOf(evm, chain.contracts)),
       reading: createEvmReading(evm, finality),
       marketData: createEvmMarketData(evm),
       probe: async () => ({

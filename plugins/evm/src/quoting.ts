@@ -8,6 +8,7 @@ import {
   PontisError,
   type PreparedStep,
   type QuotingCapability,
+  type SwapSource,
 } from '@pontis/core/plugin'
 import {
   type Address,
@@ -132,7 +133,7 @@ export async function estimateGasOr(
 }
 
 /** {@link estimateGasOr} memoised for the read-cache TTL: quotes of the same shape share one simulation. */
-function simulateGas(
+export function simulateGas(
   context: EvmChainContext,
   call: { account: Address; to: Address; data?: Hex; value?: bigint },
   fallback: bigint,
@@ -283,7 +284,8 @@ async function requirePlainAccount(context: EvmChainContext, depositor: string):
 const wantsDirectDeposit = (request: { options?: { explicitDeposit?: boolean } }): boolean =>
   request.options?.explicitDeposit === false
 
-function transaction(
+/** An `evm-transaction` step item's data. */
+export function transactionData(
   context: EvmChainContext,
   from: string,
   call: { to: Address; value: bigint; data: Hex },
@@ -318,7 +320,10 @@ function depositGas(
   )
 }
 
-export function createEvmQuoting(context: EvmChainContext): QuotingCapability {
+export function createEvmQuoting(
+  context: EvmChainContext,
+  swapSources: readonly SwapSource[] = [],
+): QuotingCapability {
   const supportsPermit = (currencyId: string): Promise<boolean> => {
     if (isNative(context, currencyId)) return Promise.resolve(false)
     return context.cache.read(
@@ -373,6 +378,7 @@ export function createEvmQuoting(context: EvmChainContext): QuotingCapability {
     encodeDestinationCall: encodeEvmDestinationCall,
     supportsGasTopup: true,
     supportsPermit,
+    ...(swapSources.length > 0 ? { swapSources } : {}),
 
     async estimateOriginCost(request: OriginCostRequest): Promise<CostEstimate> {
       const [units, fees] = await Promise.all([originGas(request), feeTerms(context)])
@@ -453,7 +459,7 @@ export function createEvmQuoting(context: EvmChainContext): QuotingCapability {
             kind: 'transaction',
             action: 'Confirm transaction in your wallet',
             description: `Send the deposit to your request's deposit address`,
-            items: [{ data: transaction(context, request.depositor, call, GAS.transfer, fees) }],
+            items: [{ data: transactionData(context, request.depositor, call, GAS.transfer, fees) }],
           },
         ]
       }
@@ -511,7 +517,7 @@ export function createEvmQuoting(context: EvmChainContext): QuotingCapability {
             kind: 'transaction',
             action: 'Confirm transaction in your wallet',
             description: 'Send the deposit to the depository, tagged with your request id',
-            items: [{ data: transaction(context, request.depositor, call, gas, fees) }],
+            items: [{ data: transactionData(context, request.depositor, call, gas, fees) }],
           },
         ]
       }
@@ -535,7 +541,7 @@ export function createEvmQuoting(context: EvmChainContext): QuotingCapability {
             kind: 'transaction',
             action: 'Approve the deposit',
             description: 'Allow the depository to take the deposit amount',
-            items: [{ data: transaction(context, request.depositor, approve, GAS.erc20Approve, fees) }],
+            items: [{ data: transactionData(context, request.depositor, approve, GAS.erc20Approve, fees) }],
           })
           return [
             ...steps,
@@ -544,7 +550,7 @@ export function createEvmQuoting(context: EvmChainContext): QuotingCapability {
               kind: 'transaction',
               action: 'Confirm transaction in your wallet',
               description: 'Deposit into the depository, tagged with your request id',
-              items: [{ data: transaction(context, request.depositor, call, GAS.erc20Deposit, fees) }],
+              items: [{ data: transactionData(context, request.depositor, call, GAS.erc20Deposit, fees) }],
             },
           ]
         }
@@ -560,7 +566,7 @@ export function createEvmQuoting(context: EvmChainContext): QuotingCapability {
           kind: 'transaction',
           action: 'Confirm transaction in your wallet',
           description: 'Deposit into the depository, tagged with your request id',
-          items: [{ data: transaction(context, request.depositor, call, gas, fees) }],
+          items: [{ data: transactionData(context, request.depositor, call, gas, fees) }],
         },
       ]
     },

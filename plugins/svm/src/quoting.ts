@@ -10,7 +10,6 @@ import {
   type OriginCostRequest,
   type OriginRequestOption,
   type OriginSwapQuote,
-  type OriginSwapRequest,
   PontisError,
   type PreparedStep,
   type QuotingCapability,
@@ -41,7 +40,7 @@ import {
   type SvmChainContext,
   vaultOf,
 } from './context.js'
-import { quoteOriginSwap, routeInstructions } from './routes.js'
+import { routeInstructions, routeSource } from './routes.js'
 import { instructionToJson, memoInstruction, SVM_TRANSACTION_SIZE_LIMIT, wireSize } from './transactions.js'
 
 /** Request members an SVM origin honours. */
@@ -50,9 +49,6 @@ export const SVM_ORIGIN_OPTIONS = [
   'maxRouteLength',
   'useSharedAccounts',
   'includeComputeUnitLimit',
-  'includedOriginSwapSources',
-  'includedSwapSources',
-  'excludedSwapSources',
 ] as const satisfies readonly OriginRequestOption[]
 
 /** A compiled (unsigned) deposit transaction with its measured wire size. */
@@ -281,9 +277,7 @@ export function createSvmQuoting(context: SvmChainContext): QuotingCapability {
     },
 
     // Only with a route source: without one, an unlisted token is simply unsupported.
-    ...(context.swapApiUrl
-      ? { quoteOriginSwap: (request: OriginSwapRequest) => quoteOriginSwap(context, request) }
-      : {}),
+    ...(context.swapApiUrl ? { swapSources: [routeSource(context)], depositsCanSwap: true } : {}),
   }
 }
 

@@ -4,8 +4,9 @@
  */
 import {
   type OriginSwapQuote,
-  type OriginSwapRequest,
   PontisError,
+  type SwapQuoteRequest,
+  type SwapSource,
   type TimedResponse,
   timedFetch,
 } from '@pontis/core/plugin'
@@ -89,11 +90,36 @@ async function call(context: SvmChainContext, url: string, init: RequestInit = {
   )
 }
 
-/** Prices an origin swap with the route source, honouring the request's source and hop limits. */
-export async function quoteOriginSwap(
-  context: SvmChainContext,
-  request: OriginSwapRequest,
-): Promise<OriginSwapQuote> {
+/** The name the route source goes by in swap source filters. */
+export const SVM_ROUTE_SOURCE = 'svm-aggregator'
+
+/**
+ * The route aggregator as a swap source: its venues (the route's hop labels) are filtered by the
+ * same names, passed on as its `dexes` / `excludeDexes`. Its routes run inside the deposit.
+ */
+export function routeSource(context: SvmChainContext): SwapSource {
+  return { name: SVM_ROUTE_SOURCE, quote: (request) => quoteRoute(context, request) }
+}
+
+/** The request's filter as the aggregator's venue lists; naming the aggregator itself allows all of its venues. */
+function venueFilter(request: SwapQuoteRequest): { dexes?: string; excludeDexes?: string } {
+  const own = (name: string) => name.toLowerCase() === SVM_ROUTE_SOURCE
+  const { included = [], excluded = [] } = request.filter
+  if (excluded.some(own)) {
+    throw new PontisError(
+      'NO_SWAP_ROUTES_FOUND',
+      `excludedSwapSources excludes ${SVM_ROUTE_SOURCE}, the only swap source here.`,
+    )
+  }
+  const venues = included.filter((name) => !own(name))
+  return {
+    ...(venues.length > 0 && venues.length === included.length ? { dexes: venues.join(',') } : {}),
+    ...(excluded.length > 0 ? { excludeDexes: excluded.join(',') } : {}),
+  }
+}
+
+/** Prices a swap with the route source, honouring the request's source and hop limits. */
+async function quoteRoute(context: SvmChainContext, request: SwapQuoteRequest): Promise<OriginSwapQuote> {
   const base = swapApi(context)
   const params = new URLSearchParams({
     inputMint: mintOf(request.fromCurrency),
@@ -103,29 +129,30 @@ export async function quoteOriginSwap(
     swapMode: request.tradeType === 'EXACT_OUTPUT' ? 'ExactOut' : 'ExactIn',
   })
   const { options } = request
-  const included = options.includedOriginSwapSources ?? options.includedSwapSources
-  if (included && included.length > 0) params.set('dexes', included.join(','))
-  if (options.excludedSwapSources && options.excludedSwapSources.length > 0)
-    params.set('excludeDexes', options.excludedSwapSources.join(','))
+  for (const [name, value] of Object.entries(venueFilter(request))) params.set(name, value)
   if (options.maxRouteLength !== undefined) params.set('maxRouteLength', String(options.maxRouteLength))
-  const [route, fromDecimals] = await Promise.all([
+  const decimalsOf = (currency: string) =>
+    isNative(currency) ? Promise.resolve(9) : mintInfo(context, currency).then((info) => info.decimals)
+  const [route, fromDecimals, toDecimals] = await Promise.all([
     call(context, `${base}/quote?${params}`) as Promise<RouteQuote>,
-    isNative(request.fromCurrency)
-      ? Promise.resolve(9)
-      : mintInfo(context, request.fromCurrency).then((info) => info.decimals),
+    decimalsOf(request.fromCurrency),
+    decimalsOf(request.toCurrency),
   ])
   const sources = route.routePlan.map((step) => step.swapInfo.label)
   const exactOut = route.swapMode === 'ExactOut'
   return {
+    source: SVM_ROUTE_SOURCE,
     fromCurrency: request.fromCurrency,
     fromDecimals,
     toCurrency: request.toCurrency,
+    toDecimals,
     // ExactOut: `otherAmountThreshold` is the most input taken; ExactIn: the least output given.
     amountIn: BigInt(exactOut ? route.otherAmountThreshold : route.inAmount),
     amountOut: BigInt(route.outAmount),
     minimumAmountOut: BigInt(exactOut ? route.outAmount : route.otherAmountThreshold),
     hops: sources.length,
     sources,
+    priceImpactBps: Math.round(Number(route.priceImpactPct ?? 0) * 10_000),
     route,
   }
 }

@@ -9,9 +9,9 @@ import type {
   DepositStepsRequest,
   OriginCostRequest,
   OriginSwapQuote,
-  OriginSwapRequest,
   QuotingCapability,
   SolverCredentials,
+  SwapQuoteRequest,
 } from '@pontis/core/plugin'
 import {
   SVM_FAUCET,
@@ -113,9 +113,18 @@ async function deposit(t: Test, request: DepositStepsRequest, signers: readonly 
   return sendSigned(connection, transaction, signers)
 }
 
-function quoteOriginSwap(quoting: QuotingCapability, request: OriginSwapRequest): Promise<OriginSwapQuote> {
-  if (!quoting.quoteOriginSwap) throw new Error('this adapter has no route source')
-  return quoting.quoteOriginSwap(request)
+/** A route request with the source filter given as the quote request names it. */
+type RouteRequest = Omit<SwapQuoteRequest, 'filter' | 'options'> & {
+  readonly options: { readonly includedOriginSwapSources?: string[]; readonly maxRouteLength?: number }
+}
+
+/** The chain's one swap source (the route aggregator) asked for `request`. */
+function quoteOriginSwap(quoting: QuotingCapability, request: RouteRequest): Promise<OriginSwapQuote> {
+  const [source] = quoting.swapSources ?? []
+  if (!source) throw new Error('this adapter has no route source')
+  const { includedOriginSwapSources, ...options } = request.options
+  const filter = includedOriginSwapSources ? { included: includedOriginSwapSources } : {}
+  return source.quote({ ...request, filter, options })
 }
 
 /** A signature of the right shape that no transaction has. */
@@ -467,7 +476,7 @@ t.test('origin swaps: EXACT_OUTPUT, native in and out', async (t) => {
 })
 
 t.test('origin swaps: limits, oversized routes, and chains without a route source', async (t) => {
-  const base: OriginSwapRequest = {
+  const base: RouteRequest = {
     user: BOB.address,
     fromCurrency: PJUP.address,
     toCurrency: USDC,
@@ -506,6 +515,26 @@ t.test('origin swaps: limits, oversized routes, and chains without a route sourc
     { code: 'UNSUPPORTED_CURRENCY' },
   )
 
+  // The aggregator is the swap source by name: excluding it leaves no route; naming it allows all its venues.
+  const [routeSource] = svm.quoting.swapSources ?? []
+  t.equal(routeSource?.name, 'svm-aggregator')
+  await t.rejects(
+    (routeSource as NonNullable<typeof routeSource>).quote({
+      ...base,
+      filter: { excluded: ['svm-aggregator'] },
+      options: {},
+    }),
+    { code: 'NO_SWAP_ROUTES_FOUND', message: /excludes svm-aggregator/ },
+  )
+  t.match(
+    await (routeSource as NonNullable<typeof routeSource>).quote({
+      ...base,
+      filter: { included: ['SVM-Aggregator'] },
+      options: {},
+    }),
+    { source: 'svm-aggregator', hops: 4 },
+  )
+
   // The best route has four heavy hops: measured, but far too large to serve.
   const best = await quoteOriginSwap(svm.quoting, base)
   t.equal(best.hops, 4)
@@ -538,7 +567,7 @@ t.test('origin swaps: limits, oversized routes, and chains without a route sourc
   )
 
   const withoutRoutes = await devnet.adapter({ swapApiUrl: undefined })
-  t.equal(withoutRoutes.quoting.quoteOriginSwap, undefined, 'no route source, no origin swaps')
+  t.equal(withoutRoutes.quoting.swapSources, undefined, 'no route source, no origin swaps')
   await t.rejects(
     withoutRoutes.quoting.buildDepositSteps(
       depositRequest({ depositor: BOB.address, currencyId: USDC, amount: 1n, originSwap: best }),

@@ -11,7 +11,8 @@ import type { PricedQuote } from './priced-quote.js'
 import type { PriceSource } from './prices.js'
 import { estimateCosts, priceRoute, quoteOutputSwap } from './pricing.js'
 import { quoteResponse } from './response.js'
-import { type QuoteRequest, resolveRoute } from './route.js'
+import { type QuoteRequest, resolveRoute, resolveSelfSwap } from './route.js'
+import { quoteSelfSwap } from './self-swap.js'
 import { type SolverSettings, solverCredentialsFor } from './settings.js'
 import { createStepCheck, type StepCheck } from './step-check.js'
 import { apiSteps, prepareDepositSteps } from './steps.js'
@@ -62,7 +63,12 @@ export class QuoteEngine {
   }
 
   async quote(request: QuoteRequest, context: QuoteContext): Promise<IntentsApi.QuoteResponse> {
-    const { registry, settings } = this.#options
+    const { registry, settings, prices } = this.#options
+    const selfSwap = resolveSelfSwap(request, registry, this.#catalogs)
+    if (selfSwap) {
+      const swapContext = { prices, settings, nowMs: this.#now(), withSteps: context.withSteps }
+      return quoteSelfSwap(request, selfSwap, swapContext)
+    }
     // Resolve the route, and refuse what it cannot honour.
     const route = resolveRoute(request, registry, this.#catalogs)
     checkOptions(request, route)
@@ -73,7 +79,7 @@ export class QuoteEngine {
     const solverOnDestination = this.#solverOn(route.destination.chain)
 
     // Price it: USD prices, then the chains' costs.
-    const sides = await priceRoute(route, this.#options.prices)
+    const sides = await priceRoute(route, prices)
     const nowMs = this.#now()
     const expiresAt = nowMs + (request.ttl ?? settings.quote.ttlSeconds) * 1000
     const asked = { usePermit, calls, familyOptions: options, solverOnDestination }
@@ -82,7 +88,7 @@ export class QuoteEngine {
     // Compute the fees, and what the recipient gets.
     const charges = computeCharges(request, route, sides, costs, settings, this.#inventory)
     const { amountIn } = charges.breakdown
-    const originSwap = costs.originSwap ?? (await quoteOutputSwap(request, route, amountIn, costs, options))
+    const originSwap = costs.originSwap ?? (await quoteOutputSwap(request, route, amountIn, costs, settings))
     const payout = computePayout(request, route, charges, costs, calls)
     const priced: PricedQuote = {
       request,

@@ -27,7 +27,7 @@ function reject(
  * The value of an origin option in the request, by its path (`additionalData.userPublicKey`);
  * undefined when absent or at its documented default, which means the same.
  */
-function optionValue(request: QuoteRequest, option: OriginRequestOption): unknown {
+export function optionValue(request: QuoteRequest, option: OriginRequestOption): unknown {
   const value = option
     .split('.')
     .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], request)
@@ -60,7 +60,14 @@ export function checkOptions(request: QuoteRequest, route: Route): void {
   checkDestinationOptions(request, route)
 }
 
-/** Family options the origin does not honour, and destination swaps, which no fill makes. */
+/** The request members that filter swap sources on the origin (they mean the same on every family). */
+const SWAP_SOURCE_FILTERS = [
+  'includedSwapSources',
+  'excludedSwapSources',
+  'includedOriginSwapSources',
+] as const
+
+/** Family options the origin does not honour, swap filters where no source is, and destination swaps, which no fill makes. */
 function checkFamilyOptions(request: QuoteRequest, { origin, destination }: Route): void {
   const honoured = new Set(origin.quoting.originRequestOptions ?? [])
   for (const option of Object.keys(ORIGIN_REQUEST_OPTIONS) as OriginRequestOption[]) {
@@ -68,6 +75,13 @@ function checkFamilyOptions(request: QuoteRequest, { origin, destination }: Rout
       const refusal = originOptionRefusal(option, origin)
       reject(refusal.code, refusal.message)
     }
+  }
+  const filters = SWAP_SOURCE_FILTERS.filter((member) => request[member] !== undefined)
+  if (filters.length > 0 && !origin.quoting.swapSources?.length) {
+    reject(
+      'UNSUPPORTED_ROUTE',
+      `${filters.join(', ')} choose${filters.length === 1 ? 's' : ''} swap sources, and ${origin.chain.record.displayName} has none; remove ${filters.length === 1 ? 'it' : 'them'}.`,
+    )
   }
   if (request.includedDestinationSwapSources !== undefined) {
     reject(

@@ -3,9 +3,11 @@
  * costs (deposit, fill, origin swap) and the balances that bound it.
  */
 import type { CostEstimate, DestinationCall, OriginRequestOptions, OriginSwapQuote } from '@pontis/core'
+import { familyOptions } from './options.js'
 import { fromUsd, type PricedCurrency, type PriceSource } from './prices.js'
 import type { QuoteRequest, Route, RouteEnd } from './route.js'
 import type { SolverSettings } from './settings.js'
+import { bestSwap, checkSwapImpact, originSwapFilter } from './swap-sources.js'
 
 /** An end of the route with its currency's and its native currency's USD prices. */
 export interface PricedEnd extends RouteEnd {
@@ -92,7 +94,7 @@ export async function estimateCosts(
   let amount = BigInt(request.amount)
   const originSwap =
     swap && request.tradeType === 'EXACT_INPUT'
-      ? await quoteOriginSwap(route, 'EXACT_INPUT', amount, slippageBps, asked.familyOptions)
+      ? await quoteOriginSwap(request, route, { tradeType: 'EXACT_INPUT', amount, slippageBps }, settings)
       : undefined
   // The deposit pays what the route guarantees; that is the input the rest is priced on.
   if (originSwap) amount = originSwap.minimumAmountOut
@@ -143,22 +145,26 @@ export async function estimateCosts(
  * the requested amount (exact input), or once the fees fixed the deposit's input (exact output).
  */
 async function quoteOriginSwap(
+  request: QuoteRequest,
   route: Route,
-  tradeType: 'EXACT_INPUT' | 'EXACT_OUTPUT',
-  amount: bigint,
-  slippageBps: number,
-  options: OriginRequestOptions,
+  leg: { tradeType: 'EXACT_INPUT' | 'EXACT_OUTPUT'; amount: bigint; slippageBps: number },
+  settings: SolverSettings,
 ): Promise<OriginSwapQuote | undefined> {
   if (!route.swap) return undefined
-  return route.swap.quoteOriginSwap({
-    user: route.user,
-    fromCurrency: route.swap.from,
-    toCurrency: route.origin.currency.address,
-    tradeType,
-    amount,
-    slippageBps,
-    options,
-  })
+  const quote = await bestSwap(
+    route.swap.sources,
+    {
+      user: route.user,
+      fromCurrency: route.swap.from,
+      toCurrency: route.origin.currency.address,
+      ...leg,
+      filter: originSwapFilter(request),
+      options: familyOptions(request, route.origin.quoting),
+    },
+    route.origin.chain.record.displayName,
+  )
+  checkSwapImpact(quote, request, settings)
+  return quote
 }
 
 /** The origin swap of an exact-output request, quoted once the fees fixed the deposit's input. */
@@ -167,8 +173,9 @@ export function quoteOutputSwap(
   route: Route,
   amountIn: bigint,
   costs: Costs,
-  options: OriginRequestOptions,
+  settings: SolverSettings,
 ): Promise<OriginSwapQuote | undefined> | undefined {
   if (!route.swap || request.tradeType !== 'EXACT_OUTPUT') return undefined
-  return quoteOriginSwap(route, 'EXACT_OUTPUT', amountIn, costs.slippageBps, options)
+  const leg = { tradeType: 'EXACT_OUTPUT' as const, amount: amountIn, slippageBps: costs.slippageBps }
+  return quoteOriginSwap(request, route, leg, settings)
 }

@@ -36,7 +36,7 @@ export function quoteResponse(
  * A fee object of `amount` of `currency` (the end's own by default) on `end`'s chain; `pricedAmount`
  * is what `priced` values when that is not `amount` itself.
  */
-function feeOf(
+export function feeOf(
   end: PricedEnd,
   amount: bigint,
   currency: ChainCurrency = end.currency,
@@ -136,7 +136,7 @@ function quoteDetails(priced: PricedQuote, settings: SolverSettings): IntentsApi
     currencyIn,
     currencyOut,
     refundCurrency: currencyIn,
-    ...impacts(breakdown, origin, destination, payout.paidOut),
+    ...impacts(breakdown, origin, destination, payout.paidOut, originSwapLoss(origin, originSwap)),
     rate,
     slippageTolerance: {
       origin: { usd: '0', value: '0', percent: '0' },
@@ -157,23 +157,35 @@ function quoteDetails(priced: PricedQuote, settings: SolverSettings): IntentsApi
 }
 
 /** The value lost between what goes in and what comes out, overall and by cause, in USD. */
+/**
+ * What the origin swap loses against its venues' mid prices, USD (×10^18): its output is worth
+ * (1 - impact) of what the input was worth there.
+ */
+function originSwapLoss(origin: PricedEnd, originSwap: OriginSwapQuote | undefined): bigint {
+  if (!originSwap || originSwap.priceImpactBps <= 0) return 0n
+  const keep = BigInt(10_000 - Math.min(originSwap.priceImpactBps, 9_999))
+  return (usdValue(originSwap.amountOut, origin.priced) * BigInt(originSwap.priceImpactBps)) / keep
+}
+
 function impacts(
   breakdown: AmountBreakdown,
   origin: PricedEnd,
   destination: PricedEnd,
   paidOut: bigint,
+  swapLossUsd: bigint,
 ): Pick<IntentsApi.Details, 'totalImpact' | 'swapImpact' | 'expandedPriceImpact'> {
-  const usdIn = usdValue(breakdown.amountIn, origin.priced)
+  // An origin swap's input was worth its output plus what the swap lost.
+  const usdIn = usdValue(breakdown.amountIn, origin.priced) + swapLossUsd
   const usdOut = usdValue(paidOut, destination.priced)
   const inUsd = (amount: bigint) =>
     amount < 0n ? -usdValue(-amount, origin.priced) : usdValue(amount, origin.priced)
   const percent = (part: bigint) => (usdIn === 0n ? '0' : formatUnits((part * 100n * 10n ** 4n) / usdIn, 4))
-  const swapNet = breakdown.components.swap.total - breakdown.components.swap.sponsored
+  const swapNet = inUsd(breakdown.components.swap.total - breakdown.components.swap.sponsored) + swapLossUsd
   return {
     totalImpact: { usd: formatUsd(usdOut - usdIn), percent: percent(usdOut - usdIn) },
-    swapImpact: { usd: formatUsd(-inUsd(swapNet)), percent: percent(-inUsd(swapNet)) },
+    swapImpact: { usd: formatUsd(-swapNet), percent: percent(-swapNet) },
     expandedPriceImpact: {
-      swap: { usd: formatUsd(-inUsd(breakdown.components.swap.total)) },
+      swap: { usd: formatUsd(-(inUsd(breakdown.components.swap.total) + swapLossUsd)) },
       execution: { usd: formatUsd(-inUsd(breakdown.relayerGas)) },
       relay: { usd: formatUsd(-inUsd(breakdown.relayerService)) },
       service: { usd: formatUsd(-inUsd(breakdown.relayerService)) },

@@ -6,6 +6,7 @@ import {
   type QuotingCapability,
   type RegisteredChain,
   type Registry,
+  type SwapSource,
 } from '@pontis/core'
 import type { ChainCurrency, CurrencyCatalog } from './currencies.js'
 
@@ -19,10 +20,24 @@ export interface RouteEnd {
   readonly currency: ChainCurrency
 }
 
-/** A swap of the requested input into `origin.currency` inside the deposit (families with `quoteOriginSwap`). */
+/** A swap of the requested input into `origin.currency` inside the deposit (origins whose deposits can swap). */
 export interface OriginSwapRoute {
   readonly from: string
-  readonly quoteOriginSwap: NonNullable<QuotingCapability['quoteOriginSwap']>
+  readonly sources: readonly SwapSource[]
+}
+
+/** A same-chain request the user executes as a swap through the chain's swap sources. */
+export interface SelfSwapRoute {
+  readonly chain: RegisteredChain
+  readonly quoting: QuotingCapability
+  readonly catalog: CurrencyCatalog
+  readonly user: string
+  readonly recipient: string
+  /** Canonical currency ids; either may be a token the chain does not list. */
+  readonly fromCurrency: string
+  readonly toCurrency: string
+  /** The sources that can build a swap the user sends. */
+  readonly sources: readonly SwapSource[]
 }
 
 /** Where a quote goes: both ends, who pays, who is paid and where refunds go, in each chain's own rules. */
@@ -68,11 +83,13 @@ export function resolveRoute(request: QuoteRequest, registry: Registry, catalogs
     destinationChain,
     'output',
   )
-  // A token the depository does not take is swapped into one it does inside the deposit, on
-  // families that can (SVM through its route source); elsewhere it is unsupported.
-  const quoteOriginSwap = originQuoting.quoteOriginSwap?.bind(originQuoting)
-  const swap =
-    !originCatalog.has(requestedIn) && quoteOriginSwap ? { from: requestedIn, quoteOriginSwap } : undefined
+  const swap = originSwapRoute(
+    request,
+    originChain,
+    originQuoting,
+    originCatalog.has(requestedIn),
+    requestedIn,
+  )
   const inCurrency = swap
     ? originCatalog.settlementFor(outCurrency.entry.id)
     : originCatalog.get(requestedIn, originChain, 'input')
@@ -90,6 +107,57 @@ export function resolveRoute(request: QuoteRequest, registry: Registry, catalogs
   }
   refuseSameChain(request, route)
   return route
+}
+
+/**
+ * A token the depository does not take is swapped into one it does inside the deposit, on
+ * families that can (SVM through its route source); elsewhere it is unsupported.
+ * @throws PontisError NO_SWAP_ROUTES_FOUND when it needs one and `disableOriginSwaps` forbids it.
+ */
+function originSwapRoute(
+  request: QuoteRequest,
+  chain: RegisteredChain,
+  quoting: QuotingCapability,
+  listed: boolean,
+  from: string,
+): OriginSwapRoute | undefined {
+  if (listed || !quoting.depositsCanSwap || !quoting.swapSources?.length) return undefined
+  if (request.disableOriginSwaps) {
+    throw new PontisError(
+      'NO_SWAP_ROUTES_FOUND',
+      `${from} is not a currency the ${chain.record.displayName} depository takes, so it needs an origin swap, and disableOriginSwaps forbids one; deposit a listed currency or drop disableOriginSwaps.`,
+    )
+  }
+  return { from, sources: quoting.swapSources }
+}
+
+/**
+ * The route of a same-chain request between two currencies that the user executes as a swap
+ * (the default; `forceSolverExecution` has the solver pay instead), or undefined for any other request.
+ * @throws PontisError NO_SWAP_ROUTES_FOUND when the chain has no source that builds such a swap.
+ */
+export function resolveSelfSwap(
+  request: QuoteRequest,
+  registry: Registry,
+  catalogs: Catalogs,
+): SelfSwapRoute | undefined {
+  if (request.originChainId !== request.destinationChainId || request.forceSolverExecution) return undefined
+  const chain = usableChain(registry, request.originChainId, 'origin')
+  const { identity } = chain.adapter
+  const fromCurrency = identity.normalizeCurrency(request.originCurrency, 'input')
+  const toCurrency = identity.normalizeCurrency(request.destinationCurrency, 'output')
+  if (fromCurrency === toCurrency) return undefined // refused by resolveRoute: nothing to swap
+  const quoting = quotingOf(chain, 'origin')
+  const sources = (quoting.swapSources ?? []).filter((source) => source.buildSwapSteps)
+  if (sources.length === 0) {
+    throw new PontisError(
+      'NO_SWAP_ROUTES_FOUND',
+      `${chain.record.displayName} has no swap source for a self-executed swap; set forceSolverExecution to have the solver fill it.`,
+    )
+  }
+  const { user, recipient } = resolveParties(request, chain, chain)
+  const catalog = catalogs.get(chain.id) as CurrencyCatalog
+  return { chain, quoting, catalog, user, recipient, fromCurrency, toCurrency, sources }
 }
 
 /** The user, recipient, refund and app fee addresses, each normalized by the chain it lives on. */
@@ -122,7 +190,7 @@ function resolveParties(
   return { user, recipient, refundTo, appFeeRecipients }
 }
 
-/** A same-chain request is a swap, which only the solver can fill (`forceSolverExecution`). */
+/** The same currency on the same chain has nothing to bridge or swap (other same-chain requests are swaps). */
 function refuseSameChain(request: QuoteRequest, { origin, destination }: Route): void {
   if (origin.chain.id !== destination.chain.id || request.forceSolverExecution) return
   if (origin.currency.address === destination.currency.address) {
@@ -131,10 +199,6 @@ function refuseSameChain(request: QuoteRequest, { origin, destination }: Route):
       'Origin and destination are the same currency on the same chain: there is nothing to bridge or swap.',
     )
   }
-  throw new PontisError(
-    'NO_SWAP_ROUTES_FOUND',
-    `${origin.chain.record.displayName} has no swap router for a self-executed ${origin.currency.entry.symbol} to ${destination.currency.entry.symbol} swap; set forceSolverExecution to have the solver fill it.`,
-  )
 }
 
 function usableChain(registry: Registry, chainId: number, role: 'origin' | 'destination'): RegisteredChain {

@@ -53,6 +53,8 @@ export interface SolverSettings {
     /** Smallest input worth quoting, USD decimal (AMOUNT_TOO_LOW below). */
     readonly minimumAmountUsd: string
     readonly fillTimeEstimateSeconds: number
+    /** Most price impact a swap leg may have, bps, unless the request sets `overridePriceImpact` (SWAP_IMPACT_TOO_HIGH). */
+    readonly maxSwapImpactBps?: number
   }
   readonly inventory: readonly InventoryTarget[]
 }
@@ -113,6 +115,7 @@ export const solverSettingsSchema = {
         ttlSeconds: { type: 'integer', minimum: 10, maximum: 86400 },
         minimumAmountUsd: usd,
         fillTimeEstimateSeconds: { type: 'integer', minimum: 0 },
+        maxSwapImpactBps: bps,
       },
     },
     inventory: {

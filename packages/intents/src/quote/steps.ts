@@ -69,14 +69,17 @@ function checkSize(
   }
 }
 
-/** The answer's `steps`: each prepared step for request `id`, its items checked through the request's status. */
+/**
+ * The answer's `steps`: each prepared step for request `id`, its items checked through the
+ * request's status; without `destinationChain` (a swap the user runs, done when it is mined) unchecked.
+ */
 export function apiSteps(
   prepared: readonly PreparedStep[],
   id: Hex,
   depositAddress: string | undefined,
-  destinationChain: RegisteredChain,
+  destinationChain: RegisteredChain | undefined,
 ): IntentsApi.Step[] {
-  const finalStatuses = destinationChain.adapter.finality.clientsStopAtSubmitted
+  const finalStatuses = destinationChain?.adapter.finality.clientsStopAtSubmitted
     ? (['submitted', 'success'] as const)
     : (['success'] as const)
   return prepared.map((step) => ({
@@ -91,7 +94,7 @@ export function apiSteps(
       data: item.data as IntentsApi.StepItemData,
       // Every item but an approval ends in the request's status: a client polls it until the
       // fill (the Relay SDK keeps polling a signature item only when it has a check).
-      ...(step.id !== 'approve'
+      ...(step.id !== 'approve' && destinationChain
         ? {
             check: {
               endpoint: `${STATUS_PATH}?requestId=${id}`,

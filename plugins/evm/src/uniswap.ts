@@ -1,0 +1,470 @@
+/**
+ * A Uniswap v3 deployment as a swap source: routes over the factory's pools (direct, or through
+ * WETH), priced by QuoterV2, executed by SwapRouter `multicall` with `amountOutMinimum` (or
+ * `amountInMaximum`) enforced on chain. Native ETH goes in as the call's value (the router wraps
+ * it) and comes out through `unwrapWETH9`. Contracts come from the chain record's `contracts`.
+ */
+import {
+  type CostEstimate,
+  PontisError,
+  type PreparedStep,
+  type SwapQuote,
+  type SwapQuoteRequest,
+  type SwapSource,
+  type SwapStepsRequest,
+  swapSourceAllowed,
+} from '@pontis/core/plugin'
+import {
+  type Address,
+  concat,
+  encodeFunctionData,
+  encodePacked,
+  getAddress,
+  type Hex,
+  isAddress,
+  parseAbi,
+  zeroAddress,
+} from 'viem'
+import { erc20Abi } from './abi.js'
+import {
+  type EvmChainContext,
+  type FeeTerms,
+  feeTerms,
+  GAS,
+  isNativeCurrency,
+  readAllowance,
+  simulateGas,
+  transactionData,
+} from './quoting.js'
+import { rpc } from './rpc.js'
+
+/** The name requests filter this source by, and the label of each of its hops. */
+export const UNISWAP_V3_SOURCE = 'uniswap-v3'
+
+/** The deployment's contracts, from the chain record's `contracts`. */
+export interface UniswapV3Contracts {
+  readonly factory: Address
+  readonly router: Address
+  readonly quoter: Address
+  readonly weth: Address
+}
+
+const FEE_TIERS = [100, 500, 3000, 10_000] as const
+/**
+ * Gas limits of a swap that cannot be simulated yet (its approval is not mined): a hop that crosses
+ * ticks takes up to about 150k, the router's multicall and unwrap of native output up to 50k more.
+ * Unused gas is not charged, so these err high.
+ */
+const GAS_PER_HOP = 180_000n
+const GAS_SWAP_OVERHEAD = 60_000n
+const Q192 = 2n ** 192n
+const BPS = 10_000n
+const ZERO_ID: Hex = `0x${'00'.repeat(32)}`
+
+const decimalsAbi = parseAbi(['function decimals() view returns (uint8)'])
+const factoryAbi = parseAbi(['function getPool(address, address, uint24) view returns (address)'])
+const poolAbi = parseAbi([
+  'function slot0() view returns (uint160 sqrtPriceX96, int24, uint16, uint16, uint16, uint8, bool)',
+])
+// QuoterV2 answers by reverting inside and returning; an eth_call reads it like a view.
+const quoterAbi = parseAbi([
+  'function quoteExactInput(bytes path, uint256 amountIn) view returns (uint256 amountOut, uint160[] sqrtPriceX96AfterList, uint32[] initializedTicksCrossedList, uint256 gasEstimate)',
+  'function quoteExactOutput(bytes path, uint256 amountOut) view returns (uint256 amountIn, uint160[] sqrtPriceX96AfterList, uint32[] initializedTicksCrossedList, uint256 gasEstimate)',
+])
+const routerAbi = parseAbi([
+  'struct ExactInputParams { bytes path; address recipient; uint256 deadline; uint256 amountIn; uint256 amountOutMinimum; }',
+  'struct ExactOutputParams { bytes path; address recipient; uint256 deadline; uint256 amountOut; uint256 amountInMaximum; }',
+  'function exactInput(ExactInputParams params) payable returns (uint256 amountOut)',
+  'function exactOutput(ExactOutputParams params) payable returns (uint256 amountIn)',
+  'function unwrapWETH9(uint256 amountMinimum, address recipient) payable',
+  'function refundETH() payable',
+  'function multicall(bytes[] data) payable returns (bytes[] results)',
+])
+
+/** One pool of a path: its tokens in trade order and its fee tier. */
+interface Hop {
+  readonly tokenIn: Address
+  readonly tokenOut: Address
+  readonly fee: number
+  readonly pool: Address
+}
+
+/** The route data this source hands back to itself to build the swap. */
+interface UniswapRoute {
+  readonly hops: readonly Hop[]
+  readonly tradeType: 'EXACT_INPUT' | 'EXACT_OUTPUT'
+  /** The exact side: input for EXACT_INPUT, output for EXACT_OUTPUT. */
+  readonly exactAmount: string
+  /** The bound enforced on chain: amountOutMinimum or amountInMaximum. */
+  readonly limitAmount: string
+  readonly gasEstimate: string
+}
+
+/** The Uniswap v3 contracts named in `contracts`, or undefined when the record lacks one. */
+export function uniswapV3Contracts(contracts: Readonly<Record<string, unknown>> | undefined) {
+  const named = (key: string): Address | undefined => {
+    const value = contracts?.[key]
+    return typeof value === 'string' && isAddress(value, { strict: false }) ? getAddress(value) : undefined
+  }
+  const factory = named('uniswapV3Factory')
+  const router = named('uniswapV3SwapRouter')
+  const quoter = named('uniswapV3QuoterV2')
+  const weth = named('weth')
+  if (!factory || !router || !quoter || !weth) return undefined
+  return { factory, router, quoter, weth } satisfies UniswapV3Contracts
+}
+
+/** The deployment as a {@link SwapSource}. */
+export function uniswapV3Source(context: EvmChainContext, contracts: UniswapV3Contracts): SwapSource {
+  return {
+    name: UNISWAP_V3_SOURCE,
+    quote: (request) => quoteSwap(context, contracts, request),
+    buildSwapSteps: (request) => swapSteps(context, contracts, request),
+    estimateSwapCost: (request) => swapCost(context, contracts, request),
+  }
+}
+
+function noRoute(context: EvmChainContext, why: string): PontisError {
+  return new PontisError(
+    'NO_SWAP_ROUTES_FOUND',
+    `No ${UNISWAP_V3_SOURCE} route on ${context.label.displayName}: ${why}.`,
+  )
+}
+
+const tokenOf = (context: EvmChainContext, contracts: UniswapV3Contracts, currency: string): Address =>
+  isNativeCurrency(context, currency) ? contracts.weth : getAddress(currency)
+
+/** The pool of a pair at a fee tier, or undefined; the factory's answers are cached. */
+async function poolOf(
+  context: EvmChainContext,
+  contracts: UniswapV3Contracts,
+  a: Address,
+  b: Address,
+  fee: number,
+) {
+  const pool = await context.cache.read(`uniswap-pool:${a}:${b}:${fee}`, () =>
+    rpc(context.label, () =>
+      context.client.readContract({
+        address: contracts.factory,
+        abi: factoryAbi,
+        functionName: 'getPool',
+        args: [a, b, fee],
+      }),
+    ),
+  )
+  return pool === zeroAddress ? undefined : pool
+}
+
+/** Every pool between `a` and `b`, one hop each. */
+async function hopsBetween(context: EvmChainContext, contracts: UniswapV3Contracts, a: Address, b: Address) {
+  const pools = await Promise.all(FEE_TIERS.map((fee) => poolOf(context, contracts, a, b, fee)))
+  return FEE_TIERS.flatMap((fee, index): Hop[] => {
+    const pool = pools[index]
+    return pool ? [{ tokenIn: a, tokenOut: b, fee, pool }] : []
+  })
+}
+
+/** The candidate paths: every direct pool, and every pair of pools through WETH. */
+async function candidatePaths(
+  context: EvmChainContext,
+  contracts: UniswapV3Contracts,
+  tokenIn: Address,
+  tokenOut: Address,
+): Promise<Hop[][]> {
+  const direct = (await hopsBetween(context, contracts, tokenIn, tokenOut)).map((hop) => [hop])
+  if (tokenIn === contracts.weth || tokenOut === contracts.weth) return direct
+  const [first, second] = await Promise.all([
+    hopsBetween(context, contracts, tokenIn, contracts.weth),
+    hopsBetween(context, contracts, contracts.weth, tokenOut),
+  ])
+  return [...direct, ...first.flatMap((a) => second.map((b) => [a, b]))]
+}
+
+/** The path bytes of `hops` (reversed for exact output, as the quoter and router want them). */
+function encodePath(hops: readonly Hop[], reverse: boolean): Hex {
+  const ordered = reverse
+    ? [...hops].reverse().map((hop) => ({ ...hop, tokenIn: hop.tokenOut, tokenOut: hop.tokenIn }))
+    : hops
+  const types: ('address' | 'uint24')[] = ['address']
+  const values: (Address | number)[] = [ordered[0]?.tokenIn as Address]
+  for (const hop of ordered) {
+    types.push('uint24', 'address')
+    values.push(hop.fee, hop.tokenOut)
+  }
+  return encodePacked(types, values)
+}
+
+/** The quoter's answer for one path, or undefined when the path cannot fill the amount. */
+async function quotePath(
+  context: EvmChainContext,
+  contracts: UniswapV3Contracts,
+  hops: readonly Hop[],
+  request: SwapQuoteRequest,
+): Promise<{ hops: readonly Hop[]; amount: bigint; gas: bigint } | undefined> {
+  const exactOut = request.tradeType === 'EXACT_OUTPUT'
+  const path = encodePath(hops, exactOut)
+  // Cached like every chain read: a warm repeat quote asks the quoter nothing.
+  const quoted = await context.cache.read(`uniswap-quote:${exactOut}:${path}:${request.amount}`, async () => {
+    try {
+      const [amount, , , gas] = await rpc(context.label, () =>
+        context.client.readContract({
+          address: contracts.quoter,
+          abi: quoterAbi,
+          functionName: exactOut ? 'quoteExactOutput' : 'quoteExactInput',
+          args: [path, request.amount],
+        }),
+      )
+      return { amount, gas }
+    } catch (error) {
+      if (error instanceof PontisError) throw error
+      return null // Not enough liquidity on this path for the amount.
+    }
+  })
+  return quoted ? { hops, ...quoted } : undefined
+}
+
+/** `x * 10^decimals`-free mid price of a path: output per input as a ratio, from each pool's slot0. */
+async function midPrice(context: EvmChainContext, hops: readonly Hop[]) {
+  let numerator = 1n
+  let denominator = 1n
+  for (const hop of hops) {
+    const [sqrtPriceX96] = await context.cache.read(`uniswap-slot0:${hop.pool}`, () =>
+      rpc(context.label, () =>
+        context.client.readContract({ address: hop.pool, abi: poolAbi, functionName: 'slot0' }),
+      ),
+    )
+    // slot0 prices token1 in token0; token0 is the lower address.
+    const price = sqrtPriceX96 * sqrtPriceX96
+    const zeroForOne = BigInt(hop.tokenIn) < BigInt(hop.tokenOut)
+    numerator *= zeroForOne ? price : Q192
+    denominator *= zeroForOne ? Q192 : price
+  }
+  return { numerator, denominator }
+}
+
+/** What the trade loses against the mid prices, bps (fees included), never below 0. */
+function impactBps(amountIn: bigint, amountOut: bigint, mid: { numerator: bigint; denominator: bigint }) {
+  const atMid = (amountIn * mid.numerator) / mid.denominator
+  if (atMid <= 0n || amountOut >= atMid) return 0
+  return Number(((atMid - amountOut) * BPS + atMid - 1n) / atMid)
+}
+
+async function quoteSwap(
+  context: EvmChainContext,
+  contracts: UniswapV3Contracts,
+  request: SwapQuoteRequest,
+): Promise<SwapQuote> {
+  if (!swapSourceAllowed(request.filter, UNISWAP_V3_SOURCE)) throw noRoute(context, 'the request excludes it')
+  const tokenIn = tokenOf(context, contracts, request.fromCurrency)
+  const tokenOut = tokenOf(context, contracts, request.toCurrency)
+  if (tokenIn === tokenOut) throw noRoute(context, 'input and output are the same token')
+  const paths = await candidatePaths(context, contracts, tokenIn, tokenOut)
+  const quoted = (
+    await Promise.all(paths.map((hops) => quotePath(context, contracts, hops, request)))
+  ).filter((path) => path !== undefined)
+  const exactOut = request.tradeType === 'EXACT_OUTPUT'
+  // Exact input: the most output; exact output: the least input.
+  const best = quoted.reduce<(typeof quoted)[number] | undefined>(
+    (kept, path) =>
+      !kept || (exactOut ? path.amount < kept.amount : path.amount > kept.amount) ? path : kept,
+    undefined,
+  )
+  if (!best)
+    throw noRoute(context, `no pool trades ${request.fromCurrency} for ${request.toCurrency} at this size`)
+  return swapQuote(context, request, best, await tokenDecimals(context, request))
+}
+
+async function swapQuote(
+  context: EvmChainContext,
+  request: SwapQuoteRequest,
+  best: { hops: readonly Hop[]; amount: bigint; gas: bigint },
+  decimals: { from: number; to: number },
+): Promise<SwapQuote> {
+  const exactOut = request.tradeType === 'EXACT_OUTPUT'
+  const amountIn = exactOut ? best.amount : request.amount
+  const amountOut = exactOut ? request.amount : best.amount
+  const slippage = BigInt(request.slippageBps)
+  // Exact output: the input may grow by the slippage; exact input: the output may shrink by it.
+  const limit = exactOut
+    ? (amountIn * (BPS + slippage) + BPS - 1n) / BPS
+    : (amountOut * (BPS - slippage)) / BPS
+  const route: UniswapRoute = {
+    hops: best.hops,
+    tradeType: request.tradeType,
+    exactAmount: request.amount.toString(),
+    limitAmount: limit.toString(),
+    gasEstimate: best.gas.toString(),
+  }
+  return {
+    source: UNISWAP_V3_SOURCE,
+    fromCurrency: request.fromCurrency,
+    fromDecimals: decimals.from,
+    toCurrency: request.toCurrency,
+    toDecimals: decimals.to,
+    amountIn: exactOut ? limit : amountIn,
+    amountOut,
+    minimumAmountOut: exactOut ? amountOut : limit,
+    hops: best.hops.length,
+    sources: best.hops.map(() => UNISWAP_V3_SOURCE),
+    priceImpactBps: impactBps(amountIn, amountOut, await midPrice(context, best.hops)),
+    route,
+  }
+}
+
+async function tokenDecimals(context: EvmChainContext, request: SwapQuoteRequest) {
+  const of = (currency: string): Promise<number> =>
+    isNativeCurrency(context, currency)
+      ? Promise.resolve(18)
+      : context.cache.read(`decimals:${currency}`, () =>
+          rpc(context.label, () =>
+            context.client.readContract({
+              address: currency as Address,
+              abi: decimalsAbi,
+              functionName: 'decimals',
+            }),
+          ),
+        )
+  const [from, to] = await Promise.all([of(request.fromCurrency), of(request.toCurrency)])
+  return { from, to }
+}
+
+/** The router call of a swap: the swap, then the native leg (unwrap the output, or refund unused input). */
+function swapCall(
+  context: EvmChainContext,
+  contracts: UniswapV3Contracts,
+  request: SwapStepsRequest,
+): { to: Address; value: bigint; data: Hex } {
+  const route = request.quote.route as UniswapRoute
+  const nativeIn = isNativeCurrency(context, request.quote.fromCurrency)
+  const nativeOut = isNativeCurrency(context, request.quote.toCurrency)
+  const recipient = nativeOut ? contracts.router : (request.recipient as Address)
+  const deadline = BigInt(request.deadline)
+  const exactOut = route.tradeType === 'EXACT_OUTPUT'
+  const path = encodePath(route.hops, exactOut)
+  const swap = exactOut
+    ? encodeFunctionData({
+        abi: routerAbi,
+        functionName: 'exactOutput',
+        args: [
+          {
+            path,
+            recipient,
+            deadline,
+            amountOut: BigInt(route.exactAmount),
+            amountInMaximum: BigInt(route.limitAmount),
+          },
+        ],
+      })
+    : encodeFunctionData({
+        abi: routerAbi,
+        functionName: 'exactInput',
+        args: [
+          {
+            path,
+            recipient,
+            deadline,
+            amountIn: BigInt(route.exactAmount),
+            amountOutMinimum: BigInt(route.limitAmount),
+          },
+        ],
+      })
+  const calls: Hex[] = [swap]
+  if (nativeOut) {
+    const args = [request.quote.minimumAmountOut, request.recipient as Address] as const
+    calls.push(encodeFunctionData({ abi: routerAbi, functionName: 'unwrapWETH9', args }))
+  }
+  if (nativeIn && exactOut) calls.push(encodeFunctionData({ abi: routerAbi, functionName: 'refundETH' }))
+  const multicall = encodeFunctionData({ abi: routerAbi, functionName: 'multicall', args: [calls] })
+  // The request id rides after the arguments (the router's decoder ignores it), so the transaction
+  // names its request for whoever reads it (the service keeps no status for these swaps yet).
+  const data = concat([multicall, request.requestId as Hex])
+  return { to: contracts.router, value: nativeIn ? request.quote.amountIn : 0n, data }
+}
+
+const fallbackSwapGas = (request: SwapStepsRequest): bigint =>
+  GAS_PER_HOP * BigInt(request.quote.hops) + GAS_SWAP_OVERHEAD + GAS.orderIdTail
+
+/** Simulated gas of the swap, or the per-hop fallback while the allowance or balance is missing. */
+function swapGas(context: EvmChainContext, contracts: UniswapV3Contracts, request: SwapStepsRequest) {
+  // Simulated with a zero id and a far deadline, so quotes of the same swap share one cached
+  // simulation; the id's calldata is added on top.
+  const shape = { ...request, requestId: ZERO_ID, deadline: 2 ** 32 - 1 }
+  const call = swapCall(context, contracts, shape)
+  const fallback = fallbackSwapGas(request)
+  return simulateGas(context, { account: request.user as Address, ...call }, fallback).then((gas) =>
+    gas === fallback ? gas : gas + GAS.orderIdTail,
+  )
+}
+
+async function swapCost(
+  context: EvmChainContext,
+  contracts: UniswapV3Contracts,
+  request: SwapStepsRequest,
+): Promise<CostEstimate> {
+  const [gas, fees, approval] = await Promise.all([
+    swapGas(context, contracts, request),
+    feeTerms(context),
+    needsApproval(context, contracts, request),
+  ])
+  const units = gas + (approval ? GAS.erc20Approve : 0n)
+  return {
+    currencyId: context.nativeCurrencyId,
+    amount: units * fees.maxFeePerGas,
+    units,
+    unitPrice: fees.maxFeePerGas,
+  }
+}
+
+async function needsApproval(
+  context: EvmChainContext,
+  contracts: UniswapV3Contracts,
+  request: SwapStepsRequest,
+) {
+  const { quote } = request
+  if (isNativeCurrency(context, quote.fromCurrency)) return false
+  const allowance = await readAllowance(context, request.user, contracts.router, quote.fromCurrency)
+  return allowance < quote.amountIn
+}
+
+async function swapSteps(
+  context: EvmChainContext,
+  contracts: UniswapV3Contracts,
+  request: SwapStepsRequest,
+): Promise<readonly PreparedStep[]> {
+  const [fees, approval] = await Promise.all([feeTerms(context), needsApproval(context, contracts, request)])
+  const steps: PreparedStep[] = approval ? [approveStep(context, contracts, request, fees)] : []
+  const gas = approval ? fallbackSwapGas(request) : await swapGas(context, contracts, request)
+  const call = swapCall(context, contracts, request)
+  steps.push({
+    id: 'swap',
+    kind: 'transaction',
+    action: 'Confirm transaction in your wallet',
+    description: `Swap through ${request.quote.sources.join(' > ')}; the output goes to the recipient`,
+    items: [{ data: transactionData(context, request.user, call, gas, fees) }],
+  })
+  return steps
+}
+
+function approveStep(
+  context: EvmChainContext,
+  contracts: UniswapV3Contracts,
+  request: SwapStepsRequest,
+  fees: FeeTerms,
+): PreparedStep {
+  const call = {
+    to: request.quote.fromCurrency as Address,
+    value: 0n,
+    data: encodeFunctionData({
+      abi: erc20Abi,
+      functionName: 'approve',
+      args: [contracts.router, request.quote.amountIn],
+    }),
+  }
+  return {
+    id: 'approve',
+    kind: 'transaction',
+    action: 'Approve the swap',
+    description: 'Allow the swap router to take the swap input',
+    items: [{ data: transactionData(context, request.user, call, GAS.erc20Approve, fees) }],
+  }
+}
