@@ -7,6 +7,7 @@ import {
   type Registry,
   type TransactionFacts,
 } from '@pontis/core'
+import { destinationAuthorizations } from '../quote/options.js'
 import type { StoredQuote } from '../quote/persist.js'
 import type { SqlClient, StoredRequest } from '../store/index.js'
 import type { LifecycleStore, NewJob, RecordedDeposit } from './lifecycle-store.js'
@@ -454,6 +455,9 @@ export class Indexer {
           topupNativeAmount: quote.topupNativeAmount ?? '0',
           ...(quote.request?.txsGasLimit !== undefined
             ? { callsGasLimit: String(quote.request.txsGasLimit) }
+            : {}),
+          ...(quote.request?.authorizationList?.length
+            ? { authorizations: destinationAuthorizations(quote.request) }
             : {}),
         },
       },

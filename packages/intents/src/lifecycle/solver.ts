@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import {
+  type DestinationAuthorization,
   type FillingCapability,
   type IntentsApi,
   type Logger,
@@ -46,6 +47,8 @@ interface FillPayload {
   calls: Array<{ to: string; value: string; data: string }>
   topupNativeAmount: string
   callsGasLimit?: string
+  /** The request's `authorizationList`, passed to the family as the quote took it. */
+  authorizations?: DestinationAuthorization[]
 }
 interface RefundPayload {
   recipient: string
@@ -236,6 +239,7 @@ export class Solver {
           calls: payload.calls.map((call) => ({ to: call.to, value: BigInt(call.value), data: call.data })),
           ...(payload.callsGasLimit !== undefined ? { callsGasLimit: BigInt(payload.callsGasLimit) } : {}),
           topupNativeAmount: BigInt(payload.topupNativeAmount),
+          ...(payload.authorizations ? { authorizations: payload.authorizations } : {}),
         },
         credentials,
         options,

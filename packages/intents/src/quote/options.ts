@@ -3,6 +3,7 @@
  * never silently ignored; the ones it honours become the family options and destination calls.
  */
 import {
+  type DestinationAuthorization,
   type DestinationCall,
   ORIGIN_REQUEST_OPTION_DEFAULTS,
   ORIGIN_REQUEST_OPTIONS,
@@ -164,15 +165,20 @@ function checkExecutionOptions(request: QuoteRequest, { origin, destination }: R
   }
 }
 
-/** `txs`, `authorizationList` and `txsGasLimit`: calls the fill makes on the destination. */
+/** `txs`, `authorizationList` and `txsGasLimit`: calls and delegations the fill carries on the destination. */
 function checkDestinationOptions(request: QuoteRequest, { destination }: Route): void {
-  if ((request.txs?.length ?? 0) > 0 || request.authorizationList !== undefined) {
-    if (!destination.quoting.supportsDestinationCalls) {
-      throw new PontisError(
-        'EXTRA_TXS_NOT_SUPPORTED',
-        `${destination.chain.record.displayName} (${destination.chain.record.vmType}) cannot run txs calls.`,
-      )
-    }
+  const chain = `${destination.chain.record.displayName} (${destination.chain.record.vmType})`
+  if ((request.txs?.length ?? 0) > 0 && !destination.quoting.supportsDestinationCalls) {
+    throw new PontisError('EXTRA_TXS_NOT_SUPPORTED', `${chain} cannot run txs calls.`)
+  }
+  if (
+    (request.authorizationList?.length ?? 0) > 0 &&
+    !destination.quoting.supportsDestinationAuthorizations
+  ) {
+    reject(
+      'UNSUPPORTED_EXECUTION_TYPE',
+      `${chain} fills carry no account-code delegations, so authorizationList could not be executed there; remove it.`,
+    )
   }
   for (const [index, authorization] of (request.authorizationList ?? []).entries()) {
     if (authorization.chainId !== 0 && authorization.chainId !== destination.chain.id) {
@@ -198,6 +204,18 @@ export async function checkPermit(request: QuoteRequest, { origin }: Route): Pro
       `${origin.currency.entry.symbol} on ${origin.chain.record.displayName} does not accept signed transfer authorizations; remove usePermit.`,
     )
   }
+}
+
+/** The request's `authorizationList` as the fill carries it; empty when none. */
+export function destinationAuthorizations(request: QuoteRequest): DestinationAuthorization[] {
+  return (request.authorizationList ?? []).map(({ chainId, address, nonce, yParity, r, s }) => ({
+    chainId,
+    address,
+    nonce,
+    yParity,
+    r,
+    s,
+  }))
 }
 
 /** The request's `txs` as calls on the destination, addresses in its rules. */

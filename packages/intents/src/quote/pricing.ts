@@ -2,7 +2,13 @@
  * Quote stage 2, price the route: USD prices of both ends, then what the chains say the route
  * costs (deposit, fill, origin swap) and the balances that bound it.
  */
-import type { CostEstimate, DestinationCall, OriginRequestOptions, OriginSwapQuote } from '@pontis/core'
+import type {
+  CostEstimate,
+  DestinationAuthorization,
+  DestinationCall,
+  OriginRequestOptions,
+  OriginSwapQuote,
+} from '@pontis/core'
 import { fromUsd, type PricedCurrency, type PriceSource } from './prices.js'
 import type { QuoteRequest, Route, RouteEnd } from './route.js'
 import type { SolverSettings } from './settings.js'
@@ -39,6 +45,8 @@ export interface Costs {
 export interface CostRequest {
   readonly usePermit: boolean
   readonly calls: readonly DestinationCall[]
+  /** The request's `authorizationList`, for destinations that carry it. */
+  readonly authorizations: readonly DestinationAuthorization[]
   readonly familyOptions: OriginRequestOptions
   readonly solverOnDestination: string
 }
@@ -114,6 +122,7 @@ export async function estimateCosts(
       currencyId: destination.currency.address,
       amount,
       calls: asked.calls,
+      ...(asked.authorizations.length > 0 ? { authorizations: asked.authorizations } : {}),
       ...(request.txsGasLimit !== undefined ? { callsGasLimit: BigInt(request.txsGasLimit) } : {}),
       topupNativeAmount,
     }),
