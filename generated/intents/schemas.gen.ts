@@ -600,7 +600,7 @@ export const QuoteRequestSchema = {
         authorizationList: {
             type: 'array',
             maxItems: 16,
-            description: 'EIP-7702 authorizations to execute on the destination chain.',
+            description: 'EIP-7702 authorizations to execute on the destination chain: the fill is sent as a type-4\ntransaction carrying them, so `txs` calls to an authority run against the code it delegates\nto, and the fill is priced with them (`fees.relayerGas`). Each must be for the destination\n(or chain `0`) and signed for the authority\'s next nonce there; otherwise the chain would\nskip it and the calls would run without that code, so the quote answers 400\n(`INVALID_EXTRA_TXS`, or `INVALID_SIGNATURE` when the signature recovers no account), and a\nfill whose authority\'s nonce moved after the quote fails and is refunded. Destinations whose\nfamily carries no such delegations (every family but EVM, and EVM chains without EIP-1559)\nanswer 400 `UNSUPPORTED_EXECUTION_TYPE`.\n',
             items: {
                 $ref: '#/components/schemas/AuthorizationListItem'
             }

@@ -438,7 +438,16 @@ export type QuoteRequest = unknown & {
      */
     txsGasLimit?: number;
     /**
-     * EIP-7702 authorizations to execute on the destination chain.
+     * EIP-7702 authorizations to execute on the destination chain: the fill is sent as a type-4
+     * transaction carrying them, so `txs` calls to an authority run against the code it delegates
+     * to, and the fill is priced with them (`fees.relayerGas`). Each must be for the destination
+     * (or chain `0`) and signed for the authority's next nonce there; otherwise the chain would
+     * skip it and the calls would run without that code, so the quote answers 400
+     * (`INVALID_EXTRA_TXS`, or `INVALID_SIGNATURE` when the signature recovers no account), and a
+     * fill whose authority's nonce moved after the quote fails and is refunded. Destinations whose
+     * family carries no such delegations (every family but EVM, and EVM chains without EIP-1559)
+     * answer 400 `UNSUPPORTED_EXECUTION_TYPE`.
+     *
      */
     authorizationList?: Array<AuthorizationListItem>;
     additionalData?: QuoteAdditionalData;
