@@ -691,7 +691,7 @@ export const QuoteRequestSchema = {
         },
         latePaymentSlippageTolerance: {
             $ref: '#/components/schemas/BasisPoints',
-            description: 'Destination gas slippage in basis points (0 to 10000) applied when the deposit arrives after the order deadline.',
+            description: 'Destination gas slippage in basis points (0 to 10000) applied when the deposit arrives after\nthe order deadline. Without it such a deposit is refunded (`failReason` `TTL_EXPIRED`). With\nit, the destination fill is priced again when the late deposit is confirmed: if it costs at\nmost this many basis points more than the quote priced it, the request is filled with the\nquoted amounts (the solver bears the rise the tolerance allows); otherwise the deposit is\nrefunded (`TTL_EXPIRED`). `ttl` asks for the opposite (refund whatever is not filled within\nthe window), so the two together answer 400 `UNSUPPORTED_EXECUTION_TYPE`.\n',
             examples: [
                 '100'
             ]

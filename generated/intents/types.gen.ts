@@ -530,7 +530,14 @@ export type QuoteRequest = unknown & {
      */
     slippageTolerance?: BasisPoints;
     /**
-     * Destination gas slippage in basis points (0 to 10000) applied when the deposit arrives after the order deadline.
+     * Destination gas slippage in basis points (0 to 10000) applied when the deposit arrives after
+     * the order deadline. Without it such a deposit is refunded (`failReason` `TTL_EXPIRED`). With
+     * it, the destination fill is priced again when the late deposit is confirmed: if it costs at
+     * most this many basis points more than the quote priced it, the request is filled with the
+     * quoted amounts (the solver bears the rise the tolerance allows); otherwise the deposit is
+     * refunded (`TTL_EXPIRED`). `ttl` asks for the opposite (refund whatever is not filled within
+     * the window), so the two together answer 400 `UNSUPPORTED_EXECUTION_TYPE`.
+     *
      */
     latePaymentSlippageTolerance?: BasisPoints;
     /**

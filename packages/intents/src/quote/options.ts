@@ -120,6 +120,12 @@ function checkExecutionOptions(request: QuoteRequest, { origin, destination }: R
       'permitExpiry sets how long a permit signature is valid; it needs usePermit: true.',
     )
   }
+  if (request.latePaymentSlippageTolerance !== undefined && request.ttl !== undefined) {
+    reject(
+      'UNSUPPORTED_EXECUTION_TYPE',
+      'ttl refunds a request not filled within its window, while latePaymentSlippageTolerance fills a deposit that arrives after it; pick one.',
+    )
+  }
   if (request.enableTrueExactOutput && request.tradeType !== 'EXACT_OUTPUT') {
     reject(
       'UNSUPPORTED_EXECUTION_TYPE',

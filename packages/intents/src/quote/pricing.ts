@@ -35,6 +35,8 @@ export interface Costs {
   readonly originSwap: OriginSwapQuote | undefined
   readonly originCost: CostEstimate
   readonly fillCost: CostEstimate
+  /** The account `fillCost` was simulated for (the solver on the destination). */
+  readonly fillPayer: string
   readonly userBalance: bigint | undefined
   readonly solverBalance: bigint | undefined
   /** Origin gas the solver pays for a permit deposit (its submission and `originGasOverhead`), origin native. */
@@ -141,6 +143,7 @@ export async function estimateCosts(
     originSwap,
     originCost,
     fillCost,
+    fillPayer: asked.solverOnDestination,
     userBalance,
     solverBalance,
     solverPaidOrigin,
