@@ -619,7 +619,7 @@ export const QuoteRequestSchema = {
         },
         referrerAddress: {
             $ref: '#/components/schemas/EvmAddress',
-            description: 'Referrer\'s EVM address.'
+            description: 'Referrer\'s EVM address. Recorded with the request: request history items show it as\n`data.referrerAddress`, and `GET /requests/v3?referrerAddress=` (and `/requests/v2`) filters\na partner\'s requests by it. It moves no funds (app fees go to `appFees` recipients).\n'
         },
         refundTo: {
             $ref: '#/components/schemas/Address',
@@ -632,7 +632,7 @@ export const QuoteRequestSchema = {
         refundOnOrigin: {
             type: 'boolean',
             deprecated: true,
-            description: 'Deprecated. Always refund on the origin chain (Pontis always refunds on the origin chain).'
+            description: 'Deprecated. Always refund on the origin chain. Pontis pays every refund leg on the origin\nchain (out of the depository or the deposit address), so `true` is its only behaviour and\nmeans what leaving the member out means. `false` allows refunds on the destination, which\nthis deployment never makes: 400 `UNSUPPORTED_ROUTE`, rather than accepting a choice it\nwould ignore.\n'
         },
         topupGas: {
             type: 'boolean',
@@ -792,7 +792,7 @@ export const QuoteRequestSchema = {
         },
         disableSwapProviderPreference: {
             type: 'boolean',
-            description: 'Disable preferred swap provider selection.'
+            description: 'Disable preferred swap provider selection. This deployment ranks no swap provider above\nanother (origin swaps take the family\'s route; `includedSwapSources` and the other source\nlists are how a request restricts them), so there is no preference to disable: `true`\nanswers 400 `UNSUPPORTED_ROUTE` instead of being ignored; `false` means what leaving it out\nmeans.\n'
         },
         disableOriginSwaps: {
             type: 'boolean',
@@ -3071,6 +3071,13 @@ export const HistoryDataV3Schema = {
                 'string',
                 'null'
             ]
+        },
+        referrerAddress: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: '*Pontis.* The `referrerAddress` of the quote request, as given; null when none (the\n`referrerAddress` filter finds the requests that carry one).\n'
         },
         route: {
             $ref: '#/components/schemas/HistoryRouteV3'

@@ -456,7 +456,10 @@ export type QuoteRequest = unknown & {
      */
     referrer?: string;
     /**
-     * Referrer's EVM address.
+     * Referrer's EVM address. Recorded with the request: request history items show it as
+     * `data.referrerAddress`, and `GET /requests/v3?referrerAddress=` (and `/requests/v2`) filters
+     * a partner's requests by it. It moves no funds (app fees go to `appFees` recipients).
+     *
      */
     referrerAddress?: EvmAddress;
     /**
@@ -468,7 +471,12 @@ export type QuoteRequest = unknown & {
      */
     recoveryAddress?: Address;
     /**
-     * Deprecated. Always refund on the origin chain (Pontis always refunds on the origin chain).
+     * Deprecated. Always refund on the origin chain. Pontis pays every refund leg on the origin
+     * chain (out of the depository or the deposit address), so `true` is its only behaviour and
+     * means what leaving the member out means. `false` allows refunds on the destination, which
+     * this deployment never makes: 400 `UNSUPPORTED_ROUTE`, rather than accepting a choice it
+     * would ignore.
+     *
      *
      * @deprecated
      */
@@ -611,7 +619,12 @@ export type QuoteRequest = unknown & {
      */
     overridePriceImpact?: boolean;
     /**
-     * Disable preferred swap provider selection.
+     * Disable preferred swap provider selection. This deployment ranks no swap provider above
+     * another (origin swaps take the family's route; `includedSwapSources` and the other source
+     * lists are how a request restricts them), so there is no preference to disable: `true`
+     * answers 400 `UNSUPPORTED_ROUTE` instead of being ignored; `false` means what leaving it out
+     * means.
+     *
      */
     disableSwapProviderPreference?: boolean;
     /**
@@ -1685,6 +1698,12 @@ export type HistoryDataV3 = {
     outTxs: Array<HistoryTxV3>;
     fees?: HistoryFeesV3;
     referrer?: string | null;
+    /**
+     * *Pontis.* The `referrerAddress` of the quote request, as given; null when none (the
+     * `referrerAddress` filter finds the requests that carry one).
+     *
+     */
+    referrerAddress?: string | null;
     route?: HistoryRouteV3;
 };
 
@@ -2346,6 +2365,13 @@ export type HistoryStatus = RequestStatus;
 export type HistoryReferrer = string;
 
 /**
+ * *Pontis.* Requests quoted with this `referrerAddress` (compared without regard to letter
+ * case). Like `referrer`, it is a filter over a partner's own requests, not a lookup.
+ *
+ */
+export type HistoryReferrerAddress = EvmAddress;
+
+/**
  * Requests created at or after this Unix time in seconds.
  */
 export type HistoryStartTimestamp = number;
@@ -2815,6 +2841,12 @@ export type GetRequestsV3Data = {
          */
         referrer?: string;
         /**
+         * *Pontis.* Requests quoted with this `referrerAddress` (compared without regard to letter
+         * case). Like `referrer`, it is a filter over a partner's own requests, not a lookup.
+         *
+         */
+        referrerAddress?: EvmAddress;
+        /**
          * Requests created at or after this Unix time in seconds.
          */
         startTimestamp?: number;
@@ -2949,6 +2981,12 @@ export type GetRequestsV2Data = {
          * Requests quoted with this `referrer` (exact).
          */
         referrer?: string;
+        /**
+         * *Pontis.* Requests quoted with this `referrerAddress` (compared without regard to letter
+         * case). Like `referrer`, it is a filter over a partner's own requests, not a lookup.
+         *
+         */
+        referrerAddress?: EvmAddress;
         /**
          * Requests created at or after this Unix time in seconds.
          */

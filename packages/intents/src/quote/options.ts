@@ -87,6 +87,17 @@ function checkDeploymentOptions(request: QuoteRequest): void {
     )
   if (request.useFallbacks)
     reject('UNSUPPORTED_ROUTE', 'This deployment has no fallback routes; remove useFallbacks.')
+  if (request.disableSwapProviderPreference)
+    reject(
+      'UNSUPPORTED_ROUTE',
+      'This deployment prefers no swap provider over another, so there is no preference to disable; remove disableSwapProviderPreference (or set it to false).',
+    )
+  // Every refund leg is paid on the origin chain; `true` is what the service always does.
+  if (request.refundOnOrigin === false)
+    reject(
+      'UNSUPPORTED_ROUTE',
+      'This deployment refunds on the origin chain only; refundOnOrigin: false (refunds allowed on the destination) cannot be honoured. Remove it or set it to true.',
+    )
   if (request.gasLimitForDepositSpecifiedTxs !== undefined) {
     throw new PontisError(
       'INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS',
