@@ -627,7 +627,7 @@ export const QuoteRequestSchema = {
         },
         recoveryAddress: {
             $ref: '#/components/schemas/Address',
-            description: 'Origin-chain address that can recover funds sent to the deposit address. Requires `useDepositAddress: true`.'
+            description: 'Origin-chain address that can recover funds sent to the deposit address. Requires `useDepositAddress: true`. Every refund paid out of the request\'s deposit address (an underpayment, a payment after the deadline, an overpayment\'s excess, the deposit of a fill that failed) goes to it instead of `refundTo`.'
         },
         refundOnOrigin: {
             type: 'boolean',

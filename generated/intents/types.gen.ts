@@ -467,7 +467,7 @@ export type QuoteRequest = unknown & {
      */
     refundTo?: Address;
     /**
-     * Origin-chain address that can recover funds sent to the deposit address. Requires `useDepositAddress: true`.
+     * Origin-chain address that can recover funds sent to the deposit address. Requires `useDepositAddress: true`. Every refund paid out of the request's deposit address (an underpayment, a payment after the deadline, an overpayment's excess, the deposit of a fill that failed) goes to it instead of `refundTo`.
      */
     recoveryAddress?: Address;
     /**

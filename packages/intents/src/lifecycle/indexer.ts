@@ -72,6 +72,16 @@ function fillOf(request: StoredRequest) {
   }
 }
 
+/**
+ * Who a refund of `request` goes to: funds paid out of its deposit address go to its
+ * `recoveryAddress` when the quote gave one (the address the user named for recovering what was
+ * sent there), every other refund to `refundTo`.
+ */
+export function refundRecipient(request: StoredRequest): string {
+  const recovery = (request.quote as Partial<StoredQuote>).request?.recoveryAddress
+  return request.depositAddress && recovery !== undefined ? recovery : request.refundTo
+}
+
 /** Why a confirmed deposit its request cannot take is refunded. */
 const REFUND_REASONS: Partial<Record<Outcome, string>> = {
   too_low: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL',
@@ -544,7 +554,7 @@ export class Indexer {
           const source = { kind: 'depositAddress', requestId: request.id }
           const refund = (kind: 'refund' | 'excess_refund', amount: bigint, reason: string) => {
             const payload = {
-              recipient: request.refundTo,
+              recipient: refundRecipient(request),
               currency: request.originCurrency,
               amount,
               source,

@@ -12,6 +12,7 @@ import {
 } from '@pontis/core'
 import type { IntentsMetrics } from '../metrics.js'
 import type { SqlClient } from '../store/index.js'
+import { refundRecipient } from './indexer.js'
 import type { LifecycleStore, SolverJob } from './lifecycle-store.js'
 
 export interface SolverOptions {
@@ -445,7 +446,7 @@ export class Solver {
       kind: 'refund',
       chainId: request.originChainId,
       payload: {
-        recipient: request.refundTo,
+        recipient: refundRecipient(request),
         currency: request.originCurrency,
         amount,
         source: request.depositAddress ? { kind: 'depositAddress', requestId } : { kind: 'depository' },

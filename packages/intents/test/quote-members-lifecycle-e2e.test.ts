@@ -1,9 +1,10 @@
 /**
- * `latePaymentSlippageTolerance` on the real devnet: a deposit that arrives after the order deadline
- * is filled when the destination fill, priced again, costs at most the tolerance more than quoted,
- * and refunded (`TTL_EXPIRED`) otherwise; without the member a late deposit is refunded. The
- * service's clock is moved past the deadline; destination gas is raised with anvil's base fee.
- * Every answer is checked against openapi/intents.yaml.
+ * Quote request members whose effect comes after the quote, on the real devnet.
+ * `latePaymentSlippageTolerance`: a deposit that arrives after the order deadline is filled when the
+ * destination fill, priced again, costs at most the tolerance more than quoted, and refunded
+ * (`TTL_EXPIRED`) otherwise; without the member a late deposit is refunded. The service's clock is
+ * moved past the deadline; destination gas is raised with anvil's base fee. `recoveryAddress`:
+ * refunds out of a deposit address go to it. Every answer is checked against openapi/intents.yaml.
  */
 import { type IntentsApi, silentLogger } from '@pontis/core'
 import { devnetEnvironment, STABLECOIN_ADDRESS, startDevnet, USERS } from '@pontis/devnet'
@@ -25,6 +26,7 @@ import { waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
 import { evmBalance, READ_CACHE_MS } from './fixtures/e2e.js'
 
+const NATIVE = '0x0000000000000000000000000000000000000000'
 type Quote = IntentsApi.QuoteResponse
 type Status = IntentsApi.StatusRecordV3
 
@@ -143,6 +145,45 @@ t.test('ttl and latePaymentSlippageTolerance contradict each other: refused', as
   t.equal(res.status, 400)
   t.equal((res.body as { errorCode: string }).errorCode, 'UNSUPPORTED_EXECUTION_TYPE')
   t.match((res.body as { message: string }).message, /pick one/)
+})
+
+t.test('recoveryAddress: a refund out of the deposit address goes to it, not to refundTo', async (t) => {
+  const client = createTestClient(t, service.url, loaded.document)
+  const user = USERS[3]!
+  const recovery = privateKeyToAccount(`0x${'7c'.repeat(32)}`).address
+  const res = await client.post('/quote/v2', {
+    ...quoteBody(user.address, {
+      originCurrency: NATIVE,
+      destinationCurrency: NATIVE,
+      amount: '50000000000000000',
+      useDepositAddress: true,
+      recoveryAddress: recovery,
+    }),
+  })
+  t.equal(res.status, 200)
+  const quote = res.body as Quote
+  const depositAddress = quote.steps[0]!.depositAddress as Address
+  const requestId = quote.steps[0]!.requestId as string
+  const userBefore = await clientA.getBalance({ address: user.address })
+  const payer = createWalletClient({
+    account: privateKeyToAccount(user.privateKey),
+    chain: chainA.chain,
+    transport: http(chainA.rpcUrl),
+  })
+  // Underpaid: the deposit address pays it back.
+  const hash = await payer.sendTransaction({ to: depositAddress, value: 30000000000000000n })
+  const receipt = await clientA.waitForTransactionReceipt({ hash })
+  const done = await settle(client, requestId)
+  t.equal(done.status, 'refund')
+  t.equal(done.failReason, 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL')
+  const refunded = BigInt((done.details as { refund?: { amount: string } }).refund?.amount ?? '0')
+  t.ok(refunded > 0n, 'a refund was paid')
+  t.equal(await clientA.getBalance({ address: recovery }), refunded, 'to the recoveryAddress')
+  t.equal(
+    await clientA.getBalance({ address: user.address }),
+    userBefore - 30000000000000000n - receipt.gasUsed * receipt.effectiveGasPrice,
+    'nothing back to the user (the default refundTo)',
+  )
 })
 
 t.test('a late deposit is refunded when destination gas rose beyond the tolerance', async (t) => {
