@@ -49,7 +49,13 @@ const [alice, bob, carol, dave] = USERS as [
 ]
 type Body = Record<string, unknown>
 type Json = Record<string, unknown> & {
-  steps: Array<{ id: string; kind: string; depositAddress?: string; requestId?: string; items: Array<{ data: Body }> }>
+  steps: Array<{
+    id: string
+    kind: string
+    depositAddress?: string
+    requestId?: string
+    items: Array<{ data: Body }>
+  }>
   fees: Record<string, { amount: string }>
   details: Record<string, unknown> & {
     sender: string
@@ -81,7 +87,10 @@ const call = { to: carol.address, value: '1000000000000000', data: '0x' }
 const withProtocol: Body = { ...base, includeProtocolData: true }
 
 /** A request history item of a quoted request (a lookup by id, which anyone may make). */
-async function historyOf(api: TestClient, answer: TestResponse): Promise<Body & { data: Body; depositAddress: Body | null }> {
+async function historyOf(
+  api: TestClient,
+  answer: TestResponse,
+): Promise<Body & { data: Body; depositAddress: Body | null }> {
   const requestId = (answer.body as Json).steps.at(-1)?.requestId
   const page = await api.get(`/requests/v3?id=${requestId}`)
   return (page.body as { requests: Array<Body & { data: Body; depositAddress: Body | null }> }).requests[0]!
@@ -142,8 +151,14 @@ const cases: Record<string, Case> = {
     changes: { ...base, destinationCurrency: STABLECOIN_ADDRESS },
     observe: (a) => json(a).details.currencyOut.currency.address,
   },
-  amount: { changes: { ...base, amount: '200000000000000000' }, observe: (a) => json(a).details.currencyIn.amount },
-  tradeType: { changes: { ...base, tradeType: 'EXACT_OUTPUT' }, observe: (a) => json(a).details.currencyIn.amount },
+  amount: {
+    changes: { ...base, amount: '200000000000000000' },
+    observe: (a) => json(a).details.currencyIn.amount,
+  },
+  tradeType: {
+    changes: { ...base, tradeType: 'EXACT_OUTPUT' },
+    observe: (a) => json(a).details.currencyIn.amount,
+  },
   txs: {
     changes: { ...withProtocol, txs: [call] },
     baseline: withProtocol,
@@ -162,7 +177,10 @@ const cases: Record<string, Case> = {
     baseline: { ...base, txs: [delegatedCall] },
     observe: (a) => `${a.status} ${(a.body as { errorCode?: string }).errorCode ?? ''}`,
   },
-  additionalData: { refused: { ...base, additionalData: { userPublicKey: `02${'11'.repeat(32)}` } }, code: 'UNSUPPORTED_ROUTE' },
+  additionalData: {
+    refused: { ...base, additionalData: { userPublicKey: `02${'11'.repeat(32)}` } },
+    code: 'UNSUPPORTED_ROUTE',
+  },
   referrer: {
     changes: { ...base, referrer: 'walk-test' },
     observe: async (a, api) => (await historyOf(api, a)).data.referrer,
@@ -213,8 +231,10 @@ const cases: Record<string, Case> = {
     // Minutes: both quotes are priced within seconds of each other, the expiries 50 minutes apart.
     observe: (a) =>
       Math.floor(
-        Number((json(a).steps[0]?.items[0]?.data.sign as { value: { validBefore: string } }).value.validBefore) /
-          600,
+        Number(
+          (json(a).steps[0]?.items[0]?.data.sign as { value?: { validBefore?: string } } | undefined)?.value
+            ?.validBefore,
+        ) / 600,
       ),
   },
   includeProtocolData: { changes: withProtocol, observe: (a) => json(a).protocol !== undefined },
@@ -249,7 +269,10 @@ const cases: Record<string, Case> = {
     baseline: { ...base, destinationChainId: 31337 },
     observe: (a) => a.status,
   },
-  subsidizeFees: { changes: { ...base, subsidizeFees: true }, observe: (a) => json(a).fees.subsidized?.amount },
+  subsidizeFees: {
+    changes: { ...base, subsidizeFees: true },
+    observe: (a) => json(a).fees.subsidized?.amount,
+  },
   sponsoredFeeComponents: {
     changes: { ...base, subsidizeFees: true, sponsoredFeeComponents: ['execution'] },
     baseline: { ...base, subsidizeFees: true },
@@ -266,8 +289,16 @@ const cases: Record<string, Case> = {
     observe: (a) => json(a).feeSponsorship?.quoted?.selectedComponents,
   },
   // Swap sources: owned by the swap work. Today a native bridge, which swaps nowhere, refuses them.
-  includedSwapSources: { owner: 'swaps', refused: { ...base, includedSwapSources: ['uniswap'] }, code: 'UNSUPPORTED_ROUTE' },
-  excludedSwapSources: { owner: 'swaps', refused: { ...base, excludedSwapSources: ['uniswap'] }, code: 'UNSUPPORTED_ROUTE' },
+  includedSwapSources: {
+    owner: 'swaps',
+    refused: { ...base, includedSwapSources: ['uniswap'] },
+    code: 'UNSUPPORTED_ROUTE',
+  },
+  excludedSwapSources: {
+    owner: 'swaps',
+    refused: { ...base, excludedSwapSources: ['uniswap'] },
+    code: 'UNSUPPORTED_ROUTE',
+  },
   includedOriginSwapSources: {
     owner: 'swaps',
     refused: { ...base, includedOriginSwapSources: ['uniswap'] },
@@ -303,8 +334,9 @@ const cases: Record<string, Case> = {
   },
 }
 
-const schemas = (loaded.document as { components: { schemas: Record<string, { properties: Body }> } }).components
-  .schemas
+const schemas = (
+  loaded.document as unknown as { components: { schemas: Record<string, { properties: Body }> } }
+).components.schemas
 const members = Object.keys(schemas.QuoteRequest!.properties)
 
 t.test('every QuoteRequest member of the document has a case', async (t) => {
@@ -327,7 +359,11 @@ t.test('each member changes the answer or is refused with a catalogued code', as
       }
       const [seen, seenWithout] = [await test.observe(answer, api), await test.observe(baseline, api)]
       t.not(seen, undefined, `${member}: the answer shows it`)
-      t.notSame(seen, seenWithout, `${member}: changes the answer (${JSON.stringify(seenWithout)} → ${JSON.stringify(seen)})${owned}`)
+      t.notSame(
+        seen,
+        seenWithout,
+        `${member}: changes the answer (${JSON.stringify(seenWithout)} → ${JSON.stringify(seen)})${owned}`,
+      )
     } else if ('refused' in test) {
       const answer = await api.post('/quote/v2', test.refused)
       const body = answer.body as { errorCode?: string; message?: string }
@@ -339,7 +375,10 @@ t.test('each member changes the answer or is refused with a catalogued code', as
       const answer = await api.post('/quote/v2', test.after)
       t.equal(answer.status, 200, `${member}: accepted${owned} ${JSON.stringify(answer.body).slice(0, 200)}`)
       if (test.owner === undefined) {
-        t.ok(readFileSync(new URL(`../../${test.proof}`, import.meta.url), 'utf8').includes(member), `${member}: ${test.proof} shows its effect`)
+        t.ok(
+          readFileSync(new URL(`../../${test.proof}`, import.meta.url), 'utf8').includes(member),
+          `${member}: ${test.proof} shows its effect`,
+        )
       }
     }
   }

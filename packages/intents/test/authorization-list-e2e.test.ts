@@ -22,8 +22,8 @@ import {
   type PublicClient,
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { compileContracts } from '../../devnet/scripts/compile.js'
 import { waitFor } from '../../../test/helpers/wait.js'
+import { compileContracts } from '../../devnet/scripts/compile.js'
 import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
 
 const NATIVE = '0x0000000000000000000000000000000000000000'

@@ -10,11 +10,11 @@ import { type IntentsApi, silentLogger } from '@pontis/core'
 import { devnetEnvironment, STABLECOIN_ADDRESS, startDevnet, USERS } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import {
   type Address,
-  createPublicClient,
   createTestClient as createAnvilClient,
+  createPublicClient,
   createWalletClient,
   type Hex,
   http,
@@ -95,7 +95,7 @@ const settle = (client: TestClient, requestId: string): Promise<Status> =>
 
 /** Quotes, moves the clock past the deadline, deposits; `beforeDeposit` runs in between. */
 async function lateDeposit(
-  t: Parameters<Parameters<typeof t.test>[1]>[0],
+  t: Test,
   user: (typeof USERS)[number],
   extra: Record<string, unknown>,
   beforeDeposit?: () => Promise<void>,

@@ -51,6 +51,7 @@ import {
   multicallerAbi,
   RECEIVE_WITH_AUTHORIZATION_TYPES,
 } from './abi.js'
+import { checkedAuthorizations } from './authorizations.js'
 import {
   depositAddressKey,
   type EvmChainContext,
@@ -62,7 +63,6 @@ import {
   isNativeCurrency,
   tokenDomain,
 } from './quoting.js'
-import { checkedAuthorizations } from './authorizations.js'
 import { rpc } from './rpc.js'
 import {
   confirmationsOf,
@@ -158,11 +158,8 @@ export function createEvmFilling(context: EvmChainContext, finality: FinalityPol
     return value as Address
   }
 
-  const estimate = (
-    call: GasCall,
-    fallback: bigint,
-    headroom = true,
-  ) => estimateGasOr(context, call, fallback, headroom)
+  const estimate = (call: GasCall, fallback: bigint, headroom = true) =>
+    estimateGasOr(context, call, fallback, headroom)
 
   const nextNonce = async (owner: Address): Promise<bigint> =>
     BigInt(
@@ -257,7 +254,10 @@ export function createEvmFilling(context: EvmChainContext, finality: FinalityPol
 
     const gas =
       request.callsGasLimit === undefined
-        ? estimate({ account: solver.address, to: multicaller, data, value, ...delegations }, FALLBACK_GAS.fill)
+        ? estimate(
+            { account: solver.address, to: multicaller, data, value, ...delegations },
+            FALLBACK_GAS.fill,
+          )
         : estimate(
             {
               account: solver.address,

@@ -124,7 +124,9 @@ export interface GasCall {
 
 /** The part of a simulation's cache key the authorizations make (empty without them). */
 function authorizationsKey(call: GasCall): string {
-  return (call.authorizationList ?? []).map((item) => `:${item.address}:${item.nonce}:${item.r}:${item.s}`).join('')
+  return (call.authorizationList ?? [])
+    .map((item) => `:${item.address}:${item.nonce}:${item.r}:${item.s}`)
+    .join('')
 }
 
 /**

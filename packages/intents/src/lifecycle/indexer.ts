@@ -64,8 +64,7 @@ function fillOf(request: StoredRequest) {
     calls,
     storedCalls,
     topupNativeAmount: BigInt(quote.topupNativeAmount ?? '0'),
-    callsGasLimit:
-      quote.request?.txsGasLimit !== undefined ? BigInt(quote.request.txsGasLimit) : undefined,
+    callsGasLimit: quote.request?.txsGasLimit !== undefined ? BigInt(quote.request.txsGasLimit) : undefined,
     authorizations: quote.request?.authorizationList?.length
       ? destinationAuthorizations(quote.request)
       : undefined,
