@@ -197,14 +197,6 @@ function checkDestinationOptions(request: QuoteRequest, { destination }: Route):
       `${chain} fills carry no account-code delegations, so authorizationList could not be executed there; remove it.`,
     )
   }
-  for (const [index, authorization] of (request.authorizationList ?? []).entries()) {
-    if (authorization.chainId !== 0 && authorization.chainId !== destination.chain.id) {
-      reject(
-        'INVALID_EXTRA_TXS',
-        `authorizationList[${index}].chainId is ${authorization.chainId}; it must be ${destination.chain.id} (the destination) or 0.`,
-      )
-    }
-  }
   if (request.txsGasLimit !== undefined && (request.txs?.length ?? 0) === 0) {
     reject(
       'INVALID_EXTRA_TXS',
