@@ -85,6 +85,13 @@ const stablecoin: Body = {
 }
 const call = { to: carol.address, value: '1000000000000000', data: '0x' }
 const withProtocol: Body = { ...base, includeProtocolData: true }
+// Input in whole micro-dollars, output in wei: the rounded-up input buys a little more than `amount`.
+const exactOutputSwap: Body = {
+  ...base,
+  originCurrency: STABLECOIN_ADDRESS,
+  tradeType: 'EXACT_OUTPUT',
+  amount: '10000000000000001',
+}
 
 /** A request history item of a quoted request (a lookup by id, which anyone may make). */
 async function historyOf(
@@ -209,10 +216,11 @@ const cases: Record<string, Case> = {
     baseline: { ...stablecoin, topupGas: true },
     observe: relayerGas,
   },
+  // On an exact-output swap the recipient gets exactly `amount`; the surplus stays with the solver.
   enableTrueExactOutput: {
-    refused: { ...base, enableTrueExactOutput: true },
-    code: 'UNSUPPORTED_EXECUTION_TYPE',
-    note: 'on EXACT_OUTPUT it decides where surplus goes (packages/intents/test/fees.test.ts)',
+    changes: { ...exactOutputSwap, enableTrueExactOutput: true },
+    baseline: exactOutputSwap,
+    observe: (a) => json(a).details.currencyOut.amount,
   },
   explicitDeposit: {
     changes: { ...base, explicitDeposit: false },
