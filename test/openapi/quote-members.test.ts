@@ -126,7 +126,7 @@ const signedAuthorization = {
  * member acts after the quote; `proof` is the test file that shows it, and `body` is accepted.
  * `owner` marks cases another piece of work owns: they assert today's behaviour.
  */
-type Case = { readonly owner?: 'swaps'; readonly note?: string } & (
+type Case = { readonly owner?: 'swaps' } & (
   | {
       readonly changes: Body
       readonly baseline?: Body
