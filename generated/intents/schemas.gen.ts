@@ -600,7 +600,7 @@ export const QuoteRequestSchema = {
         authorizationList: {
             type: 'array',
             maxItems: 16,
-            description: 'EIP-7702 authorizations to execute on the destination chain.',
+            description: 'EIP-7702 authorizations to execute on the destination chain: the fill is sent as a type-4\ntransaction carrying them, so `txs` calls to an authority run against the code it delegates\nto, and the fill is priced with them (`fees.relayerGas`). Each must be for the destination\n(or chain `0`) and signed for the authority\'s next nonce there; otherwise the chain would\nskip it and the calls would run without that code, so the quote answers 400\n(`INVALID_EXTRA_TXS`, or `INVALID_SIGNATURE` when the signature recovers no account), and a\nfill whose authority\'s nonce moved after the quote fails and is refunded. Destinations whose\nfamily carries no such delegations (every family but EVM, and EVM chains without EIP-1559)\nanswer 400 `UNSUPPORTED_EXECUTION_TYPE`.\n',
             items: {
                 $ref: '#/components/schemas/AuthorizationListItem'
             }
@@ -619,7 +619,7 @@ export const QuoteRequestSchema = {
         },
         referrerAddress: {
             $ref: '#/components/schemas/EvmAddress',
-            description: 'Referrer\'s EVM address.'
+            description: 'Referrer\'s EVM address. Recorded with the request: request history items show it as\n`data.referrerAddress`, and `GET /requests/v3?referrerAddress=` (and `/requests/v2`) filters\na partner\'s requests by it. It moves no funds (app fees go to `appFees` recipients).\n'
         },
         refundTo: {
             $ref: '#/components/schemas/Address',
@@ -627,12 +627,12 @@ export const QuoteRequestSchema = {
         },
         recoveryAddress: {
             $ref: '#/components/schemas/Address',
-            description: 'Origin-chain address that can recover funds sent to the deposit address. Requires `useDepositAddress: true`.'
+            description: 'Origin-chain address that can recover funds sent to the deposit address. Requires `useDepositAddress: true`. Every refund paid out of the request\'s deposit address (an underpayment, a payment after the deadline, an overpayment\'s excess, the deposit of a fill that failed) goes to it instead of `refundTo`.'
         },
         refundOnOrigin: {
             type: 'boolean',
             deprecated: true,
-            description: 'Deprecated. Always refund on the origin chain (Pontis always refunds on the origin chain).'
+            description: 'Deprecated. Always refund on the origin chain. Pontis pays every refund leg on the origin\nchain (out of the depository or the deposit address), so `true` is its only behaviour and\nmeans what leaving the member out means. `false` allows refunds on the destination, which\nthis deployment never makes: 400 `UNSUPPORTED_ROUTE`, rather than accepting a choice it\nwould ignore.\n'
         },
         topupGas: {
             type: 'boolean',
@@ -691,7 +691,7 @@ export const QuoteRequestSchema = {
         },
         latePaymentSlippageTolerance: {
             $ref: '#/components/schemas/BasisPoints',
-            description: 'Destination gas slippage in basis points (0 to 10000) applied when the deposit arrives after the order deadline.',
+            description: 'Destination gas slippage in basis points (0 to 10000) applied when the deposit arrives after\nthe order deadline. Without it such a deposit is refunded (`failReason` `TTL_EXPIRED`). With\nit, the destination fill is priced again when the late deposit is confirmed: if it costs at\nmost this many basis points more than the quote priced it, the request is filled with the\nquoted amounts (the solver bears the rise the tolerance allows); otherwise the deposit is\nrefunded (`TTL_EXPIRED`). `ttl` asks for the opposite (refund whatever is not filled within\nthe window), so the two together answer 400 `UNSUPPORTED_EXECUTION_TYPE`.\n',
             examples: [
                 '100'
             ]
@@ -792,7 +792,7 @@ export const QuoteRequestSchema = {
         },
         disableSwapProviderPreference: {
             type: 'boolean',
-            description: 'Disable preferred swap provider selection.'
+            description: 'Disable preferred swap provider selection. This deployment ranks no swap provider above\nanother (origin swaps take the family\'s route; `includedSwapSources` and the other source\nlists are how a request restricts them), so there is no preference to disable: `true`\nanswers 400 `UNSUPPORTED_ROUTE` instead of being ignored; `false` means what leaving it out\nmeans.\n'
         },
         disableOriginSwaps: {
             type: 'boolean',
@@ -3071,6 +3071,13 @@ export const HistoryDataV3Schema = {
                 'string',
                 'null'
             ]
+        },
+        referrerAddress: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: '*Pontis.* The `referrerAddress` of the quote request, as given; null when none (the\n`referrerAddress` filter finds the requests that carry one).\n'
         },
         route: {
             $ref: '#/components/schemas/HistoryRouteV3'

@@ -438,7 +438,16 @@ export type QuoteRequest = unknown & {
      */
     txsGasLimit?: number;
     /**
-     * EIP-7702 authorizations to execute on the destination chain.
+     * EIP-7702 authorizations to execute on the destination chain: the fill is sent as a type-4
+     * transaction carrying them, so `txs` calls to an authority run against the code it delegates
+     * to, and the fill is priced with them (`fees.relayerGas`). Each must be for the destination
+     * (or chain `0`) and signed for the authority's next nonce there; otherwise the chain would
+     * skip it and the calls would run without that code, so the quote answers 400
+     * (`INVALID_EXTRA_TXS`, or `INVALID_SIGNATURE` when the signature recovers no account), and a
+     * fill whose authority's nonce moved after the quote fails and is refunded. Destinations whose
+     * family carries no such delegations (every family but EVM, and EVM chains without EIP-1559)
+     * answer 400 `UNSUPPORTED_EXECUTION_TYPE`.
+     *
      */
     authorizationList?: Array<AuthorizationListItem>;
     additionalData?: QuoteAdditionalData;
@@ -447,7 +456,10 @@ export type QuoteRequest = unknown & {
      */
     referrer?: string;
     /**
-     * Referrer's EVM address.
+     * Referrer's EVM address. Recorded with the request: request history items show it as
+     * `data.referrerAddress`, and `GET /requests/v3?referrerAddress=` (and `/requests/v2`) filters
+     * a partner's requests by it. It moves no funds (app fees go to `appFees` recipients).
+     *
      */
     referrerAddress?: EvmAddress;
     /**
@@ -455,11 +467,16 @@ export type QuoteRequest = unknown & {
      */
     refundTo?: Address;
     /**
-     * Origin-chain address that can recover funds sent to the deposit address. Requires `useDepositAddress: true`.
+     * Origin-chain address that can recover funds sent to the deposit address. Requires `useDepositAddress: true`. Every refund paid out of the request's deposit address (an underpayment, a payment after the deadline, an overpayment's excess, the deposit of a fill that failed) goes to it instead of `refundTo`.
      */
     recoveryAddress?: Address;
     /**
-     * Deprecated. Always refund on the origin chain (Pontis always refunds on the origin chain).
+     * Deprecated. Always refund on the origin chain. Pontis pays every refund leg on the origin
+     * chain (out of the depository or the deposit address), so `true` is its only behaviour and
+     * means what leaving the member out means. `false` allows refunds on the destination, which
+     * this deployment never makes: 400 `UNSUPPORTED_ROUTE`, rather than accepting a choice it
+     * would ignore.
+     *
      *
      * @deprecated
      */
@@ -521,7 +538,14 @@ export type QuoteRequest = unknown & {
      */
     slippageTolerance?: BasisPoints;
     /**
-     * Destination gas slippage in basis points (0 to 10000) applied when the deposit arrives after the order deadline.
+     * Destination gas slippage in basis points (0 to 10000) applied when the deposit arrives after
+     * the order deadline. Without it such a deposit is refunded (`failReason` `TTL_EXPIRED`). With
+     * it, the destination fill is priced again when the late deposit is confirmed: if it costs at
+     * most this many basis points more than the quote priced it, the request is filled with the
+     * quoted amounts (the solver bears the rise the tolerance allows); otherwise the deposit is
+     * refunded (`TTL_EXPIRED`). `ttl` asks for the opposite (refund whatever is not filled within
+     * the window), so the two together answer 400 `UNSUPPORTED_EXECUTION_TYPE`.
+     *
      */
     latePaymentSlippageTolerance?: BasisPoints;
     /**
@@ -595,7 +619,12 @@ export type QuoteRequest = unknown & {
      */
     overridePriceImpact?: boolean;
     /**
-     * Disable preferred swap provider selection.
+     * Disable preferred swap provider selection. This deployment ranks no swap provider above
+     * another (origin swaps take the family's route; `includedSwapSources` and the other source
+     * lists are how a request restricts them), so there is no preference to disable: `true`
+     * answers 400 `UNSUPPORTED_ROUTE` instead of being ignored; `false` means what leaving it out
+     * means.
+     *
      */
     disableSwapProviderPreference?: boolean;
     /**
@@ -1669,6 +1698,12 @@ export type HistoryDataV3 = {
     outTxs: Array<HistoryTxV3>;
     fees?: HistoryFeesV3;
     referrer?: string | null;
+    /**
+     * *Pontis.* The `referrerAddress` of the quote request, as given; null when none (the
+     * `referrerAddress` filter finds the requests that carry one).
+     *
+     */
+    referrerAddress?: string | null;
     route?: HistoryRouteV3;
 };
 
@@ -2330,6 +2365,13 @@ export type HistoryStatus = RequestStatus;
 export type HistoryReferrer = string;
 
 /**
+ * *Pontis.* Requests quoted with this `referrerAddress` (compared without regard to letter
+ * case). Like `referrer`, it is a filter over a partner's own requests, not a lookup.
+ *
+ */
+export type HistoryReferrerAddress = EvmAddress;
+
+/**
  * Requests created at or after this Unix time in seconds.
  */
 export type HistoryStartTimestamp = number;
@@ -2799,6 +2841,12 @@ export type GetRequestsV3Data = {
          */
         referrer?: string;
         /**
+         * *Pontis.* Requests quoted with this `referrerAddress` (compared without regard to letter
+         * case). Like `referrer`, it is a filter over a partner's own requests, not a lookup.
+         *
+         */
+        referrerAddress?: EvmAddress;
+        /**
          * Requests created at or after this Unix time in seconds.
          */
         startTimestamp?: number;
@@ -2933,6 +2981,12 @@ export type GetRequestsV2Data = {
          * Requests quoted with this `referrer` (exact).
          */
         referrer?: string;
+        /**
+         * *Pontis.* Requests quoted with this `referrerAddress` (compared without regard to letter
+         * case). Like `referrer`, it is a filter over a partner's own requests, not a lookup.
+         *
+         */
+        referrerAddress?: EvmAddress;
         /**
          * Requests created at or after this Unix time in seconds.
          */

@@ -258,6 +258,24 @@ export interface DestinationCall {
   readonly data: string
 }
 
+/**
+ * A signed delegation of an account's code that the fill carries, so the destination calls run
+ * against that code (the request's `authorizationList`; EVM: an EIP-7702 authorization tuple).
+ * Opaque to core: only a family with {@link QuotingCapability.supportsDestinationAuthorizations}
+ * reads it.
+ */
+export interface DestinationAuthorization {
+  /** Chain the authorization is valid on; 0 means any. */
+  readonly chainId: number
+  /** The code the authority delegates to. */
+  readonly address: string
+  /** The authority's account nonce the authorization is signed for. */
+  readonly nonce: number
+  readonly yParity: number
+  readonly r: string
+  readonly s: string
+}
+
 /** Estimate what the depositor's origin transactions for one request cost on this chain. */
 export interface OriginCostRequest {
   readonly requestId: string
@@ -291,6 +309,8 @@ export interface FillCostRequest {
   readonly callsGasLimit?: bigint
   /** Native currency sent to the recipient as a gas top-up, smallest unit (0 when none). */
   readonly topupNativeAmount: bigint
+  /** Delegations the fill carries (only with `supportsDestinationAuthorizations`); none when absent. */
+  readonly authorizations?: readonly DestinationAuthorization[]
 }
 
 /** The origin-chain steps a user executes for one request. */
@@ -377,6 +397,13 @@ export interface QuotingCapability {
   readonly supportsDestinationCalls: boolean
   /** The family can deliver a native gas top-up to the recipient on this chain. */
   readonly supportsGasTopup: boolean
+  /**
+   * The family's fill on this chain carries the request's `authorizationList` (EVM: sent as an
+   * EIP-7702 transaction). Its `estimateFillCost` checks the authorizations (PontisError
+   * INVALID_SIGNATURE or INVALID_EXTRA_TXS) and prices them; the engine refuses the member on any
+   * other destination.
+   */
+  readonly supportsDestinationAuthorizations?: boolean
   /**
    * Family-specific quote request members this chain honours as origin (e.g. SVM `maxRouteLength`,
    * Bitcoin `additionalData.userPublicKey`), named as in {@link ORIGIN_REQUEST_OPTIONS}. The engine
@@ -562,6 +589,11 @@ export interface FillRequest {
   /** Total gas the calls may use; the family estimates when absent. */
   readonly callsGasLimit?: bigint
   readonly topupNativeAmount: bigint
+  /**
+   * Delegations the fill carries, checked again at signing (an authority whose nonce moved since the
+   * quote would be skipped by the chain: PontisError INVALID_EXTRA_TXS instead).
+   */
+  readonly authorizations?: readonly DestinationAuthorization[]
 }
 
 /** Where refunded (or swept) funds come from on this (origin) chain. */

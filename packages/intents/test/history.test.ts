@@ -24,6 +24,7 @@ const USER_1 = '0x03508bB71268BBA25ECaCC8F620e01866650532c'
 // Stored as the quote stores it: the EVM plugin's canonical (EIP-55) form.
 const USER_2 = getAddress('0x1acffa0e66fbc4405270b0c1eca2dcd3e2bf4b2e')
 const SVM_USER = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM'
+const REFERRER_ADDRESS = getAddress('0x2546bcd3c84621e976d8185a91a922ae77ecec30')
 const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
 
 type Item = Record<string, unknown> & {
@@ -136,6 +137,7 @@ interface Seeded {
   readonly destinationChainId: number
   readonly user: string
   readonly referrer: string | null
+  readonly referrerAddress: string | null
   readonly createdAt: number
 }
 
@@ -169,10 +171,10 @@ async function scenario(t: Test, backend: 'pglite' | 'postgres') {
 
   const insert = async (
     store: RequestStore,
-    overrides: Partial<NewRequest> & { keyId?: string | null } = {},
+    overrides: Partial<NewRequest> & { keyId?: string | null; referrerAddress?: string } = {},
   ): Promise<Seeded> => {
     clock += 1000
-    const { keyId = null, ...rest } = overrides
+    const { keyId = null, referrerAddress, ...rest } = overrides
     const request: NewRequest = {
       id: randomId(),
       originChainId: 31337,
@@ -198,6 +200,7 @@ async function scenario(t: Test, backend: 'pglite' | 'postgres') {
           subsidized: fee(31337, '0', '0'),
         },
         slippageBps: 50,
+        ...(referrerAddress ? { request: { referrerAddress } } : {}),
         currencyIn: fee(31337, '10000000000000000', '30'),
         currencyOut: { ...fee(31338, '9974000000000000', '29.922'), minimumAmount: '9924130000000000' },
       },
@@ -211,6 +214,7 @@ async function scenario(t: Test, backend: 'pglite' | 'postgres') {
       destinationChainId: request.destinationChainId,
       user: request.userAddress,
       referrer: request.referrer ?? null,
+      referrerAddress: referrerAddress ?? null,
       createdAt: clock,
     }
     seeded.push(entry)
@@ -224,6 +228,7 @@ async function scenario(t: Test, backend: 'pglite' | 'postgres') {
       ...(i % 3 === 0 ? { originChainId: 31338, destinationChainId: 31337 } : {}),
       ...(i % 4 === 0 ? { userAddress: USER_2, recipient: USER_2, refundTo: USER_2 } : {}),
       referrer: i % 2 === 0 ? 'app-even' : 'app-odd',
+      ...(i % 5 === 0 ? { referrerAddress: REFERRER_ADDRESS } : {}),
     })
   }
   for (let i = 0; i < 5; i++) await insert(runtime.store, { keyId: keyB.key.id, referrer: 'app-b' })
@@ -463,6 +468,19 @@ function suite(backend: 'pglite' | 'postgres') {
         'referrer=app-odd',
         s.seeded.filter((e) => e.referrer === 'app-odd'),
         'referrer',
+      )
+      const referred = s.seeded.filter((e) => e.referrerAddress === REFERRER_ADDRESS)
+      t.ok(referred.length > 1, 'some requests were quoted with a referrerAddress')
+      await check(
+        `referrerAddress=${REFERRER_ADDRESS.toLowerCase()}`,
+        referred,
+        'referrerAddress, any letter case',
+      )
+      const shown = await walk(t, api, '/requests/v3?limit=50', s.asOperator)
+      t.same(
+        shown.map((item) => item.data.referrerAddress),
+        newestFirst(s.seeded).map((e) => e.referrerAddress),
+        'each item shows the referrerAddress it was quoted with, null when none',
       )
       await check('status=success', [s.filled], 'status')
       await check(`orderId=${s.filled.id}`, [s.filled], 'orderId is the request id')

@@ -308,6 +308,16 @@ t.test('Tron address and currency rules: 400 with the catalogued code and a usab
       /currency/i,
     ],
     [
+      'EIP-7702 authorizations for a Tron destination, whose fills carry none',
+      toTron(STABLECOIN_ADDRESS, TRON_USDT_ADDRESS, 10_000_000n, {
+        authorizationList: [
+          { chainId: 0, address: USERS[1]!.address, nonce: 0, yParity: 0, r: '0x1', s: '0x1' },
+        ],
+      }),
+      'UNSUPPORTED_EXECUTION_TYPE',
+      /carry no account-code delegations, so authorizationList could not be executed there; remove it/,
+    ],
+    [
       'a T-address as the EVM recipient of a withdrawal',
       fromTron(TRON_USDT_ADDRESS, STABLECOIN_ADDRESS, 10_000_000n, { recipient: TRON_USERS.bob.address }),
       'INVALID_RECIPIENT',

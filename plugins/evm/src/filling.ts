@@ -37,6 +37,7 @@ import {
   type PrivateKeyAccount,
   parseTransaction,
   recoverTypedDataAddress,
+  type SignedAuthorization,
   size,
   slice,
   type Transaction,
@@ -50,6 +51,7 @@ import {
   multicallerAbi,
   RECEIVE_WITH_AUTHORIZATION_TYPES,
 } from './abi.js'
+import { checkedAuthorizations } from './authorizations.js'
 import {
   depositAddressKey,
   type EvmChainContext,
@@ -57,6 +59,7 @@ import {
   type FeeTerms,
   feeTerms,
   GAS,
+  type GasCall,
   isNativeCurrency,
   tokenDomain,
 } from './quoting.js'
@@ -155,11 +158,8 @@ export function createEvmFilling(context: EvmChainContext, finality: FinalityPol
     return value as Address
   }
 
-  const estimate = (
-    call: { account: Address; to: Address; data?: Hex; value: bigint },
-    fallback: bigint,
-    headroom = true,
-  ) => estimateGasOr(context, call, fallback, headroom)
+  const estimate = (call: GasCall, fallback: bigint, headroom = true) =>
+    estimateGasOr(context, call, fallback, headroom)
 
   const nextNonce = async (owner: Address): Promise<bigint> =>
     BigInt(
@@ -177,11 +177,22 @@ export function createEvmFilling(context: EvmChainContext, finality: FinalityPol
     transaction: { to: Address; data: Hex; value: bigint; gas: bigint },
     fees: FeeTerms,
     nonce?: bigint,
+    authorizationList?: readonly SignedAuthorization[],
   ): Promise<Hex> => {
     const chosen = nonce ?? (await nextNonce(account.address))
     if (chosen < 0n || chosen > BigInt(Number.MAX_SAFE_INTEGER))
       throw new RangeError(`nonce ${chosen} is out of range`)
     const common = { chainId: context.chainId, nonce: Number(chosen), ...transaction }
+    if (authorizationList) {
+      // EIP-7702: a type-4 transaction, EIP-1559 fee terms (the quote only offers it on such chains).
+      return account.signTransaction({
+        ...common,
+        type: 'eip7702',
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        authorizationList: [...authorizationList],
+      })
+    }
     return context.eip1559
       ? account.signTransaction({
           ...common,
@@ -236,16 +247,24 @@ export function createEvmFilling(context: EvmChainContext, finality: FinalityPol
     const paymentsValue = (isNative(token) ? request.amount : 0n) + request.topupNativeAmount
     const value = paymentsValue + calls.reduce((sum, call) => sum + call.value, 0n)
     const data = fillData(orderId, payments, calls)
+    const authorizationList = request.authorizations?.length
+      ? await checkedAuthorizations(context, request.authorizations)
+      : undefined
+    const delegations = authorizationList ? { authorizationList } : {}
 
     const gas =
       request.callsGasLimit === undefined
-        ? estimate({ account: solver.address, to: multicaller, data, value }, FALLBACK_GAS.fill)
+        ? estimate(
+            { account: solver.address, to: multicaller, data, value, ...delegations },
+            FALLBACK_GAS.fill,
+          )
         : estimate(
             {
               account: solver.address,
               to: multicaller,
               data: fillData(orderId, payments, []),
               value: paymentsValue,
+              ...delegations,
             },
             FALLBACK_GAS.fillPayments,
           ).then((paymentsGas) => {
@@ -266,6 +285,7 @@ export function createEvmFilling(context: EvmChainContext, finality: FinalityPol
       { to: multicaller, data, value, gas: gasLimit },
       fees,
       options.nonce,
+      authorizationList,
     )
     return signed(raw, request.amount)
   }

@@ -20,9 +20,11 @@ import {
   hashDomain,
   keccak256,
   type PublicClient,
+  type SignedAuthorization,
 } from 'viem'
 import { privateKeyToAddress } from 'viem/accounts'
 import { depositoryAbi, erc20Abi, multicallerAbi, RECEIVE_WITH_AUTHORIZATION_TYPES } from './abi.js'
+import { checkedAuthorizations } from './authorizations.js'
 import { type ReadCache, rpc } from './rpc.js'
 
 const ZERO_ID: Hex = `0x${'00'.repeat(32)}`
@@ -112,14 +114,29 @@ export function feeTerms(context: EvmChainContext): Promise<FeeTerms> {
   )
 }
 
-/** Simulated gas with headroom, or the fallback when the simulation reverts (transport failures still surface). */
+/** A transaction to simulate; with `authorizationList`, as the EIP-7702 transaction that carries it. */
+export interface GasCall {
+  readonly account: Address
+  readonly to: Address
+  readonly data?: Hex
+  readonly value?: bigint
+  readonly authorizationList?: readonly SignedAuthorization[]
+}
+
+/** The part of a simulation's cache key the authorizations make (empty without them). */
+function authorizationsKey(call: GasCall): string {
+  return (call.authorizationList ?? [])
+    .map((item) => `:${item.address}:${item.nonce}:${item.r}:${item.s}`)
+    .join('')
+}
+
 /**
  * Simulated gas (with headroom unless told otherwise), or the fallback when the simulation reverts;
  * transport trouble still throws. Uncached: signing wants a fresh figure.
  */
 export async function estimateGasOr(
   context: EvmChainContext,
-  call: { account: Address; to: Address; data?: Hex; value?: bigint },
+  call: GasCall,
   fallback: bigint,
   headroom = true,
 ): Promise<bigint> {
@@ -133,12 +150,8 @@ export async function estimateGasOr(
 }
 
 /** {@link estimateGasOr} memoised for the read-cache TTL: quotes of the same shape share one simulation. */
-export function simulateGas(
-  context: EvmChainContext,
-  call: { account: Address; to: Address; data?: Hex; value?: bigint },
-  fallback: bigint,
-): Promise<bigint> {
-  const key = `gas:${call.account}:${call.to}:${call.value ?? 0n}:${call.data ?? '0x'}`
+export function simulateGas(context: EvmChainContext, call: GasCall, fallback: bigint): Promise<bigint> {
+  const key = `gas:${call.account}:${call.to}:${call.value ?? 0n}:${call.data ?? '0x'}${authorizationsKey(call)}`
   return context.cache.read(key, () => estimateGasOr(context, call, fallback))
 }
 
@@ -373,6 +386,8 @@ export function createEvmQuoting(
 
   return {
     supportsDestinationCalls: true,
+    // Fills carry them as EIP-7702 transactions, which are EIP-1559 style; fills go through the multicaller.
+    supportsDestinationAuthorizations: context.eip1559 && context.multicaller !== undefined,
     // explicitDeposit: false takes the direct deposit form (see directDepositCall).
     originRequestOptions: ['explicitDeposit'],
     encodeDestinationCall: encodeEvmDestinationCall,
@@ -619,10 +634,20 @@ async function estimateMulticallerFill(
   const payment = (outputIsNative ? GAS.transfer : GAS.erc20Transfer) + GAS.orderIdTail + MULTICALLER_OVERHEAD
   const fallback =
     payment + (request.topupNativeAmount > 0n ? GAS.transfer : 0n) + (request.callsGasLimit ?? 0n)
-  const call = { account: request.payer as Address, to: multicaller, data, value }
+  // The calls run against the code the authorizations delegate to, so they are simulated with them.
+  const authorizationList = request.authorizations?.length
+    ? await checkedAuthorizations(context, request.authorizations)
+    : undefined
+  const call: GasCall = {
+    account: request.payer as Address,
+    to: multicaller,
+    data,
+    value,
+    ...(authorizationList ? { authorizationList } : {}),
+  }
   let units: bigint
   if (calls.length > 0 && request.callsGasLimit === undefined) {
-    units = await context.cache.read(`fill:${data}:${value}`, () =>
+    units = await context.cache.read(`fill:${data}:${value}${authorizationsKey(call)}`, () =>
       rpc(context.label, () => context.client.estimateGas(call)).then(
         (gas) => (gas * GAS_HEADROOM_PERCENT) / 100n,
         (error: unknown) => {

@@ -800,3 +800,37 @@ t.test(
     t.equal(native[0]?.id, 'deposit', 'a native direct deposit still works: the receiver credits msg.sender')
   },
 )
+
+t.test(
+  'authorizations: the fill is a type-4 transaction; one the chain would skip is refused at signing',
+  async (t) => {
+    const account = privateKeyToAccount(generatePrivateKey())
+    const sign = (nonce: number) =>
+      account
+        .signAuthorization({ address: MULTICALLER_ADDRESS, chainId: devB.chainId, nonce })
+        .then((signed) => ({ ...signed, yParity: signed.yParity as number }))
+    const fill = {
+      orderId: randomId(),
+      recipient: bob.address,
+      currencyId: NATIVE,
+      amount: 1000n,
+      calls: [],
+      topupNativeAmount: 0n,
+    }
+    const signed = await b.filling.signFill({ ...fill, authorizations: [await sign(0)] }, credentials)
+    const parsed = parseTransaction(signed.raw as Hex)
+    t.equal(parsed.type, 'eip7702', 'an EIP-7702 transaction')
+    t.equal(parsed.authorizationList?.[0]?.address.toLowerCase(), MULTICALLER_ADDRESS.toLowerCase())
+    // Signed for nonce 1 while the account is at 0: the chain would skip it and run the calls without it.
+    const moved = await b.filling
+      .signFill({ ...fill, orderId: randomId(), authorizations: [await sign(1)] }, credentials)
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      )
+    t.ok(moved instanceof PontisError, 'refused')
+    t.equal((moved as PontisError).code, 'INVALID_EXTRA_TXS')
+    t.equal((moved as PontisError).status, 400, 'a request problem: the solver gives up and refunds')
+    t.match((moved as Error).message, /next nonce .* is 0, so the chain would skip it/)
+  },
+)

@@ -103,6 +103,7 @@ export function createHistoryHandlers(options: HistoryHandlerOptions): {
       depositAddress: query.depositAddress,
       status: query.status,
       referrer: query.referrer,
+      referrerAddress: query.referrerAddress,
       createdFrom: seconds(query.startTimestamp, false),
       createdTo: seconds(query.endTimestamp, true),
     }

@@ -18,6 +18,7 @@ interface QuotedParts {
   readonly currencyIn?: IntentsApi.Fee
   readonly currencyOut?: IntentsApi.Fee
   readonly slippageTolerance?: string
+  readonly referrerAddress?: string
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -36,6 +37,9 @@ function quotedParts(request: StoredRequest): QuotedParts {
     ...(isFee(quote.currencyIn) ? { currencyIn: quote.currencyIn } : {}),
     ...(isFee(quote.currencyOut) ? { currencyOut: quote.currencyOut } : {}),
     ...(typeof quote.slippageBps === 'number' ? { slippageTolerance: String(quote.slippageBps) } : {}),
+    ...(isObject(quote.request) && typeof quote.request.referrerAddress === 'string'
+      ? { referrerAddress: quote.request.referrerAddress }
+      : {}),
   }
 }
 
@@ -114,6 +118,7 @@ export function toHistoryItemV3(entry: HistoryEntry): IntentsApi.HistoryRequestV
           }
         : {}),
       referrer: request.referrer,
+      referrerAddress: quoted.referrerAddress ?? null,
       ...(quoted.currencyIn && quoted.currencyOut
         ? {
             route: {

@@ -7,6 +7,7 @@ import {
   type Registry,
   type TransactionFacts,
 } from '@pontis/core'
+import { destinationAuthorizations } from '../quote/options.js'
 import type { StoredQuote } from '../quote/persist.js'
 import type { SqlClient, StoredRequest } from '../store/index.js'
 import type { LifecycleStore, NewJob, RecordedDeposit } from './lifecycle-store.js'
@@ -46,6 +47,38 @@ interface ConfirmedDeposit {
   readonly amount: bigint
   readonly currency: string
   readonly depositor: string
+}
+
+/** The fill a request's quote asked for: payment, calls, top-up and delegations. */
+function fillOf(request: StoredRequest) {
+  // The record the quote stored; rows stored before a member existed lack it.
+  const quote = request.quote as Partial<StoredQuote>
+  const storedCalls = quote.calls ?? []
+  const calls = storedCalls.map((call) => ({ to: call.to, value: BigInt(call.value), data: call.data }))
+  // The calls' native value comes out of the output: the recipient is paid the rest.
+  const callValue = calls.reduce((sum, call) => sum + call.value, 0n)
+  return {
+    recipient: request.recipient,
+    currencyId: request.destinationCurrency,
+    amount: request.amountOut - callValue,
+    calls,
+    storedCalls,
+    topupNativeAmount: BigInt(quote.topupNativeAmount ?? '0'),
+    callsGasLimit: quote.request?.txsGasLimit !== undefined ? BigInt(quote.request.txsGasLimit) : undefined,
+    authorizations: quote.request?.authorizationList?.length
+      ? destinationAuthorizations(quote.request)
+      : undefined,
+  }
+}
+
+/**
+ * Who a refund of `request` goes to: funds paid out of its deposit address go to its
+ * `recoveryAddress` when the quote gave one (the address the user named for recovering what was
+ * sent there), every other refund to `refundTo`.
+ */
+export function refundRecipient(request: StoredRequest): string {
+  const recovery = (request.quote as Partial<StoredQuote>).request?.recoveryAddress
+  return request.depositAddress && recovery !== undefined ? recovery : request.refundTo
 }
 
 /** Why a confirmed deposit its request cannot take is refunded. */
@@ -357,7 +390,9 @@ export class Indexer {
     deposit: ConfirmedDeposit,
   ): Promise<Outcome> {
     const late =
-      this.#now() > request.expiresAt && (request.status === 'waiting' || request.status === 'depositing')
+      this.#now() > request.expiresAt &&
+      (request.status === 'waiting' || request.status === 'depositing') &&
+      !(outcome === 'matched' && (await this.#lateFillWithinTolerance(request)))
     const effective: Outcome = outcome === 'matched' && late ? 'late' : outcome
     await tx.query(
       'UPDATE deposits SET outcome = $4 WHERE chain_id = $1 AND transaction_id = $2 AND log_index = $3',
@@ -435,11 +470,48 @@ export class Indexer {
     )
   }
 
-  async #enqueueFill(tx: SqlClient, request: StoredRequest): Promise<void> {
-    // The record the quote stored; rows stored before a member existed lack it.
+  /**
+   * `latePaymentSlippageTolerance`: a deposit after the deadline is still filled when the fill,
+   * priced again now, costs at most that many basis points more than the quote priced it.
+   */
+  async #lateFillWithinTolerance(request: StoredRequest): Promise<boolean> {
     const quote = request.quote as Partial<StoredQuote>
-    // The calls' native value comes out of the output: the recipient is paid the rest.
-    const callValue = (quote.calls ?? []).reduce((sum, call) => sum + BigInt(call.value), 0n)
+    const tolerance = quote.request?.latePaymentSlippageTolerance
+    const quoting = this.#registry.tryChain(request.destinationChainId)?.adapter.quoting
+    if (tolerance === undefined || !quote.quotedFill || !quoting) return false
+    const fill = fillOf(request)
+    try {
+      const now = await quoting.estimateFillCost({
+        orderId: request.id,
+        payer: quote.quotedFill.payer,
+        recipient: fill.recipient,
+        currencyId: fill.currencyId,
+        amount: fill.amount,
+        calls: fill.calls,
+        ...(fill.callsGasLimit !== undefined ? { callsGasLimit: fill.callsGasLimit } : {}),
+        topupNativeAmount: fill.topupNativeAmount,
+        ...(fill.authorizations ? { authorizations: fill.authorizations } : {}),
+      })
+      const limit = (BigInt(quote.quotedFill.cost) * (10_000n + BigInt(tolerance))) / 10_000n
+      this.#logger.info('late deposit priced again', {
+        requestId: request.id,
+        quoted: quote.quotedFill.cost,
+        now: now.amount.toString(),
+        limit: limit.toString(),
+      })
+      return now.amount <= limit
+    } catch (error) {
+      // A fill that cannot be priced now is not filled late: the deposit goes back.
+      this.#logger.warn('late deposit could not be priced again', {
+        requestId: request.id,
+        error: String(error),
+      })
+      return false
+    }
+  }
+
+  async #enqueueFill(tx: SqlClient, request: StoredRequest): Promise<void> {
+    const fill = fillOf(request)
     await this.#lifecycle.enqueue(
       {
         jobKey: `fill:${request.id}`,
@@ -447,14 +519,13 @@ export class Indexer {
         kind: 'fill',
         chainId: request.destinationChainId,
         payload: {
-          recipient: request.recipient,
-          currency: request.destinationCurrency,
-          amount: (request.amountOut - callValue).toString(),
-          calls: quote.calls ?? [],
-          topupNativeAmount: quote.topupNativeAmount ?? '0',
-          ...(quote.request?.txsGasLimit !== undefined
-            ? { callsGasLimit: String(quote.request.txsGasLimit) }
-            : {}),
+          recipient: fill.recipient,
+          currency: fill.currencyId,
+          amount: fill.amount.toString(),
+          calls: fill.storedCalls,
+          topupNativeAmount: fill.topupNativeAmount.toString(),
+          ...(fill.callsGasLimit !== undefined ? { callsGasLimit: fill.callsGasLimit.toString() } : {}),
+          ...(fill.authorizations ? { authorizations: fill.authorizations } : {}),
         },
       },
       tx,
@@ -482,7 +553,7 @@ export class Indexer {
           const source = { kind: 'depositAddress', requestId: request.id }
           const refund = (kind: 'refund' | 'excess_refund', amount: bigint, reason: string) => {
             const payload = {
-              recipient: request.refundTo,
+              recipient: refundRecipient(request),
               currency: request.originCurrency,
               amount,
               source,
@@ -495,7 +566,9 @@ export class Indexer {
             amount: balance.toString(),
             currency: request.originCurrency,
           }
-          const late = this.#now() > request.expiresAt
+          const late =
+            this.#now() > request.expiresAt &&
+            !(balance >= request.amountIn && (await this.#lateFillWithinTolerance(current)))
           if (balance < request.amountIn || late) {
             await this.#lifecycle.transition(request.id, { to: 'waiting', deposit: facts }, tx)
             await refund('refund', balance, late ? 'TTL_EXPIRED' : 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL')

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import {
+  type DestinationAuthorization,
   type FillingCapability,
   type IntentsApi,
   type Logger,
@@ -11,6 +12,7 @@ import {
 } from '@pontis/core'
 import type { IntentsMetrics } from '../metrics.js'
 import type { SqlClient } from '../store/index.js'
+import { refundRecipient } from './indexer.js'
 import type { LifecycleStore, SolverJob } from './lifecycle-store.js'
 
 export interface SolverOptions {
@@ -46,6 +48,8 @@ interface FillPayload {
   calls: Array<{ to: string; value: string; data: string }>
   topupNativeAmount: string
   callsGasLimit?: string
+  /** The request's `authorizationList`, passed to the family as the quote took it. */
+  authorizations?: DestinationAuthorization[]
 }
 interface RefundPayload {
   recipient: string
@@ -236,6 +240,7 @@ export class Solver {
           calls: payload.calls.map((call) => ({ to: call.to, value: BigInt(call.value), data: call.data })),
           ...(payload.callsGasLimit !== undefined ? { callsGasLimit: BigInt(payload.callsGasLimit) } : {}),
           topupNativeAmount: BigInt(payload.topupNativeAmount),
+          ...(payload.authorizations ? { authorizations: payload.authorizations } : {}),
         },
         credentials,
         options,
@@ -441,7 +446,7 @@ export class Solver {
       kind: 'refund',
       chainId: request.originChainId,
       payload: {
-        recipient: request.refundTo,
+        recipient: refundRecipient(request),
         currency: request.originCurrency,
         amount,
         source: request.depositAddress ? { kind: 'depositAddress', requestId } : { kind: 'depository' },

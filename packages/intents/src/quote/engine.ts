@@ -4,7 +4,13 @@ import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { computeCharges, computePayout } from './amounts.js'
 import { CurrencyCatalog } from './currencies.js'
 import { type InventoryLookup, inventoryLookup } from './inventory.js'
-import { checkOptions, checkPermit, destinationCalls, familyOptions } from './options.js'
+import {
+  checkOptions,
+  checkPermit,
+  destinationAuthorizations,
+  destinationCalls,
+  familyOptions,
+} from './options.js'
 import { buildOrder, type IssuedOrder, issueOrder } from './order.js'
 import { type QuotedRequest, quotedRequest, retryTakenDepositTag } from './persist.js'
 import type { PricedQuote } from './priced-quote.js'
@@ -82,7 +88,8 @@ export class QuoteEngine {
     const sides = await priceRoute(route, prices)
     const nowMs = this.#now()
     const expiresAt = nowMs + (request.ttl ?? settings.quote.ttlSeconds) * 1000
-    const asked = { usePermit, calls, familyOptions: options, solverOnDestination }
+    const authorizations = destinationAuthorizations(request)
+    const asked = { usePermit, calls, authorizations, familyOptions: options, solverOnDestination }
     const costs = await estimateCosts(request, route, sides, asked, settings)
 
     // Compute the fees, and what the recipient gets.

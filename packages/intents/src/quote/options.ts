@@ -3,6 +3,7 @@
  * never silently ignored; the ones it honours become the family options and destination calls.
  */
 import {
+  type DestinationAuthorization,
   type DestinationCall,
   ORIGIN_REQUEST_OPTION_DEFAULTS,
   ORIGIN_REQUEST_OPTIONS,
@@ -100,6 +101,17 @@ function checkDeploymentOptions(request: QuoteRequest): void {
     )
   if (request.useFallbacks)
     reject('UNSUPPORTED_ROUTE', 'This deployment has no fallback routes; remove useFallbacks.')
+  if (request.disableSwapProviderPreference)
+    reject(
+      'UNSUPPORTED_ROUTE',
+      'This deployment prefers no swap provider over another, so there is no preference to disable; remove disableSwapProviderPreference (or set it to false).',
+    )
+  // Every refund leg is paid on the origin chain; `true` is what the service always does.
+  if (request.refundOnOrigin === false)
+    reject(
+      'UNSUPPORTED_ROUTE',
+      'This deployment refunds on the origin chain only; refundOnOrigin: false (refunds allowed on the destination) cannot be honoured. Remove it or set it to true.',
+    )
   if (request.gasLimitForDepositSpecifiedTxs !== undefined) {
     throw new PontisError(
       'INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS',
@@ -131,6 +143,12 @@ function checkExecutionOptions(request: QuoteRequest, { origin, destination }: R
     reject(
       'UNSUPPORTED_EXECUTION_TYPE',
       'permitExpiry sets how long a permit signature is valid; it needs usePermit: true.',
+    )
+  }
+  if (request.latePaymentSlippageTolerance !== undefined && request.ttl !== undefined) {
+    reject(
+      'UNSUPPORTED_EXECUTION_TYPE',
+      'ttl refunds a request not filled within its window, while latePaymentSlippageTolerance fills a deposit that arrives after it; pick one.',
     )
   }
   if (request.enableTrueExactOutput && request.tradeType !== 'EXACT_OUTPUT') {
@@ -178,23 +196,20 @@ function checkExecutionOptions(request: QuoteRequest, { origin, destination }: R
   }
 }
 
-/** `txs`, `authorizationList` and `txsGasLimit`: calls the fill makes on the destination. */
+/** `txs`, `authorizationList` and `txsGasLimit`: calls and delegations the fill carries on the destination. */
 function checkDestinationOptions(request: QuoteRequest, { destination }: Route): void {
-  if ((request.txs?.length ?? 0) > 0 || request.authorizationList !== undefined) {
-    if (!destination.quoting.supportsDestinationCalls) {
-      throw new PontisError(
-        'EXTRA_TXS_NOT_SUPPORTED',
-        `${destination.chain.record.displayName} (${destination.chain.record.vmType}) cannot run txs calls.`,
-      )
-    }
+  const chain = `${destination.chain.record.displayName} (${destination.chain.record.vmType})`
+  if ((request.txs?.length ?? 0) > 0 && !destination.quoting.supportsDestinationCalls) {
+    throw new PontisError('EXTRA_TXS_NOT_SUPPORTED', `${chain} cannot run txs calls.`)
   }
-  for (const [index, authorization] of (request.authorizationList ?? []).entries()) {
-    if (authorization.chainId !== 0 && authorization.chainId !== destination.chain.id) {
-      reject(
-        'INVALID_EXTRA_TXS',
-        `authorizationList[${index}].chainId is ${authorization.chainId}; it must be ${destination.chain.id} (the destination) or 0.`,
-      )
-    }
+  if (
+    (request.authorizationList?.length ?? 0) > 0 &&
+    !destination.quoting.supportsDestinationAuthorizations
+  ) {
+    reject(
+      'UNSUPPORTED_EXECUTION_TYPE',
+      `${chain} fills carry no account-code delegations, so authorizationList could not be executed there; remove it.`,
+    )
   }
   if (request.txsGasLimit !== undefined && (request.txs?.length ?? 0) === 0) {
     reject(
@@ -212,6 +227,18 @@ export async function checkPermit(request: QuoteRequest, { origin }: Route): Pro
       `${origin.currency.entry.symbol} on ${origin.chain.record.displayName} does not accept signed transfer authorizations; remove usePermit.`,
     )
   }
+}
+
+/** The request's `authorizationList` as the fill carries it; empty when none. */
+export function destinationAuthorizations(request: QuoteRequest): DestinationAuthorization[] {
+  return (request.authorizationList ?? []).map(({ chainId, address, nonce, yParity, r, s }) => ({
+    chainId,
+    address,
+    nonce,
+    yParity,
+    r,
+    s,
+  }))
 }
 
 /** The request's `txs` as calls on the destination, addresses in its rules. */

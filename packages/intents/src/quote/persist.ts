@@ -29,6 +29,11 @@ export type StoredQuote = {
   readonly slippageBps: number
   /** The authorizations the quote's signature items issued, for the execute API. */
   readonly permits?: readonly StoredPermit[]
+  /**
+   * With `latePaymentSlippageTolerance`: the destination fill cost the quote priced (native smallest
+   * unit) and the account it was simulated for, so a deposit after the deadline is priced again.
+   */
+  readonly quotedFill?: { readonly payer: string; readonly cost: string }
   /** What the quote priced in and out (`details.currencyIn/currencyOut`), for the request history. */
   readonly currencyIn?: IntentsApi.Fee
   readonly currencyOut?: IntentsApi.Fee
@@ -81,6 +86,9 @@ export function quotedRequest(
       calls: priced.calls.map((call) => ({ to: call.to, value: call.value.toString(), data: call.data })),
       topupNativeAmount: costs.topupNativeAmount.toString(),
       slippageBps: costs.slippageBps,
+      ...(request.latePaymentSlippageTolerance !== undefined
+        ? { quotedFill: { payer: costs.fillPayer, cost: costs.fillCost.amount.toString() } }
+        : {}),
       permits: parts.prepared.flatMap((step) =>
         step.items.flatMap((item) => (item.permit ? [storedPermit(item.permit)] : [])),
       ),

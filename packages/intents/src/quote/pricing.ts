@@ -2,7 +2,13 @@
  * Quote stage 2, price the route: USD prices of both ends, then what the chains say the route
  * costs (deposit, fill, origin swap) and the balances that bound it.
  */
-import type { CostEstimate, DestinationCall, OriginRequestOptions, OriginSwapQuote } from '@pontis/core'
+import type {
+  CostEstimate,
+  DestinationAuthorization,
+  DestinationCall,
+  OriginRequestOptions,
+  OriginSwapQuote,
+} from '@pontis/core'
 import { familyOptions } from './options.js'
 import { fromUsd, type PricedCurrency, type PriceSource } from './prices.js'
 import type { QuoteRequest, Route, RouteEnd } from './route.js'
@@ -31,6 +37,8 @@ export interface Costs {
   readonly originSwap: OriginSwapQuote | undefined
   readonly originCost: CostEstimate
   readonly fillCost: CostEstimate
+  /** The account `fillCost` was simulated for (the solver on the destination). */
+  readonly fillPayer: string
   readonly userBalance: bigint | undefined
   readonly solverBalance: bigint | undefined
   /** Origin gas the solver pays for a permit deposit (its submission and `originGasOverhead`), origin native. */
@@ -41,6 +49,8 @@ export interface Costs {
 export interface CostRequest {
   readonly usePermit: boolean
   readonly calls: readonly DestinationCall[]
+  /** The request's `authorizationList`, for destinations that carry it. */
+  readonly authorizations: readonly DestinationAuthorization[]
   readonly familyOptions: OriginRequestOptions
   readonly solverOnDestination: string
 }
@@ -116,6 +126,7 @@ export async function estimateCosts(
       currencyId: destination.currency.address,
       amount,
       calls: asked.calls,
+      ...(asked.authorizations.length > 0 ? { authorizations: asked.authorizations } : {}),
       ...(request.txsGasLimit !== undefined ? { callsGasLimit: BigInt(request.txsGasLimit) } : {}),
       topupNativeAmount,
     }),
@@ -134,6 +145,7 @@ export async function estimateCosts(
     originSwap,
     originCost,
     fillCost,
+    fillPayer: asked.solverOnDestination,
     userBalance,
     solverBalance,
     solverPaidOrigin,

@@ -31,6 +31,8 @@ export interface HistoryFilter {
   readonly depositAddress?: string
   readonly status?: IntentsApi.RequestStatus
   readonly referrer?: string
+  /** The quote request's `referrerAddress`, any letter case. */
+  readonly referrerAddress?: string
   /** Only the requests quoted with this API key (a partner's scope). */
   readonly apiKeyId?: string
   /** Inclusive bounds on `createdAt`, Unix milliseconds. */
@@ -129,6 +131,8 @@ function conditionsOf(filter: HistoryFilter, params: unknown[]): string[] {
   if (filter.depositAddress !== undefined) where.push(`deposit_address = ${$(filter.depositAddress)}`)
   if (filter.status !== undefined) where.push(`status = ${$(filter.status)}`)
   if (filter.referrer !== undefined) where.push(`referrer = ${$(filter.referrer)}`)
+  if (filter.referrerAddress !== undefined)
+    where.push(`lower(quote->'request'->>'referrerAddress') = lower(${$(filter.referrerAddress)})`)
   if (filter.apiKeyId !== undefined) where.push(`api_key_id = ${$(filter.apiKeyId)}`)
   if (filter.createdFrom !== undefined) where.push(`created_at >= ${$(filter.createdFrom)}`)
   if (filter.createdTo !== undefined) where.push(`created_at <= ${$(filter.createdTo)}`)
