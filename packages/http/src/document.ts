@@ -25,9 +25,27 @@ export interface LoadedDocument {
  */
 export async function loadOpenApiDocument(path: string): Promise<LoadedDocument> {
   const source = await readFile(path, 'utf8')
+  let checked = checkedDocuments.get(source)
+  if (checked === undefined) {
+    checked = parseAndCheck(source, path)
+    checkedDocuments.set(source, checked)
+    // An invalid document is reported again, with its own path, by the next load.
+    checked.catch(() => checkedDocuments.delete(source))
+  }
+  // A copy per load: the caller may change its document without touching anyone else's.
+  return { document: structuredClone(await checked), source, path }
+}
+
+/**
+ * Parsed and validated documents by YAML source. Parsing and validating openapi/intents.yaml costs
+ * about 0.3 CPU-s, and a process (a test file) loads the same document once per service it starts.
+ */
+const checkedDocuments = new Map<string, Promise<OpenApiDocument>>()
+
+async function parseAndCheck(source: string, path: string): Promise<OpenApiDocument> {
   const document = parseYaml(source) as OpenApiDocument
   await assertValidOpenApi31(document, path)
-  return { document, source, path }
+  return document
 }
 
 export async function assertValidOpenApi31(document: OpenApiDocument, name: string): Promise<void> {
