@@ -14,9 +14,9 @@
  */
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { deferred, within } from './helpers/wait.js'
+import { runScriptInProcess } from './helpers/main-script.js'
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 /** How long a start with a bad setting may take to stop by itself before it counts as hung. */
@@ -232,56 +232,8 @@ function run(script: string, env: Record<string, string>): Promise<Outcome> {
   })
 }
 
-let evaluations = 0
-
-/**
- * Runs the script inside this process, as `run` does in a child: evaluated afresh (its own module
- * URL; what it imports is shared), `process.env` replaced by the case's, everything written to the
- * standard streams recorded, and `process.exit` recording the code. Code null: it never called
- * `process.exit` (a start that went through is stopped with SIGTERM, as an operator would).
- */
-async function runInProcess(script: string, env: Record<string, string>): Promise<Outcome> {
-  const saved = { ...process.env }
-  const writes = { stdout: process.stdout.write, stderr: process.stderr.write }
-  const exit = process.exit
-  let output = ''
-  let code: number | null = null
-  const exited = deferred()
-  const record = ((chunk: string | Uint8Array) => {
-    output += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString()
-    return true
-  }) as typeof process.stdout.write
-  for (const name of Object.keys(process.env)) delete process.env[name]
-  Object.assign(process.env, caseEnvironment(env))
-  process.stdout.write = record
-  process.stderr.write = record
-  process.exit = ((exitCode?: number | string | null) => {
-    code ??= Number(exitCode ?? 0)
-    exited.resolve()
-  }) as typeof process.exit
-  let stoppedWith: number | null = null
-  try {
-    const url = `${pathToFileURL(join(repoRoot, script)).href}?case=${++evaluations}`
-    await within(`${script} to give up`, import(url), { timeoutMs: STOP_WITHIN_MS })
-    stoppedWith = code
-    if (stoppedWith === null) {
-      // It started: stop it the way an orchestrator would, before this process's exit is back.
-      process.emit('SIGTERM', 'SIGTERM')
-      await within(`${script} to stop on SIGTERM`, exited.promise, { timeoutMs: STOP_WITHIN_MS })
-    }
-  } finally {
-    process.stdout.write = writes.stdout
-    process.stderr.write = writes.stderr
-    process.exit = exit
-    for (const name of Object.keys(process.env)) delete process.env[name]
-    Object.assign(process.env, saved)
-  }
-  return outcomeOf(stoppedWith, output)
-}
-
 async function check(t: Test, script: string, cases: readonly StartCase[]): Promise<void> {
-  // The children together, a few at a time; the cases run here one after the other (they share
-  // process.env and the streams).
+  // The children together, a few at a time; the cases run here one after the other.
   const children = cases.filter((item) => item.child)
   const outcomes = new Map<StartCase, Outcome>()
   for (let start = 0; start < children.length; start += 6) {
@@ -289,7 +241,13 @@ async function check(t: Test, script: string, cases: readonly StartCase[]): Prom
     const results = await Promise.all(batch.map((item) => run(script, item.env)))
     for (const [index, item] of batch.entries()) outcomes.set(item, results[index] as Outcome)
   }
-  for (const item of cases) if (!item.child) outcomes.set(item, await runInProcess(script, item.env))
+  for (const item of cases) {
+    if (item.child) continue
+    const { code, output } = await runScriptInProcess(join(repoRoot, script), caseEnvironment(item.env), {
+      timeoutMs: STOP_WITHIN_MS,
+    })
+    outcomes.set(item, outcomeOf(code, output))
+  }
   for (const item of cases) {
     const { code, lines } = outcomes.get(item) as Outcome
     const shown = lines.join('\n').slice(0, 2000)
