@@ -17,6 +17,7 @@ import type { Indexer } from './lifecycle/indexer.js'
 import type { LifecycleStore } from './lifecycle/lifecycle-store.js'
 import type { Solver } from './lifecycle/solver.js'
 import { createIntentsMetrics, type IntentsMetrics } from './metrics.js'
+import { createPartnerHandlers } from './partner/handlers.js'
 import { createChainHandlers } from './quote/chains.js'
 import type { QuoteEngine } from './quote/engine.js'
 import { createQuoteHandlers } from './quote/handlers.js'
@@ -92,6 +93,12 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
       ...createQuoteHandlers(options.engine, options.keys, { metrics, registry: options.registry }),
       ...createAdminHandlers({ keys: options.keys, adminToken: options.adminToken, logger: options.logger }),
       ...createWebhookAdminHandlers({ dispatcher: options.webhooks, adminToken: options.adminToken }),
+      ...createPartnerHandlers({
+        keys: options.keys,
+        dispatcher: options.webhooks,
+        logger: options.logger,
+        ...(options.rateLimitPolicy !== undefined ? { rateLimitPolicy: options.rateLimitPolicy } : {}),
+      }),
       ...createStatusHandlers(options.store, options.statusCache),
       ...createHistoryHandlers({
         store: options.store,
