@@ -4282,18 +4282,66 @@ export const PartnerUsageSchema = {
             description: 'The rule of each route class; null when the operator turned rate limiting off.',
             anyOf: [
                 {
+                    $ref: '#/components/schemas/ClassLimits'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        }
+    }
+} as const;
+
+export const ClassLimitsSchema = {
+    type: 'object',
+    description: 'The rule of each route class: `quote` (`/quote`, `/quote/v2`, `/price`) and `other`.',
+    additionalProperties: false,
+    required: [
+        'quote',
+        'other'
+    ],
+    properties: {
+        quote: {
+            $ref: '#/components/schemas/RateLimitRule'
+        },
+        other: {
+            $ref: '#/components/schemas/RateLimitRule'
+        }
+    }
+} as const;
+
+export const RateLimitPolicyAnswerSchema = {
+    type: 'object',
+    description: 'Answer of `getRateLimitPolicy`.',
+    additionalProperties: false,
+    required: [
+        'policy'
+    ],
+    properties: {
+        policy: {
+            description: 'The limits per caller kind; null when the operator turned rate limiting off (`RATE_LIMITS=off`).',
+            anyOf: [
+                {
                     type: 'object',
                     additionalProperties: false,
                     required: [
-                        'quote',
-                        'other'
+                        'anonymous',
+                        'public',
+                        'standard',
+                        'elevated'
                     ],
                     properties: {
-                        quote: {
-                            $ref: '#/components/schemas/RateLimitRule'
+                        anonymous: {
+                            $ref: '#/components/schemas/ClassLimits'
                         },
-                        other: {
-                            $ref: '#/components/schemas/RateLimitRule'
+                        public: {
+                            $ref: '#/components/schemas/ClassLimits'
+                        },
+                        standard: {
+                            $ref: '#/components/schemas/ClassLimits'
+                        },
+                        elevated: {
+                            $ref: '#/components/schemas/ClassLimits'
                         }
                     }
                 },

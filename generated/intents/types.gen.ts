@@ -2143,9 +2143,29 @@ export type PartnerUsage = {
     /**
      * The rule of each route class; null when the operator turned rate limiting off.
      */
-    limits: {
-        quote: RateLimitRule;
-        other: RateLimitRule;
+    limits: ClassLimits | null;
+};
+
+/**
+ * The rule of each route class: `quote` (`/quote`, `/quote/v2`, `/price`) and `other`.
+ */
+export type ClassLimits = {
+    quote: RateLimitRule;
+    other: RateLimitRule;
+};
+
+/**
+ * Answer of `getRateLimitPolicy`.
+ */
+export type RateLimitPolicyAnswer = {
+    /**
+     * The limits per caller kind; null when the operator turned rate limiting off (`RATE_LIMITS=off`).
+     */
+    policy: {
+        anonymous: ClassLimits;
+        public: ClassLimits;
+        standard: ClassLimits;
+        elevated: ClassLimits;
     } | null;
 };
 
@@ -4113,6 +4133,52 @@ export type RedeliverWebhookEventResponses = {
 };
 
 export type RedeliverWebhookEventResponse = RedeliverWebhookEventResponses[keyof RedeliverWebhookEventResponses];
+
+export type GetRateLimitPolicyData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/admin/rate-limits';
+};
+
+export type GetRateLimitPolicyErrors = {
+    /**
+     * The admin token (`Authorization: Bearer <ADMIN_TOKEN>`) is missing or wrong.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetRateLimitPolicyError = GetRateLimitPolicyErrors[keyof GetRateLimitPolicyErrors];
+
+export type GetRateLimitPolicyResponses = {
+    /**
+     * The policy.
+     */
+    200: RateLimitPolicyAnswer;
+};
+
+export type GetRateLimitPolicyResponse = GetRateLimitPolicyResponses[keyof GetRateLimitPolicyResponses];
 
 export type GetPartnerKeyData = {
     body?: never;

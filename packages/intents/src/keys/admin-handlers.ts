@@ -6,6 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { ConfigError, type IntentsApi, type Logger, PontisError, silentLogger } from '@pontis/core'
 import { createBearerCheck, type OperationHandler, type RequestOf, type ResponseOf } from '@pontis/http'
+import { DEFAULT_RATE_LIMIT_POLICY, type RateLimitPolicy } from '../ratelimit/policy.js'
 import { ApiKeyError, type ApiKeyRecord, type ApiKeyStore, type WebhookConfig } from './api-keys.js'
 
 type Handler<Data, Responses> = OperationHandler<RequestOf<Data>, ResponseOf<Responses>>
@@ -19,6 +20,7 @@ export type AdminHandlers = {
   revokeApiKey: Handler<IntentsApi.RevokeApiKeyData, IntentsApi.RevokeApiKeyResponses>
   setApiKeyWebhook: Handler<IntentsApi.SetApiKeyWebhookData, IntentsApi.SetApiKeyWebhookResponses>
   deleteApiKeyWebhook: Handler<IntentsApi.DeleteApiKeyWebhookData, IntentsApi.DeleteApiKeyWebhookResponses>
+  getRateLimitPolicy: Handler<IntentsApi.GetRateLimitPolicyData, IntentsApi.GetRateLimitPolicyResponses>
 }
 
 export interface AdminHandlerOptions {
@@ -27,6 +29,8 @@ export interface AdminHandlerOptions {
   readonly adminToken: string | undefined
   /** Receives one line per change (key id, tier; never a secret). */
   readonly logger?: Logger
+  /** The limits the gate applies, for `getRateLimitPolicy`; null when limiting is off. Default: the built-in policy. */
+  readonly rateLimitPolicy?: RateLimitPolicy | null
 }
 
 /** Shortest `ADMIN_TOKEN` accepted: it guards every key, so it must not be guessable. */
@@ -173,6 +177,14 @@ export function createAdminHandlers(options: AdminHandlerOptions): AdminHandlers
         logger.info('API key webhook set', { keyId: key.id, enabled: key.webhook?.enabled ?? false })
         return { status: 200, body: key }
       }),
+
+    getRateLimitPolicy: ({ headers }) =>
+      guarded(headers, undefined, async () => ({
+        status: 200,
+        body: {
+          policy: options.rateLimitPolicy === undefined ? DEFAULT_RATE_LIMIT_POLICY : options.rateLimitPolicy,
+        },
+      })),
 
     deleteApiKeyWebhook: ({ headers, path }) =>
       guarded(headers, path.keyId, async () => {
