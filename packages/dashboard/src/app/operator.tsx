@@ -223,55 +223,57 @@ function KeysTable(props: {
                   )}
                 </td>
                 <td>{formatTime(key.createdAt)}</td>
-                <td class="actions">
-                  {key.revokedAt !== null ? (
-                    <span class="muted">revoked {formatTime(key.revokedAt)}</span>
-                  ) : (
-                    <>
-                      <button type="button" class="secondary" onClick={() => setEditing(key.id)}>
-                        Webhook <span class="visually-hidden">of {key.label}</span>
-                      </button>
-                      <button
-                        type="button"
-                        class="secondary"
-                        disabled={action.busy}
-                        onClick={() =>
-                          void action.run(async () => {
-                            const answer = await api<ApiKeySecret>(
-                              'POST',
-                              `/admin/keys/${encodeURIComponent(key.id)}/rotate`,
-                            )
-                            props.rotated(answer.body)
-                            props.changed()
-                            return `Key “${key.label}” rotated: the old secret no longer works.`
-                          })
-                        }
-                      >
-                        Rotate <span class="visually-hidden">{key.label}</span>
-                      </button>
-                      {confirming === key.id ? (
+                <td>
+                  <div class="actions">
+                    {key.revokedAt !== null ? (
+                      <span class="muted">revoked {formatTime(key.revokedAt)}</span>
+                    ) : (
+                      <>
+                        <button type="button" class="secondary" onClick={() => setEditing(key.id)}>
+                          Webhook <span class="visually-hidden">of {key.label}</span>
+                        </button>
                         <button
                           type="button"
-                          class="danger"
+                          class="secondary"
                           disabled={action.busy}
                           onClick={() =>
                             void action.run(async () => {
-                              await api('DELETE', `/admin/keys/${encodeURIComponent(key.id)}`)
-                              setConfirming(undefined)
+                              const answer = await api<ApiKeySecret>(
+                                'POST',
+                                `/admin/keys/${encodeURIComponent(key.id)}/rotate`,
+                              )
+                              props.rotated(answer.body)
                               props.changed()
-                              return `Key “${key.label}” revoked.`
+                              return `Key “${key.label}” rotated: the old secret no longer works.`
                             })
                           }
                         >
-                          Confirm revoke <span class="visually-hidden">{key.label}</span>
+                          Rotate <span class="visually-hidden">{key.label}</span>
                         </button>
-                      ) : (
-                        <button type="button" class="danger" onClick={() => setConfirming(key.id)}>
-                          Revoke <span class="visually-hidden">{key.label}</span>
-                        </button>
-                      )}
-                    </>
-                  )}
+                        {confirming === key.id ? (
+                          <button
+                            type="button"
+                            class="danger"
+                            disabled={action.busy}
+                            onClick={() =>
+                              void action.run(async () => {
+                                await api('DELETE', `/admin/keys/${encodeURIComponent(key.id)}`)
+                                setConfirming(undefined)
+                                props.changed()
+                                return `Key “${key.label}” revoked.`
+                              })
+                            }
+                          >
+                            Confirm revoke <span class="visually-hidden">{key.label}</span>
+                          </button>
+                        ) : (
+                          <button type="button" class="danger" onClick={() => setConfirming(key.id)}>
+                            Revoke <span class="visually-hidden">{key.label}</span>
+                          </button>
+                        )}
+                      </>
+                    )}
+                  </div>
                 </td>
               </tr>
             ))}
