@@ -4,6 +4,7 @@
  * process; tests start the same stack in-process (with `DEVNET_PORTS=0` and port 0 for both services)
  * so that what they exercise is what a user gets from `npm start`.
  */
+import { randomBytes } from 'node:crypto'
 import { createLogger, type Logger, readChoice } from '@pontis/core'
 import { type Devnet, devnetEnvironment, startDevnet } from '@pontis/devnet'
 import type { RunningServer } from '@pontis/http'
@@ -22,6 +23,27 @@ export interface LocalStackOptions {
   readonly dataDir?: string
   /** Loggers: `pontis` (the stack's own lines), `intents`, `oracle`. Default `createLogger(name)`. */
   readonly loggers?: Partial<Record<'pontis' | 'intents' | 'oracle', Logger>>
+}
+
+/**
+ * What a local run adds so that a new user can sign in to the dashboard and give a key a webhook
+ * on this machine: an `ADMIN_TOKEN` made for this run when none is set (its value is returned, to
+ * be printed: it exists for this process only and guards nothing but the local devnet), and
+ * `WEBHOOKS_ALLOW_HTTP_LOOPBACK=true` unless set (receivers on this machine). Other environments
+ * get nothing: their operators set both themselves, and their tokens are never printed.
+ */
+export function localOperatorSettings(
+  environment: string,
+  env: NodeJS.ProcessEnv,
+): { readonly env: NodeJS.ProcessEnv; readonly generatedAdminToken?: string } {
+  if (environment !== 'local') return { env }
+  const added: NodeJS.ProcessEnv = {}
+  if (env.WEBHOOKS_ALLOW_HTTP_LOOPBACK === undefined) added.WEBHOOKS_ALLOW_HTTP_LOOPBACK = 'true'
+  if (env.ADMIN_TOKEN === undefined || env.ADMIN_TOKEN === '') {
+    const generatedAdminToken = `local-${randomBytes(24).toString('base64url')}`
+    return { env: { ...env, ...added, ADMIN_TOKEN: generatedAdminToken }, generatedAdminToken }
+  }
+  return { env: { ...env, ...added } }
 }
 
 /** A started stack. */
@@ -48,7 +70,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   let devnet: Devnet | undefined
   let intents: IntentsService | undefined
   try {
-    let env: NodeJS.ProcessEnv = baseEnv
+    const operator = localOperatorSettings(environment, baseEnv)
+    let env: NodeJS.ProcessEnv = operator.env
     // `off` runs the services against chains already running elsewhere (their RPC variables).
     const devnetWanted = readChoice(baseEnv, 'DEVNET', ['on', 'off']) !== 'off'
     if (environment === 'local' && devnetWanted) {
@@ -75,7 +98,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         tron: { port: freePorts ? 0 : 8090, blockIntervalMs: 3000 },
         log: (message) => logger.info(message),
       })
-      env = { ...baseEnv, ...devnetEnvironment(devnet) }
+      env = { ...env, ...devnetEnvironment(devnet) }
       for (const chain of devnet.chains) logger.info(`devnet chain ${chain.chainId}  ${chain.rpcUrl}`)
       if (devnet.svm)
         logger.info(`devnet svm chain  ${devnet.svm.rpcUrl}  (swap routes ${devnet.svm.routesUrl})`)
@@ -97,6 +120,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     logger.info(`environment ${environment}`)
     logger.info(`intent service  ${intents.url}  (API reference ${intents.url}/documentation)`)
     logger.info(`oracle          ${oracle.url}  (API reference ${oracle.url}/documentation)`)
+    logger.info(`dashboard       ${intents.url}/dashboard`)
+    if (operator.generatedAdminToken !== undefined) {
+      logger.info(
+        `dashboard sign-in: choose "operator" and enter the admin token ${operator.generatedAdminToken} (made for this local run; set ADMIN_TOKEN to choose your own)`,
+      )
+    } else if (env.ADMIN_TOKEN) {
+      logger.info('dashboard sign-in: choose "operator" and enter your ADMIN_TOKEN')
+    } else {
+      logger.info(
+        'dashboard sign-in: set ADMIN_TOKEN to sign in as the operator; partners sign in with their API key',
+      )
+    }
     const started = { devnet, intents }
     return {
       environment,

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { startNpmStart } from './helpers/npm-start.js'
-import { within } from './helpers/wait.js'
+import { waitFor, within } from './helpers/wait.js'
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 
@@ -28,6 +28,8 @@ t.test('npm start serves both services and their documentation', async (t) => {
       PONTIS_DATA_DIR: dataDir,
       ENVIRONMENT: 'local',
       LOG_LEVEL: 'info',
+      // Unset, as on a fresh machine: npm start makes one for the run and prints it.
+      ADMIN_TOKEN: '',
     },
   })
   const { urls } = stack
@@ -66,6 +68,21 @@ t.test('npm start serves both services and their documentation', async (t) => {
     }),
   })
   t.equal(quote.status, 200, 'a quote answers on the started devnet')
+  // What a new user needs for the dashboard: its URL and the admin token made for this run.
+  const adminToken = await waitFor(
+    'npm start to print the dashboard sign-in',
+    () => /dashboard sign-in: .*admin token (\S+)/.exec(stack.output())?.[1],
+  )
+  t.match(stack.output(), `dashboard       ${urls.intents}/dashboard`, 'npm start prints the dashboard URL')
+  const dashboard = await fetch(`${urls.intents}/dashboard`)
+  t.equal(dashboard.status, 200, 'the dashboard is served')
+  t.match(await dashboard.text(), '/dashboard/assets/dashboard.js')
+  const script = await fetch(`${urls.intents}/dashboard/assets/dashboard.js`)
+  t.equal(script.status, 200, 'its script is built and served by npm start itself')
+  const keys = await fetch(`${urls.intents}/admin/keys`, {
+    headers: { authorization: `Bearer ${adminToken}` },
+  })
+  t.equal(keys.status, 200, 'the printed admin token signs in')
   const lives = await fetch(`${urls.oracle}/lives/v1`)
   t.same(await lives.json(), { status: 'ok' })
   t.match(output, /devnet svm chain\s+http:\/\//, 'the SVM chain was started and logged')

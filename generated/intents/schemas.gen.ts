@@ -3980,8 +3980,22 @@ export const WebhookEventStateSchema = {
             type: 'string',
             description: 'Stable id, sent as `X-Event-Id` on every attempt.'
         },
+        keyId: {
+            $ref: '#/components/schemas/ApiKeyId'
+        },
         requestId: {
-            $ref: '#/components/schemas/RequestId'
+            description: 'The request whose status changed; null for a `webhook.test` event.',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/RequestId'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        createdAt: {
+            $ref: '#/components/schemas/Timestamp'
         },
         state: {
             type: 'string',
@@ -4250,6 +4264,151 @@ export const ApiKeyListSchema = {
             type: 'array',
             items: {
                 $ref: '#/components/schemas/ApiKey'
+            }
+        }
+    }
+} as const;
+
+export const PartnerUsageSchema = {
+    type: 'object',
+    description: 'Answer of `getPartnerUsage`.',
+    additionalProperties: false,
+    required: [
+        'keyId',
+        'tier',
+        'limits'
+    ],
+    properties: {
+        keyId: {
+            $ref: '#/components/schemas/ApiKeyId'
+        },
+        tier: {
+            $ref: '#/components/schemas/ApiKeyTier'
+        },
+        limits: {
+            description: 'The rule of each route class; null when the operator turned rate limiting off.',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/ClassLimits'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        }
+    }
+} as const;
+
+export const ClassLimitsSchema = {
+    type: 'object',
+    description: 'The rule of each route class: `quote` (`/quote`, `/quote/v2`, `/price`) and `other`.',
+    additionalProperties: false,
+    required: [
+        'quote',
+        'other'
+    ],
+    properties: {
+        quote: {
+            $ref: '#/components/schemas/RateLimitRule'
+        },
+        other: {
+            $ref: '#/components/schemas/RateLimitRule'
+        }
+    }
+} as const;
+
+export const RateLimitPolicyAnswerSchema = {
+    type: 'object',
+    description: 'Answer of `getRateLimitPolicy`.',
+    additionalProperties: false,
+    required: [
+        'policy'
+    ],
+    properties: {
+        policy: {
+            description: 'The limits per caller kind; null when the operator turned rate limiting off (`RATE_LIMITS=off`).',
+            anyOf: [
+                {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: [
+                        'anonymous',
+                        'public',
+                        'standard',
+                        'elevated'
+                    ],
+                    properties: {
+                        anonymous: {
+                            $ref: '#/components/schemas/ClassLimits'
+                        },
+                        public: {
+                            $ref: '#/components/schemas/ClassLimits'
+                        },
+                        standard: {
+                            $ref: '#/components/schemas/ClassLimits'
+                        },
+                        elevated: {
+                            $ref: '#/components/schemas/ClassLimits'
+                        }
+                    }
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        }
+    }
+} as const;
+
+export const RateLimitRuleSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'limit',
+        'windowSeconds'
+    ],
+    properties: {
+        limit: {
+            type: 'integer',
+            minimum: 1,
+            description: 'Requests per window.'
+        },
+        windowSeconds: {
+            type: 'integer',
+            minimum: 1
+        }
+    }
+} as const;
+
+export const WebhookTestEventSchema = {
+    type: 'object',
+    description: 'Body of the `webhook.test` webhook.',
+    required: [
+        'event',
+        'timestamp',
+        'data'
+    ],
+    properties: {
+        event: {
+            type: 'string',
+            const: 'webhook.test'
+        },
+        timestamp: {
+            $ref: '#/components/schemas/Timestamp'
+        },
+        data: {
+            type: 'object',
+            required: [
+                'keyId',
+                'message'
+            ],
+            properties: {
+                keyId: {
+                    $ref: '#/components/schemas/ApiKeyId'
+                },
+                message: {
+                    type: 'string'
+                }
             }
         }
     }

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetHealthzData, GetHealthzErrors, GetHealthzResponses, GetIconData, GetIconErrors, GetIconResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetRequestsV2Data, GetRequestsV2Errors, GetRequestsV2Responses, GetRequestsV3Data, GetRequestsV3Errors, GetRequestsV3Responses, GetSquareIconData, GetSquareIconErrors, GetSquareIconResponses, GetTokenPriceData, GetTokenPriceErrors, GetTokenPriceResponses, GetTrendingCurrenciesData, GetTrendingCurrenciesErrors, GetTrendingCurrenciesResponses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses } from './types.gen.js';
+import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDashboardAssetData, GetDashboardAssetErrors, GetDashboardAssetResponses, GetDashboardData, GetDashboardErrors, GetDashboardResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetHealthzData, GetHealthzErrors, GetHealthzResponses, GetIconData, GetIconErrors, GetIconResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetPartnerKeyData, GetPartnerKeyErrors, GetPartnerKeyResponses, GetPartnerUsageData, GetPartnerUsageErrors, GetPartnerUsageResponses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, GetRateLimitPolicyData, GetRateLimitPolicyErrors, GetRateLimitPolicyResponses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetRequestsV2Data, GetRequestsV2Errors, GetRequestsV2Responses, GetRequestsV3Data, GetRequestsV3Errors, GetRequestsV3Responses, GetSquareIconData, GetSquareIconErrors, GetSquareIconResponses, GetTokenPriceData, GetTokenPriceErrors, GetTokenPriceResponses, GetTrendingCurrenciesData, GetTrendingCurrenciesErrors, GetTrendingCurrenciesResponses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListPartnerWebhookEventsData, ListPartnerWebhookEventsErrors, ListPartnerWebhookEventsResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverPartnerWebhookEventData, RedeliverPartnerWebhookEventErrors, RedeliverPartnerWebhookEventResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SendPartnerTestWebhookData, SendPartnerTestWebhookErrors, SendPartnerTestWebhookResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses, SetPartnerWebhookData, SetPartnerWebhookErrors, SetPartnerWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -545,3 +545,120 @@ export const redeliverWebhookEvent = <ThrowOnError extends boolean = false>(opti
     url: '/admin/webhooks/events/{eventId}/redeliver',
     ...options
 });
+
+/**
+ * The rate limits of each tier
+ *
+ * The limits the service applies (its `RATE_LIMITS` setting, or the defaults in the `Admin`
+ * tag's table), per caller kind: anonymous calls and each API key tier.
+ *
+ */
+export const getRateLimitPolicy = <ThrowOnError extends boolean = false>(options?: Options<GetRateLimitPolicyData, ThrowOnError>) => (options?.client ?? client).get<GetRateLimitPolicyResponses, GetRateLimitPolicyErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/rate-limits',
+    ...options
+});
+
+/**
+ * The calling API key
+ *
+ * The key that authenticated the call (`x-api-key`), as the admin API shows it: label, tier,
+ * prefix and webhook, never the secret.
+ *
+ */
+export const getPartnerKey = <ThrowOnError extends boolean = false>(options?: Options<GetPartnerKeyData, ThrowOnError>) => (options?.client ?? client).get<GetPartnerKeyResponses, GetPartnerKeyErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/partner/key',
+    ...options
+});
+
+/**
+ * Set or pause the calling key's webhook
+ *
+ * The partner's own `setApiKeyWebhook`: the same body, the same URL checks (400
+ * `INVALID_WEBHOOK_URL` with `errorData.reason`), on the key that authenticated the call only.
+ * `{"enabled": false}` alone pauses the webhook and keeps its URL and headers.
+ *
+ */
+export const setPartnerWebhook = <ThrowOnError extends boolean = false>(options: Options<SetPartnerWebhookData, ThrowOnError>) => (options.client ?? client).put<SetPartnerWebhookResponses, SetPartnerWebhookErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/partner/webhook',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Send a test event to the calling key's webhook
+ *
+ * Queues one `webhook.test` event (see `webhooks`) for the key's webhook, signed and retried
+ * like every other event, and answers where it stands (`pending`). The key needs an enabled
+ * webhook (400 `INVALID_REQUEST` otherwise). Follow it with `listPartnerWebhookEvents`.
+ *
+ */
+export const sendPartnerTestWebhook = <ThrowOnError extends boolean = false>(options?: Options<SendPartnerTestWebhookData, ThrowOnError>) => (options?.client ?? client).post<SendPartnerTestWebhookResponses, SendPartnerTestWebhookErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/partner/webhook/test',
+    ...options
+});
+
+/**
+ * The calling key's webhook deliveries
+ *
+ * The webhook events of the calling key, newest first: each with its state, attempts, the
+ * last response status or error and, while `pending`, when the next attempt is due. `state`
+ * narrows the list (`dead` lists the dead letters).
+ *
+ */
+export const listPartnerWebhookEvents = <ThrowOnError extends boolean = false>(options?: Options<ListPartnerWebhookEventsData, ThrowOnError>) => (options?.client ?? client).get<ListPartnerWebhookEventsResponses, ListPartnerWebhookEventsErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/partner/webhook/events',
+    ...options
+});
+
+/**
+ * Redeliver one of the calling key's dead-lettered events
+ *
+ * The partner's own `redeliverWebhookEvent`: puts a `dead` or `disabled` event of the calling
+ * key back in line with its attempts reset (same `X-Event-Id`). Events of other keys are not
+ * found (404), whatever their id.
+ *
+ */
+export const redeliverPartnerWebhookEvent = <ThrowOnError extends boolean = false>(options: Options<RedeliverPartnerWebhookEventData, ThrowOnError>) => (options.client ?? client).post<RedeliverPartnerWebhookEventResponses, RedeliverPartnerWebhookEventErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/partner/webhook/events/{eventId}/redeliver',
+    ...options
+});
+
+/**
+ * The calling key's rate limits
+ *
+ * The calling key's tier and the limits of each route class (`quote`: `/quote`, `/quote/v2`,
+ * `/price`; `other`: the rest). How much of the `other` window is left is in this answer's own
+ * `RateLimit` header (this call counts as one); a quote's answer carries the `quote` window's.
+ *
+ */
+export const getPartnerUsage = <ThrowOnError extends boolean = false>(options?: Options<GetPartnerUsageData, ThrowOnError>) => (options?.client ?? client).get<GetPartnerUsageResponses, GetPartnerUsageErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/partner/usage',
+    ...options
+});
+
+/**
+ * The web dashboard
+ *
+ * The dashboard page for operators (sign in with `ADMIN_TOKEN`) and partners (sign in with an
+ * API key). It is built from installed packages and loads nothing from other hosts. The
+ * credential is held in the page's memory only and sent on each call as the API expects it
+ * (`Authorization` or `x-api-key`), so the page makes the same audited, rate-limited calls as
+ * any client, and no cookie exists for another site to ride on (no CSRF).
+ *
+ */
+export const getDashboard = <ThrowOnError extends boolean = false>(options?: Options<GetDashboardData, ThrowOnError>) => (options?.client ?? client).get<GetDashboardResponses, GetDashboardErrors, ThrowOnError>({ url: '/dashboard', ...options });
+
+/**
+ * A script or style sheet of the dashboard
+ */
+export const getDashboardAsset = <ThrowOnError extends boolean = false>(options: Options<GetDashboardAssetData, ThrowOnError>) => (options.client ?? client).get<GetDashboardAssetResponses, GetDashboardAssetErrors, ThrowOnError>({ url: '/dashboard/assets/{file}', ...options });

@@ -2038,7 +2038,12 @@ export type WebhookEventState = {
      * Stable id, sent as `X-Event-Id` on every attempt.
      */
     eventId: string;
-    requestId: RequestId;
+    keyId?: ApiKeyId;
+    /**
+     * The request whose status changed; null for a `webhook.test` event.
+     */
+    requestId: RequestId | null;
+    createdAt?: Timestamp;
     state: 'pending' | 'delivered' | 'dead' | 'disabled';
     attempts: number;
     nextAttemptAt: Timestamp;
@@ -2165,6 +2170,61 @@ export type ApiKeyList = {
 };
 
 /**
+ * Answer of `getPartnerUsage`.
+ */
+export type PartnerUsage = {
+    keyId: ApiKeyId;
+    tier: ApiKeyTier;
+    /**
+     * The rule of each route class; null when the operator turned rate limiting off.
+     */
+    limits: ClassLimits | null;
+};
+
+/**
+ * The rule of each route class: `quote` (`/quote`, `/quote/v2`, `/price`) and `other`.
+ */
+export type ClassLimits = {
+    quote: RateLimitRule;
+    other: RateLimitRule;
+};
+
+/**
+ * Answer of `getRateLimitPolicy`.
+ */
+export type RateLimitPolicyAnswer = {
+    /**
+     * The limits per caller kind; null when the operator turned rate limiting off (`RATE_LIMITS=off`).
+     */
+    policy: {
+        anonymous: ClassLimits;
+        public: ClassLimits;
+        standard: ClassLimits;
+        elevated: ClassLimits;
+    } | null;
+};
+
+export type RateLimitRule = {
+    /**
+     * Requests per window.
+     */
+    limit: number;
+    windowSeconds: number;
+};
+
+/**
+ * Body of the `webhook.test` webhook.
+ */
+export type WebhookTestEvent = {
+    event: 'webhook.test';
+    timestamp: Timestamp;
+    data: {
+        keyId: ApiKeyId;
+        message: string;
+    };
+};
+
+/**
  * `POST /currencies/v2`. Every member is optional; those given combine with AND. Members of
  * Relay's request that need data Pontis does not keep are accepted and answered from the
  * deployment's own list (`useExternalSearch`, `defaultList`: every routable currency is in
@@ -2283,6 +2343,11 @@ export type VmTypeQuery = VmType;
  * Id of the API key, as returned by `createApiKey` or `listApiKeys`.
  */
 export type ApiKeyIdPath = ApiKeyId;
+
+/**
+ * The event's id (`X-Event-Id`).
+ */
+export type WebhookEventIdPath = string;
 
 /**
  * Items per page; default 20, values above 50 are answered with 50.
@@ -4122,6 +4187,435 @@ export type RedeliverWebhookEventResponses = {
 };
 
 export type RedeliverWebhookEventResponse = RedeliverWebhookEventResponses[keyof RedeliverWebhookEventResponses];
+
+export type GetRateLimitPolicyData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/admin/rate-limits';
+};
+
+export type GetRateLimitPolicyErrors = {
+    /**
+     * The admin token (`Authorization: Bearer <ADMIN_TOKEN>`) is missing or wrong.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetRateLimitPolicyError = GetRateLimitPolicyErrors[keyof GetRateLimitPolicyErrors];
+
+export type GetRateLimitPolicyResponses = {
+    /**
+     * The policy.
+     */
+    200: RateLimitPolicyAnswer;
+};
+
+export type GetRateLimitPolicyResponse = GetRateLimitPolicyResponses[keyof GetRateLimitPolicyResponses];
+
+export type GetPartnerKeyData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/partner/key';
+};
+
+export type GetPartnerKeyErrors = {
+    /**
+     * The call needs the partner's `x-api-key`, and none was sent, or the one sent is unknown or revoked.
+     */
+    401: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetPartnerKeyError = GetPartnerKeyErrors[keyof GetPartnerKeyErrors];
+
+export type GetPartnerKeyResponses = {
+    /**
+     * The API key (never its secret).
+     */
+    200: ApiKey;
+};
+
+export type GetPartnerKeyResponse = GetPartnerKeyResponses[keyof GetPartnerKeyResponses];
+
+export type SetPartnerWebhookData = {
+    body: ApiKeyWebhookUpdate;
+    path?: never;
+    query?: never;
+    url: '/partner/webhook';
+};
+
+export type SetPartnerWebhookErrors = {
+    /**
+     * The request does not match this document (`INVALID_REQUEST` naming the member, for example
+     * a malformed key id or webhook URL, `MALFORMED_JSON`), the key is revoked and cannot be
+     * changed (`INVALID_REQUEST`), or webhooks could never be delivered to the webhook URL
+     * (`INVALID_WEBHOOK_URL`, see `setApiKeyWebhook`).
+     *
+     */
+    400: ErrorBody;
+    /**
+     * The call needs the partner's `x-api-key`, and none was sent, or the one sent is unknown or revoked.
+     */
+    401: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * A transient failure (dependency down, price feed or RPC error, timeout). Retry with backoff, honouring `Retry-After` when present.
+     */
+    503: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type SetPartnerWebhookError = SetPartnerWebhookErrors[keyof SetPartnerWebhookErrors];
+
+export type SetPartnerWebhookResponses = {
+    /**
+     * The API key (never its secret).
+     */
+    200: ApiKey;
+};
+
+export type SetPartnerWebhookResponse = SetPartnerWebhookResponses[keyof SetPartnerWebhookResponses];
+
+export type SendPartnerTestWebhookData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/partner/webhook/test';
+};
+
+export type SendPartnerTestWebhookErrors = {
+    /**
+     * The request does not match this document (`INVALID_REQUEST` naming the member, for example
+     * a malformed key id or webhook URL, `MALFORMED_JSON`), the key is revoked and cannot be
+     * changed (`INVALID_REQUEST`), or webhooks could never be delivered to the webhook URL
+     * (`INVALID_WEBHOOK_URL`, see `setApiKeyWebhook`).
+     *
+     */
+    400: ErrorBody;
+    /**
+     * The call needs the partner's `x-api-key`, and none was sent, or the one sent is unknown or revoked.
+     */
+    401: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type SendPartnerTestWebhookError = SendPartnerTestWebhookErrors[keyof SendPartnerTestWebhookErrors];
+
+export type SendPartnerTestWebhookResponses = {
+    /**
+     * The test event is queued.
+     */
+    202: WebhookEventState;
+};
+
+export type SendPartnerTestWebhookResponse = SendPartnerTestWebhookResponses[keyof SendPartnerTestWebhookResponses];
+
+export type ListPartnerWebhookEventsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Only events in this state.
+         */
+        state?: 'pending' | 'delivered' | 'dead' | 'disabled';
+        /**
+         * Most events answered (default 50).
+         */
+        limit?: number;
+    };
+    url: '/partner/webhook/events';
+};
+
+export type ListPartnerWebhookEventsErrors = {
+    /**
+     * The request does not match this document (`INVALID_REQUEST` naming the member, for example
+     * a malformed key id or webhook URL, `MALFORMED_JSON`), the key is revoked and cannot be
+     * changed (`INVALID_REQUEST`), or webhooks could never be delivered to the webhook URL
+     * (`INVALID_WEBHOOK_URL`, see `setApiKeyWebhook`).
+     *
+     */
+    400: ErrorBody;
+    /**
+     * The call needs the partner's `x-api-key`, and none was sent, or the one sent is unknown or revoked.
+     */
+    401: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type ListPartnerWebhookEventsError = ListPartnerWebhookEventsErrors[keyof ListPartnerWebhookEventsErrors];
+
+export type ListPartnerWebhookEventsResponses = {
+    /**
+     * The events.
+     */
+    200: WebhookDeadLetters;
+};
+
+export type ListPartnerWebhookEventsResponse = ListPartnerWebhookEventsResponses[keyof ListPartnerWebhookEventsResponses];
+
+export type RedeliverPartnerWebhookEventData = {
+    body?: never;
+    path: {
+        /**
+         * The event's id (`X-Event-Id`).
+         */
+        eventId: string;
+    };
+    query?: never;
+    url: '/partner/webhook/events/{eventId}/redeliver';
+};
+
+export type RedeliverPartnerWebhookEventErrors = {
+    /**
+     * The request does not match this document (`INVALID_REQUEST` naming the member, for example
+     * a malformed key id or webhook URL, `MALFORMED_JSON`), the key is revoked and cannot be
+     * changed (`INVALID_REQUEST`), or webhooks could never be delivered to the webhook URL
+     * (`INVALID_WEBHOOK_URL`, see `setApiKeyWebhook`).
+     *
+     */
+    400: ErrorBody;
+    /**
+     * The call needs the partner's `x-api-key`, and none was sent, or the one sent is unknown or revoked.
+     */
+    401: ErrorBody;
+    /**
+     * The calling key has no dead-lettered event with this id.
+     */
+    404: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type RedeliverPartnerWebhookEventError = RedeliverPartnerWebhookEventErrors[keyof RedeliverPartnerWebhookEventErrors];
+
+export type RedeliverPartnerWebhookEventResponses = {
+    /**
+     * The event is queued again.
+     */
+    200: WebhookEventState;
+};
+
+export type RedeliverPartnerWebhookEventResponse = RedeliverPartnerWebhookEventResponses[keyof RedeliverPartnerWebhookEventResponses];
+
+export type GetPartnerUsageData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/partner/usage';
+};
+
+export type GetPartnerUsageErrors = {
+    /**
+     * The call needs the partner's `x-api-key`, and none was sent, or the one sent is unknown or revoked.
+     */
+    401: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetPartnerUsageError = GetPartnerUsageErrors[keyof GetPartnerUsageErrors];
+
+export type GetPartnerUsageResponses = {
+    /**
+     * The tier and its limits.
+     */
+    200: PartnerUsage;
+};
+
+export type GetPartnerUsageResponse = GetPartnerUsageResponses[keyof GetPartnerUsageResponses];
+
+export type GetDashboardData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/dashboard';
+};
+
+export type GetDashboardErrors = {
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetDashboardError = GetDashboardErrors[keyof GetDashboardErrors];
+
+export type GetDashboardResponses = {
+    /**
+     * The HTML page.
+     */
+    200: string;
+};
+
+export type GetDashboardResponse = GetDashboardResponses[keyof GetDashboardResponses];
+
+export type GetDashboardAssetData = {
+    body?: never;
+    path: {
+        /**
+         * The asset's name, as the page links it.
+         */
+        file: 'dashboard.js' | 'dashboard.css';
+    };
+    query?: never;
+    url: '/dashboard/assets/{file}';
+};
+
+export type GetDashboardAssetErrors = {
+    /**
+     * The request is malformed (`INVALID_REQUEST`, `MALFORMED_JSON`) or names something the service does not support.
+     */
+    400: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetDashboardAssetError = GetDashboardAssetErrors[keyof GetDashboardAssetErrors];
+
+export type GetDashboardAssetResponses = {
+    /**
+     * The asset.
+     */
+    200: Blob | File;
+};
+
+export type GetDashboardAssetResponse = GetDashboardAssetResponses[keyof GetDashboardAssetResponses];
 
 export type RequestStatusUpdatedWebhookPayload = WebhookEvent;
 

@@ -222,6 +222,8 @@ async function intentsBases(target: FuzzTarget): Promise<Record<string, readonly
     // A lookup by user is what anyone may make without a key.
     getRequestsV3: [{ name: 'by user', query: { user: USER } }],
     getRequestsV2: [{ name: 'by user', query: { user: USER } }],
+    // Validated before the key is asked for: hostile limits are refused with or without one.
+    listPartnerWebhookEvents: [{ name: 'own events', query: {} }],
     indexTransaction: [
       { name: 'unknown transaction', body: { chainId: 31337, txHash: `0x${'ab'.repeat(32)}` } },
     ],

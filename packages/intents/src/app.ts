@@ -9,6 +9,7 @@ import {
 } from '@pontis/http'
 import { createCurrencyHandlers } from './currencies/handlers.js'
 import { publicBaseUrlResolver } from './currencies/public-url.js'
+import { createDashboardHandlers } from './dashboard.js'
 import { createHealthHandlers } from './health.js'
 import { createHistoryHandlers } from './history/index.js'
 import { type ApiKeyStore, createAdminHandlers } from './keys/index.js'
@@ -17,6 +18,7 @@ import type { Indexer } from './lifecycle/indexer.js'
 import type { LifecycleStore } from './lifecycle/lifecycle-store.js'
 import type { Solver } from './lifecycle/solver.js'
 import { createIntentsMetrics, type IntentsMetrics } from './metrics.js'
+import { createPartnerHandlers } from './partner/handlers.js'
 import { createChainHandlers } from './quote/chains.js'
 import type { QuoteEngine } from './quote/engine.js'
 import { createQuoteHandlers } from './quote/handlers.js'
@@ -90,8 +92,19 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
       ...createChainHandlers(options.registry, publicBaseUrl),
       ...createCurrencyHandlers({ registry: options.registry, prices: options.prices, publicBaseUrl }),
       ...createQuoteHandlers(options.engine, options.keys, { metrics, registry: options.registry }),
-      ...createAdminHandlers({ keys: options.keys, adminToken: options.adminToken, logger: options.logger }),
+      ...createAdminHandlers({
+        keys: options.keys,
+        adminToken: options.adminToken,
+        logger: options.logger,
+        ...(options.rateLimitPolicy !== undefined ? { rateLimitPolicy: options.rateLimitPolicy } : {}),
+      }),
       ...createWebhookAdminHandlers({ dispatcher: options.webhooks, adminToken: options.adminToken }),
+      ...createPartnerHandlers({
+        keys: options.keys,
+        dispatcher: options.webhooks,
+        logger: options.logger,
+        ...(options.rateLimitPolicy !== undefined ? { rateLimitPolicy: options.rateLimitPolicy } : {}),
+      }),
       ...createStatusHandlers(options.store, options.statusCache),
       ...createHistoryHandlers({
         store: options.store,
@@ -100,6 +113,7 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
         adminToken: options.adminToken,
       }),
       ...createLifecycleHandlers(options),
+      ...createDashboardHandlers(),
       getMetrics: createMetricsHandler({ registry: metrics.registry, token: options.metricsToken }),
       ...createHealthHandlers({
         registry: options.registry,

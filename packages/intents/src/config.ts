@@ -19,6 +19,7 @@ import { checkPublicBaseUrl } from './currencies/public-url.js'
 import { resolveAdminToken, type WebhookTargetPolicy, webhookPolicyFromEnv } from './keys/index.js'
 import { type RateLimitPolicy, rateLimitPolicyFromEnv } from './ratelimit/index.js'
 import { checkSchemaName } from './store/sql-client.js'
+import { MAX_ATTEMPTS } from './webhooks/backoff.js'
 
 export const DEFAULT_INTENTS_PORT = 4000
 
@@ -47,6 +48,12 @@ export interface IntentsEnvironment {
   readonly solverLeaseMs: number | undefined
   readonly webhookLeaseMs: number | undefined
   readonly webhookTimeoutMs: number | undefined
+  /**
+   * `WEBHOOK_MAX_ATTEMPTS` (1 to 11, default 11) and `WEBHOOK_RETRY_BASE_MS` (the first retry's
+   * delay, default 1000): fewer and sooner retries, for staging and tests.
+   */
+  readonly webhookMaxAttempts: number | undefined
+  readonly webhookRetryBaseMs: number | undefined
   /** `WEBHOOKS_ALLOW_HTTP_LOOPBACK`, `WEBHOOKS_ALLOW_PRIVATE`. */
   readonly webhookPolicy: WebhookTargetPolicy
   /** `PUBLIC_BASE_URL`: where the service's own URLs (icons) start; else the request's origin. */
@@ -130,6 +137,10 @@ export function readIntentsEnvironment(env: EnvironmentVariables): IntentsEnviro
   const solverLeaseMs = milliseconds('SOLVER_LEASE_MS')
   const webhookLeaseMs = milliseconds('WEBHOOK_LEASE_MS')
   const webhookTimeoutMs = milliseconds('WEBHOOK_TIMEOUT_MS')
+  const webhookMaxAttempts = collect(problems, () =>
+    readInteger(env, 'WEBHOOK_MAX_ATTEMPTS', { min: 1, max: MAX_ATTEMPTS, unit: ' of attempts' }),
+  )
+  const webhookRetryBaseMs = milliseconds('WEBHOOK_RETRY_BASE_MS')
   const webhookPolicy = collect(problems, () => webhookPolicyFromEnv(env))
   const rawPublicBaseUrl = readVariable(env, 'PUBLIC_BASE_URL')
   const publicBaseUrl =
@@ -157,6 +168,8 @@ export function readIntentsEnvironment(env: EnvironmentVariables): IntentsEnviro
     solverLeaseMs,
     webhookLeaseMs,
     webhookTimeoutMs,
+    webhookMaxAttempts,
+    webhookRetryBaseMs,
     webhookPolicy: webhookPolicy as WebhookTargetPolicy,
     publicBaseUrl,
     metricsToken,

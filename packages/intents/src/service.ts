@@ -177,6 +177,12 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     ...(settingsFromEnv.webhookTimeoutMs !== undefined
       ? { timeoutMs: settingsFromEnv.webhookTimeoutMs }
       : {}),
+    ...(settingsFromEnv.webhookMaxAttempts !== undefined
+      ? { maxAttempts: settingsFromEnv.webhookMaxAttempts }
+      : {}),
+    ...(settingsFromEnv.webhookRetryBaseMs !== undefined
+      ? { backoff: { baseMs: settingsFromEnv.webhookRetryBaseMs } }
+      : {}),
     // Plain http to loopback receivers is a development flag, never a default.
     policy: settingsFromEnv.webhookPolicy,
     metrics,

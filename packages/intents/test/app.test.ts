@@ -45,15 +45,20 @@ t.test('every operation of the document is routed', async (t) => {
     'executePermit',
     'getApiKey',
     'getChains',
+    'getDashboard',
+    'getDashboardAsset',
     'getDocumentation',
     'getHealthz',
     'getIcon',
     'getIntentStatus',
     'getIntentStatusV3',
     'getMetrics',
+    'getPartnerKey',
+    'getPartnerUsage',
     'getPrice',
     'getQuote',
     'getQuoteV2',
+    'getRateLimitPolicy',
     'getReadyz',
     'getRequestsV2',
     'getRequestsV3',
@@ -63,11 +68,15 @@ t.test('every operation of the document is routed', async (t) => {
     'indexTransaction',
     'listApiKeys',
     'listCurrencies',
+    'listPartnerWebhookEvents',
     'listWebhookDeadLetters',
+    'redeliverPartnerWebhookEvent',
     'redeliverWebhookEvent',
     'revokeApiKey',
     'rotateApiKey',
+    'sendPartnerTestWebhook',
     'setApiKeyWebhook',
+    'setPartnerWebhook',
   ])
 })
 
@@ -256,6 +265,28 @@ t.test('transport-level mistakes', async (t) => {
   t.equal(docs.status, 200)
   t.match(docs.text, 'swagger-ui')
 })
+
+t.test(
+  'GET /dashboard: the page, its bundle built on first use, a strict policy, and no other asset',
+  async (t) => {
+    const client = createTestClient(t, server.url, loaded.document)
+    const page = await client.get('/dashboard')
+    t.equal(page.status, 200)
+    t.match(page.text, '<script type="module" src="/dashboard/assets/dashboard.js">')
+    t.match(page.headers['content-security-policy'], "script-src 'self'")
+    t.match(page.headers['content-security-policy'], "frame-ancestors 'none'")
+    t.notOk(page.headers.ratelimit, 'the page itself is not rate limited')
+    const script = await client.get('/dashboard/assets/dashboard.js')
+    t.equal(script.status, 200)
+    t.match(script.headers['content-type'], 'text/javascript')
+    t.match(script.text, '/partner/webhook', 'the bundle is the dashboard’s')
+    const styles = await client.get('/dashboard/assets/dashboard.css')
+    t.match(styles.headers['content-type'], 'text/css')
+    const other = await client.get('/dashboard/assets/..%2Fpackage.json')
+    t.equal(other.status, 400, 'only the two assets are served')
+    t.equal((other.body as ErrorAnswer).errorCode, 'INVALID_REQUEST')
+  },
+)
 
 t.test('INTENTS_PORT decides the port', async (t) => {
   t.equal(resolveIntentsPort({}), 4000)

@@ -12,7 +12,7 @@ import { createTestClient, errorDataOf } from '@pontis/http/testing'
 import t from 'tap'
 import { INTENTS_DOCUMENT_PATH } from '../src/app.js'
 import { ApiKeyStore, createAdminHandlers, resolveAdminToken } from '../src/keys/index.js'
-import { createRateLimitGate, MemoryRateLimiter } from '../src/ratelimit/index.js'
+import { createRateLimitGate, DEFAULT_RATE_LIMIT_POLICY, MemoryRateLimiter } from '../src/ratelimit/index.js'
 import { createPgliteClient, RequestStore } from '../src/store/index.js'
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef'
@@ -330,4 +330,12 @@ t.test('ADMIN_TOKEN setting', async (t) => {
   t.equal(resolveAdminToken({ ADMIN_TOKEN }), ADMIN_TOKEN)
   t.throws(() => resolveAdminToken({ ADMIN_TOKEN: 'short' }), /at least 24 characters/)
   t.throws(() => resolveAdminToken({ ADMIN_TOKEN: 'has a space in it 0123456789' }), /without spaces/)
+})
+
+t.test('GET /admin/rate-limits: the policy the gate applies, behind the admin token', async (t) => {
+  const api = createTestClient(t, url, loaded.document)
+  t.equal((await api.get('/admin/rate-limits')).status, 401)
+  const answer = await api.get('/admin/rate-limits', auth)
+  t.equal(answer.status, 200)
+  t.same(answer.body, { policy: DEFAULT_RATE_LIMIT_POLICY })
 })

@@ -6,7 +6,8 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { ConfigError, type IntentsApi, type Logger, PontisError, silentLogger } from '@pontis/core'
 import { createBearerCheck, type OperationHandler, type RequestOf, type ResponseOf } from '@pontis/http'
-import { ApiKeyError, type ApiKeyStore, type WebhookConfig } from './api-keys.js'
+import { DEFAULT_RATE_LIMIT_POLICY, type RateLimitPolicy } from '../ratelimit/policy.js'
+import { ApiKeyError, type ApiKeyRecord, type ApiKeyStore, type WebhookConfig } from './api-keys.js'
 
 type Handler<Data, Responses> = OperationHandler<RequestOf<Data>, ResponseOf<Responses>>
 
@@ -19,6 +20,7 @@ export type AdminHandlers = {
   revokeApiKey: Handler<IntentsApi.RevokeApiKeyData, IntentsApi.RevokeApiKeyResponses>
   setApiKeyWebhook: Handler<IntentsApi.SetApiKeyWebhookData, IntentsApi.SetApiKeyWebhookResponses>
   deleteApiKeyWebhook: Handler<IntentsApi.DeleteApiKeyWebhookData, IntentsApi.DeleteApiKeyWebhookResponses>
+  getRateLimitPolicy: Handler<IntentsApi.GetRateLimitPolicyData, IntentsApi.GetRateLimitPolicyResponses>
 }
 
 export interface AdminHandlerOptions {
@@ -27,6 +29,8 @@ export interface AdminHandlerOptions {
   readonly adminToken: string | undefined
   /** Receives one line per change (key id, tier; never a secret). */
   readonly logger?: Logger
+  /** The limits the gate applies, for `getRateLimitPolicy`; null when limiting is off. Default: the built-in policy. */
+  readonly rateLimitPolicy?: RateLimitPolicy | null
 }
 
 /** Shortest `ADMIN_TOKEN` accepted: it guards every key, so it must not be guessable. */
@@ -61,7 +65,7 @@ export function adminAuthorizer(adminToken: string | undefined): (headers: Incom
 }
 
 /** Turns the store's refusals into answers of the document. */
-function toPontisError(error: unknown, keyId: string | undefined): unknown {
+export function toPontisError(error: unknown, keyId: string | undefined): unknown {
   if (!(error instanceof ApiKeyError)) return error
   const data = keyId === undefined ? undefined : { keyId }
   switch (error.reason) {
@@ -83,6 +87,31 @@ function toPontisError(error: unknown, keyId: string | undefined): unknown {
 
 function notFound(keyId: string): PontisError {
   return new PontisError('ROUTE_NOT_FOUND', `No API key ${keyId}. GET /admin/keys lists them.`, { keyId })
+}
+
+/**
+ * Applies a `setApiKeyWebhook` body to a key (the admin's and the partner's route alike):
+ * `{"enabled": false}` alone pauses what is stored; otherwise the body replaces the webhook.
+ */
+export async function updateWebhook(
+  keys: ApiKeyStore,
+  keyId: string,
+  body: IntentsApi.ApiKeyWebhookUpdate,
+): Promise<ApiKeyRecord> {
+  let webhook: WebhookConfig | null
+  if (body.url === undefined) {
+    // `{"enabled": false}` alone (the document requires `url` otherwise): pause what is stored.
+    const current = await keys.get(keyId)
+    if (current === undefined) throw notFound(keyId)
+    webhook = current.webhook === null ? null : { ...current.webhook, enabled: false }
+  } else {
+    webhook = {
+      enabled: body.enabled,
+      url: body.url,
+      ...(body.headers === undefined ? {} : { headers: body.headers }),
+    }
+  }
+  return keys.setWebhook(keyId, webhook)
 }
 
 /** The handlers of every `Admin` operation. */
@@ -144,23 +173,18 @@ export function createAdminHandlers(options: AdminHandlerOptions): AdminHandlers
 
     setApiKeyWebhook: ({ headers, path, body }) =>
       guarded(headers, path.keyId, async () => {
-        let webhook: WebhookConfig | null
-        if (body.url === undefined) {
-          // `{"enabled": false}` alone (the document requires `url` otherwise): pause what is stored.
-          const current = await keys.get(path.keyId)
-          if (current === undefined) throw notFound(path.keyId)
-          webhook = current.webhook === null ? null : { ...current.webhook, enabled: false }
-        } else {
-          webhook = {
-            enabled: body.enabled,
-            url: body.url,
-            ...(body.headers === undefined ? {} : { headers: body.headers }),
-          }
-        }
-        const key = await keys.setWebhook(path.keyId, webhook)
+        const key = await updateWebhook(keys, path.keyId, body)
         logger.info('API key webhook set', { keyId: key.id, enabled: key.webhook?.enabled ?? false })
         return { status: 200, body: key }
       }),
+
+    getRateLimitPolicy: ({ headers }) =>
+      guarded(headers, undefined, async () => ({
+        status: 200,
+        body: {
+          policy: options.rateLimitPolicy === undefined ? DEFAULT_RATE_LIMIT_POLICY : options.rateLimitPolicy,
+        },
+      })),
 
     deleteApiKeyWebhook: ({ headers, path }) =>
       guarded(headers, path.keyId, async () => {

@@ -6,6 +6,8 @@ export {
   createAdminHandlers,
   MIN_ADMIN_TOKEN_LENGTH,
   resolveAdminToken,
+  toPontisError,
+  updateWebhook,
 } from './admin-handlers.js'
 export {
   API_KEY_HEADER,

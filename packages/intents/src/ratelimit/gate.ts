@@ -74,6 +74,9 @@ function isExempt(path: string, websocketPath: string): boolean {
     normalised === '/' ||
     normalised === '/documentation' ||
     normalised.startsWith('/documentation/') ||
+    // The dashboard's page and bundle; every call the page then makes is limited as usual.
+    normalised === '/dashboard' ||
+    normalised.startsWith('/dashboard/') ||
     // Static images a token list loads by the dozen; cheap, cached by browsers for a day.
     normalised.startsWith('/icons/') ||
     normalised === websocketPath ||
@@ -93,7 +96,7 @@ function tooMany(rule: RateLimitRule, retryAfterSeconds: number): PontisError {
  * Authenticates `x-api-key` (unknown or revoked: 401 `UNAUTHORIZED`, counted against the caller's
  * address first so guessing keys is rate limited too), leaves the key as `apiKey` in the state, and
  * counts the request in `key:<id>:<class>` (tier limits) or `ip:<address>:<class>` (anonymous
- * limits). `/`, `/documentation*`, `/icons/*`, the websocket path, `/metrics`, `/healthz` and `/readyz`
+ * limits). `/`, `/documentation*`, `/dashboard*`, `/icons/*`, the websocket path, `/metrics`, `/healthz` and `/readyz`
  * are not limited.
  */
 export function createRateLimitGate(options: RateLimitGateOptions): RequestGate {

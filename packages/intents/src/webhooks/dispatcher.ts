@@ -75,13 +75,19 @@ interface EventRow {
 
 export interface WebhookEventState {
   readonly eventId: string
-  readonly requestId: string
+  readonly keyId: string
+  /** Null for a `webhook.test` event. */
+  readonly requestId: string | null
   readonly state: 'pending' | 'delivered' | 'dead' | 'disabled'
   readonly attempts: number
   readonly nextAttemptAt: number
   readonly lastStatus: number | null
   readonly lastError: string | null
+  readonly createdAt: number
 }
+
+/** Event states a listing may be narrowed to. */
+export type WebhookEventStateName = WebhookEventState['state']
 
 /**
  * Delivers the webhook outbox: due events under leases (several workers never send the same
@@ -250,12 +256,48 @@ export class WebhookDispatcher {
     return (await this.#list('event_id = $1', [eventId]))[0]
   }
 
-  /** Puts a dead-lettered or disabled event back in line, attempts reset. Returns false when it is not there. */
-  async redeliver(eventId: string): Promise<boolean> {
+  /** One key's events, newest first, optionally only those in `state` (its deliveries and dead letters). */
+  async eventsOfKey(
+    keyId: string,
+    options: { readonly state?: WebhookEventStateName; readonly limit?: number } = {},
+  ): Promise<WebhookEventState[]> {
+    const limit = Math.max(1, Math.floor(options.limit ?? 50))
+    return options.state === undefined
+      ? this.#list(`api_key_id = $1 ORDER BY id DESC LIMIT ${limit}`, [keyId])
+      : this.#list(`api_key_id = $1 AND state = $2 ORDER BY id DESC LIMIT ${limit}`, [keyId, options.state])
+  }
+
+  /**
+   * Queues a `webhook.test` event for `keyId`, delivered like any other (signed, retried,
+   * dead-lettered). Undefined when the key is revoked or has no enabled webhook.
+   */
+  async enqueueTest(keyId: string): Promise<WebhookEventState | undefined> {
+    const now = this.#now()
+    const eventId = `evt_${randomUUID()}`
+    const body = JSON.stringify({
+      event: 'webhook.test',
+      timestamp: now,
+      data: { keyId, message: 'Test event from the Pontis dashboard' },
+    })
+    const { rows } = await this.#options.client.query<{ id: string }>(
+      `INSERT INTO webhook_events (event_id, api_key_id, request_id, body, next_attempt_at, created_at)
+       SELECT $1, k.id, NULL, $2, $3, $3 FROM api_keys k
+       WHERE k.id = $4 AND k.revoked_at IS NULL AND k.webhook IS NOT NULL AND (k.webhook ->> 'enabled')::boolean
+       RETURNING id`,
+      [eventId, body, now, keyId],
+    )
+    return rows.length === 0 ? undefined : this.event(eventId)
+  }
+
+  /**
+   * Puts a dead-lettered or disabled event back in line, attempts reset; with `keyId`, only an
+   * event of that key. Returns false when it is not there.
+   */
+  async redeliver(eventId: string, keyId?: string): Promise<boolean> {
     const { rows } = await this.#options.client.query<{ id: string }>(
       `UPDATE webhook_events SET state = 'pending', attempts = 0, next_attempt_at = $2, lease_owner = NULL, lease_until = NULL
-       WHERE event_id = $1 AND state IN ('dead', 'disabled') RETURNING id`,
-      [eventId, this.#now()],
+       WHERE event_id = $1 AND state IN ('dead', 'disabled') AND ($3::text IS NULL OR api_key_id = $3) RETURNING id`,
+      [eventId, this.#now(), keyId ?? null],
     )
     return rows.length > 0
   }
@@ -263,24 +305,29 @@ export class WebhookDispatcher {
   async #list(condition: string, params: unknown[]): Promise<WebhookEventState[]> {
     const { rows } = await this.#options.client.query<{
       event_id: string
-      request_id: string
+      api_key_id: string
+      request_id: string | null
       state: WebhookEventState['state']
       attempts: number
       next_attempt_at: number
       last_status: number | null
       last_error: string | null
+      created_at: number
     }>(
-      `SELECT event_id, request_id, state, attempts, next_attempt_at, last_status, last_error FROM webhook_events WHERE ${condition}`,
+      `SELECT event_id, api_key_id, request_id, state, attempts, next_attempt_at, last_status, last_error, created_at
+       FROM webhook_events WHERE ${condition}`,
       params,
     )
     return rows.map((row) => ({
       eventId: row.event_id,
+      keyId: row.api_key_id,
       requestId: row.request_id,
       state: row.state,
       attempts: row.attempts,
-      nextAttemptAt: row.next_attempt_at,
+      nextAttemptAt: Number(row.next_attempt_at),
       lastStatus: row.last_status,
       lastError: row.last_error,
+      createdAt: Number(row.created_at),
     }))
   }
 }
