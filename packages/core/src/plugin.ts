@@ -553,6 +553,25 @@ export interface PermitDeposit {
   readonly validBefore: bigint
 }
 
+/** One currency's share of a repayment: what the filled orders' deposits owe the solver in it. */
+export interface RepaymentLeg {
+  readonly currencyId: string
+  readonly amount: bigint
+}
+
+/**
+ * Pay the solver back out of the depository (vault) for orders it filled: several legs in one
+ * transaction where the family can, sent to the solver's own account on this (origin) chain.
+ */
+export interface RepaymentRequest {
+  /** Unique per batch (32-byte hex); the on-chain replay key where the family has one. */
+  readonly repaymentId: string
+  /** The solver's account on this chain. */
+  readonly recipient: string
+  /** At most {@link FillingCapability.maxRepaymentLegs}, one per currency. */
+  readonly legs: readonly RepaymentLeg[]
+}
+
 /** How to sign: the solver allocates sequence numbers itself so concurrent solvers never collide. */
 export interface SigningOptions {
   /** Account sequence number (EVM nonce) to sign with; the family picks one when absent. */
@@ -586,6 +605,18 @@ export interface FillingCapability {
     credentials: SolverCredentials,
     options?: SigningOptions,
   ): Promise<SignedTransaction>
+  /**
+   * Signs the solver's repayment out of the depository (vault), authorized by
+   * `credentials.allocatorKey`. Absent where the family keeps no depository apart from the solver's
+   * own account: there is nothing to pay back.
+   */
+  signRepayment?(
+    request: RepaymentRequest,
+    credentials: SolverCredentials,
+    options?: SigningOptions,
+  ): Promise<SignedTransaction>
+  /** How many legs (currencies) one repayment transaction carries; 1 when absent. */
+  readonly maxRepaymentLegs?: number
   /** Hands a signed transaction to the chain; broadcasting one the chain already has is not an error. */
   broadcast(raw: string): Promise<void>
   outcome(transactionId: string): Promise<TransactionOutcome>

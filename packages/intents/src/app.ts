@@ -15,6 +15,8 @@ import { type ApiKeyStore, createAdminHandlers } from './keys/index.js'
 import { createLifecycleHandlers } from './lifecycle/handlers.js'
 import type { Indexer } from './lifecycle/indexer.js'
 import type { LifecycleStore } from './lifecycle/lifecycle-store.js'
+import type { Repayments } from './lifecycle/repayment.js'
+import { createRepaymentAdminHandlers } from './lifecycle/repayment-handlers.js'
 import type { Solver } from './lifecycle/solver.js'
 import { createIntentsMetrics, type IntentsMetrics } from './metrics.js'
 import { createChainHandlers } from './quote/chains.js'
@@ -38,6 +40,8 @@ export interface IntentsAppOptions {
   readonly lifecycle: LifecycleStore
   readonly indexer: Indexer
   readonly solver: Solver
+  /** The solver's repayments, for the operator's `GET /admin/repayments`. */
+  readonly repayments: Repayments
   readonly keys: ApiKeyStore
   readonly limiter: RateLimiter
   /** Limits per caller kind; `null` turns limiting off (keys are still checked). Default: the built-in policy. */
@@ -92,6 +96,7 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
       ...createQuoteHandlers(options.engine, options.keys, { metrics, registry: options.registry }),
       ...createAdminHandlers({ keys: options.keys, adminToken: options.adminToken, logger: options.logger }),
       ...createWebhookAdminHandlers({ dispatcher: options.webhooks, adminToken: options.adminToken }),
+      ...createRepaymentAdminHandlers({ repayments: options.repayments, adminToken: options.adminToken }),
       ...createStatusHandlers(options.store, options.statusCache),
       ...createHistoryHandlers({
         store: options.store,
