@@ -471,6 +471,74 @@ t.test('refunds out of the depository, native and token, at most once per refund
   )
 })
 
+t.test('a repayment pays every leg to the solver in one depository execute, at most once', async (t) => {
+  const depository = devA.contracts.depository
+  await a.mined(
+    await a.wallet(bob).writeContract({
+      address: depository,
+      abi: depositoryAbi,
+      functionName: 'depositNative',
+      args: [bob.address, randomId()],
+      value: parseEther('1'),
+    }),
+  )
+  await a.mined(
+    await a.wallet(bob).writeContract({
+      address: a.usdc,
+      abi: erc20Abi,
+      functionName: 'approve',
+      args: [depository, maxUint256],
+    }),
+  )
+  await a.mined(
+    await a.wallet(bob).writeContract({
+      address: depository,
+      abi: depositoryAbi,
+      functionName: 'depositErc20',
+      args: [bob.address, a.usdc, 30_000_000n, randomId()],
+    }),
+  )
+  const solver = a.filling.solverAddress(credentials) as Address
+  const request = {
+    repaymentId: randomId(),
+    recipient: solver,
+    legs: [
+      { currencyId: NATIVE, amount: parseEther('0.4') },
+      { currencyId: a.usdc, amount: 12_000_000n },
+    ],
+  }
+  const [ethBefore, usdcBefore, depositoryEth, depositoryUsdc] = await Promise.all([
+    a.ethOf(solver),
+    a.usdcOf(solver),
+    a.ethOf(depository),
+    a.usdcOf(depository),
+  ])
+  const signed = await a.filling.signRepayment!(request, credentials)
+  await a.filling.broadcast(signed.raw)
+  t.match(await a.settled(signed.transactionId), { state: 'success' })
+  const receipt = await a.publicClient.getTransactionReceipt({ hash: signed.transactionId as Hex })
+  const gas = receipt.gasUsed * receipt.effectiveGasPrice
+  t.equal((await a.ethOf(solver)) - ethBefore + gas, parseEther('0.4'), 'native leg to the solver, exactly')
+  t.equal((await a.usdcOf(solver)) - usdcBefore, 12_000_000n, 'token leg to the solver, exactly')
+  t.equal(await a.ethOf(depository), depositoryEth - parseEther('0.4'))
+  t.equal(await a.usdcOf(depository), depositoryUsdc - 12_000_000n)
+
+  // Signed again (as a re-batch of the same id would be): the same call request, refused on chain.
+  const again = await a.filling.signRepayment!(request, credentials)
+  await a.filling.broadcast(again.raw)
+  const replay = await a.settled(again.transactionId)
+  t.equal(replay.state, 'reverted')
+  t.match(replay.revert, { error: 'CallRequestAlreadyUsed' })
+  t.equal(await a.usdcOf(solver), usdcBefore + 12_000_000n, 'paid once')
+  await t.rejects(a.filling.signRepayment!({ ...request, legs: [] }, credentials), {
+    code: 'INVALID_REQUEST',
+  })
+  await t.rejects(
+    a.filling.signRepayment!(request, { solverKey: SOLVER.privateKey }),
+    /allocatorKey is required/,
+  )
+})
+
 t.test('a refund out of a deposit address pays its own fee out of the amount', async (t) => {
   const requestId = randomId()
   const depositAddress = (await a.adapter.quoting?.createDepositAddress?.(requestId)) as Address
