@@ -2,14 +2,16 @@
  * SIGKILL in the middle of a repayment, then a restart: the solver is paid back exactly once. The
  * service runs as its own process on PostgreSQL; a failpoint kills it right after the repayment is
  * signed and stored but before it is sent, or (second case) right after it was sent but before the
- * send is recorded on its job. The restarted service finishes the same signed bytes.
+ * send is recorded on its job. The restarted service finishes the same signed bytes. The same holds for
+ * the sweep of a deposit address (third case).
  */
 import type { IntentsApi } from '@pontis/core'
 import { DEPOSITORY_ADDRESS, devnetEnvironment, SOLVER, USERS } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient } from '@pontis/http/testing'
 import t from 'tap'
-import { createPublicClient, type Hex, http } from 'viem'
+import { type Address, createPublicClient, createWalletClient, type Hex, http } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH } from '../src/index.js'
 import {
@@ -21,7 +23,7 @@ import {
 } from './fixtures/postgres.js'
 import { sendDepositStep, startProcessDevnet, startServiceProcess } from './fixtures/service-process.js'
 
-// Two cases, each starting the service twice as its own process, then a devnet fill and repayment.
+// Three cases, each starting the service twice as its own process, then a devnet fill and repayment.
 t.setTimeout(300_000)
 
 const NATIVE = '0x0000000000000000000000000000000000000000'
@@ -111,3 +113,83 @@ for (const [index, failpoint] of (['after-sign', 'after-send'] as const).entries
     )
   })
 }
+
+t.test(
+  'SIGKILL after a deposit-address sweep is sent: the restarted service sweeps exactly once',
+  async (t) => {
+    const schema = uniqueSchema('sweep_crash')
+    t.teardown(() => dropSchema(schema))
+    const env = {
+      ...devnetEnvironment(devnet),
+      DATABASE_URL: TEST_DATABASE_URL,
+      DATABASE_SCHEMA: schema,
+      SOLVER_LEASE_MS: '2000',
+      RATE_LIMITS: 'off',
+    }
+    const solverBefore = await clientA.getBalance({ address: SOLVER.address })
+    const first = await startServiceProcess({ ...env, PONTIS_FAILPOINT: 'sweep:after-send' })
+    t.teardown(() => first.stop())
+    const client = createTestClient(t, first.url, loaded.document)
+    const user = USERS[2]!
+    const quote = (
+      await client.post('/quote/v2', {
+        user: user.address,
+        recipient: USERS[3]!.address,
+        originChainId: 31337,
+        destinationChainId: 31338,
+        originCurrency: NATIVE,
+        destinationCurrency: NATIVE,
+        amount: '50000000000000000',
+        tradeType: 'EXACT_INPUT',
+        useDepositAddress: true,
+        strict: true,
+        refundTo: user.address,
+      })
+    ).body as IntentsApi.QuoteResponse
+    const address = quote.steps[0]!.depositAddress as Address
+    const amountIn = BigInt(quote.details.currencyIn.amount)
+    const payer = createWalletClient({
+      account: privateKeyToAccount(user.privateKey),
+      chain: chainA.chain,
+      transport: http(chainA.rpcUrl),
+    })
+    await clientA.waitForTransactionReceipt({
+      hash: await payer.sendTransaction({ to: address, value: amountIn }),
+    })
+
+    t.equal(await first.exited(), 'SIGKILL', 'the service died right after sending the sweep')
+    const second = await startServiceProcess(env)
+    t.teardown(() => second.stop())
+    const [sweep] = await waitFor(
+      'the sweep to be recorded after the restart',
+      () =>
+        querySchema<{ state: string; swept_amount: string; fee: string; transaction_id: Hex }>(
+          schema,
+          'SELECT state, swept_amount, fee, transaction_id FROM deposit_address_sweeps',
+        ),
+      { until: (rows) => rows.length === 1 && rows[0]!.state === 'swept', describe: (rows) => rows },
+    )
+    const swept = BigInt(sweep!.swept_amount)
+    t.equal(swept + BigInt(sweep!.fee), amountIn, 'what was swept and its fee make up the credited amount')
+    const jobs = await querySchema<{ transaction_id: Hex }>(
+      schema,
+      `SELECT transaction_id FROM solver_jobs WHERE kind = 'sweep'`,
+    )
+    t.same(
+      jobs.map((job) => job.transaction_id),
+      [sweep!.transaction_id],
+      'one sweep job',
+    )
+    t.equal(
+      (await clientA.getBalance({ address: SOLVER.address })) - solverBefore,
+      swept,
+      'swept to the solver once',
+    )
+    const receipt = await clientA.getTransactionReceipt({ hash: sweep!.transaction_id })
+    t.equal(
+      await clientA.getBalance({ address }),
+      amountIn - swept - receipt.gasUsed * receipt.effectiveGasPrice,
+      'the address made exactly one transfer',
+    )
+  },
+)
