@@ -872,6 +872,25 @@ export interface ChainLabel {
 }
 
 /**
+ * The legs of `request`, checked to number 1 to `maxLegs` (the family's `maxRepaymentLegs`).
+ * @throws PontisError INVALID_REQUEST naming the chain and the count.
+ */
+export function repaymentLegs(
+  request: RepaymentRequest,
+  maxLegs: number,
+  chain: ChainLabel,
+): readonly [RepaymentLeg, ...RepaymentLeg[]] {
+  const [first, ...rest] = request.legs
+  if (!first || request.legs.length > maxLegs) {
+    throw new PontisError(
+      'INVALID_REQUEST',
+      `A repayment on ${chain.displayName} (${chain.id}) carries 1 to ${maxLegs} legs, got ${request.legs.length}.`,
+    )
+  }
+  return [first, ...rest]
+}
+
+/**
  * The error `normalizeAddress` throws: INVALID_RECIPIENT for role `recipient`, else INVALID_ADDRESS.
  * Message: `recipient '0x12' is not a valid address on Base (8453): expected …`.
  */

@@ -6,22 +6,21 @@
  * the sweep of a deposit address (third case).
  */
 import type { IntentsApi } from '@pontis/core'
-import { DEPOSITORY_ADDRESS, devnetEnvironment, SOLVER, USERS } from '@pontis/devnet'
+import { DEPOSITORY_ADDRESS, SOLVER, USERS } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
-import { createTestClient } from '@pontis/http/testing'
+import { createTestClient, type TestClient } from '@pontis/http/testing'
 import t from 'tap'
 import { type Address, createPublicClient, createWalletClient, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH } from '../src/index.js'
+import { dropSchema, querySchema, uniqueSchema, unsentSolverTransactions } from './fixtures/postgres.js'
 import {
-  dropSchema,
-  querySchema,
-  TEST_DATABASE_URL,
-  uniqueSchema,
-  unsentSolverTransactions,
-} from './fixtures/postgres.js'
-import { sendDepositStep, startProcessDevnet, startServiceProcess } from './fixtures/service-process.js'
+  processEnvironment,
+  sendDepositStep,
+  startProcessDevnet,
+  startServiceProcess,
+} from './fixtures/service-process.js'
 
 // Three cases, each starting the service twice as its own process, then a devnet fill and repayment.
 t.setTimeout(300_000)
@@ -32,35 +31,39 @@ const devnet = await startProcessDevnet(t)
 const [chainA] = devnet.chains as [(typeof devnet.chains)[0]]
 const clientA = createPublicClient({ chain: chainA.chain, transport: http(chainA.rpcUrl) })
 
+/** A native bridge from 31337 to 31338 quoted for `user`, paid to a fixed recipient. */
+async function quoteBridge(
+  client: TestClient,
+  user: Address,
+  amount: string,
+  extra: Record<string, unknown> = {},
+): Promise<IntentsApi.QuoteResponse> {
+  const body = {
+    user,
+    recipient: USERS[3]!.address,
+    originChainId: 31337,
+    destinationChainId: 31338,
+    originCurrency: NATIVE,
+    destinationCurrency: NATIVE,
+    amount,
+    tradeType: 'EXACT_INPUT',
+    ...extra,
+  }
+  return (await client.post('/quote/v2', body)).body as IntentsApi.QuoteResponse
+}
+
 for (const [index, failpoint] of (['after-sign', 'after-send'] as const).entries()) {
   t.test(`SIGKILL at repayment ${failpoint}: the restarted service repays exactly once`, async (t) => {
     const schema = uniqueSchema(`repay_crash_${index}`)
     t.teardown(() => dropSchema(schema))
-    const env = {
-      ...devnetEnvironment(devnet),
-      DATABASE_URL: TEST_DATABASE_URL,
-      DATABASE_SCHEMA: schema,
-      SOLVER_LEASE_MS: '2000',
-      RATE_LIMITS: 'off',
-    }
+    const env = processEnvironment(devnet, schema)
     const solverBefore = await clientA.getBalance({ address: SOLVER.address })
     const depositoryBefore = await clientA.getBalance({ address: DEPOSITORY_ADDRESS })
     const first = await startServiceProcess({ ...env, PONTIS_FAILPOINT: `repayment:${failpoint}` })
     t.teardown(() => first.stop())
     const client = createTestClient(t, first.url, loaded.document)
     const user = USERS[index]!
-    const quote = (
-      await client.post('/quote/v2', {
-        user: user.address,
-        recipient: USERS[3]!.address,
-        originChainId: 31337,
-        destinationChainId: 31338,
-        originCurrency: NATIVE,
-        destinationCurrency: NATIVE,
-        amount: '100000000000000000',
-        tradeType: 'EXACT_INPUT',
-      })
-    ).body as IntentsApi.QuoteResponse
+    const quote = await quoteBridge(client, user.address, '100000000000000000')
     const amountIn = BigInt(quote.details.currencyIn.amount)
     const hash = await sendDepositStep(chainA, user, quote)
     await client.post('/transactions/index', { txHash: hash, chainId: '31337' })
@@ -119,33 +122,17 @@ t.test(
   async (t) => {
     const schema = uniqueSchema('sweep_crash')
     t.teardown(() => dropSchema(schema))
-    const env = {
-      ...devnetEnvironment(devnet),
-      DATABASE_URL: TEST_DATABASE_URL,
-      DATABASE_SCHEMA: schema,
-      SOLVER_LEASE_MS: '2000',
-      RATE_LIMITS: 'off',
-    }
+    const env = processEnvironment(devnet, schema)
     const solverBefore = await clientA.getBalance({ address: SOLVER.address })
     const first = await startServiceProcess({ ...env, PONTIS_FAILPOINT: 'sweep:after-send' })
     t.teardown(() => first.stop())
     const client = createTestClient(t, first.url, loaded.document)
     const user = USERS[2]!
-    const quote = (
-      await client.post('/quote/v2', {
-        user: user.address,
-        recipient: USERS[3]!.address,
-        originChainId: 31337,
-        destinationChainId: 31338,
-        originCurrency: NATIVE,
-        destinationCurrency: NATIVE,
-        amount: '50000000000000000',
-        tradeType: 'EXACT_INPUT',
-        useDepositAddress: true,
-        strict: true,
-        refundTo: user.address,
-      })
-    ).body as IntentsApi.QuoteResponse
+    const quote = await quoteBridge(client, user.address, '50000000000000000', {
+      useDepositAddress: true,
+      strict: true,
+      refundTo: user.address,
+    })
     const address = quote.steps[0]!.depositAddress as Address
     const amountIn = BigInt(quote.details.currencyIn.amount)
     const payer = createWalletClient({

@@ -18,6 +18,7 @@ import {
   PontisError,
   type RefundRequest,
   type RepaymentRequest,
+  repaymentLegs,
   type SignedTransaction,
   type SolverCredentials,
   type TransactionOutcome,
@@ -268,13 +269,7 @@ export function createBitcoinFilling(context: BitcoinChainContext): FillingCapab
       request: RepaymentRequest,
       credentials: SolverCredentials,
     ): Promise<SignedTransaction> {
-      const [leg, ...more] = request.legs
-      if (!leg || more.length > 0) {
-        throw new PontisError(
-          'INVALID_REQUEST',
-          `A repayment on ${context.label.displayName} carries exactly one leg, got ${request.legs.length}.`,
-        )
-      }
+      const [leg] = repaymentLegs(request, 1, context.label)
       requireNative(context, leg.currencyId)
       const recipient = recipientOf(context, request.recipient, leg.amount)
       const tag = requireId(request.repaymentId, 'repaymentId')

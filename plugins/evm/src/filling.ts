@@ -19,6 +19,7 @@ import {
   PontisError,
   type RefundRequest,
   type RepaymentRequest,
+  repaymentLegs,
   type SignedTransaction,
   type SigningOptions,
   type SolverCredentials,
@@ -355,13 +356,9 @@ export function createEvmFilling(context: EvmChainContext, finality: FinalityPol
   ): Promise<SignedTransaction> {
     const repaymentId = bytes32(request.repaymentId, 'repaymentId')
     const recipient = address(request.recipient, 'recipient')
-    if (request.legs.length === 0 || request.legs.length > MAX_REPAYMENT_LEGS) {
-      throw new PontisError(
-        'INVALID_REQUEST',
-        `A repayment carries 1 to ${MAX_REPAYMENT_LEGS} legs, got ${request.legs.length}.`,
-      )
-    }
-    const calls = request.legs.map((leg) => payoutCall(currency(leg.currencyId), recipient, leg.amount))
+    const calls = repaymentLegs(request, MAX_REPAYMENT_LEGS, context.label).map((leg) =>
+      payoutCall(currency(leg.currencyId), recipient, leg.amount),
+    )
     const total = request.legs.reduce((sum, leg) => sum + leg.amount, 0n)
     return signed(await signDepositoryExecute(repaymentId, calls, credentials, options), total)
   }

@@ -366,20 +366,20 @@ t.test('a reverting call reverts the fill; the outcome names the reason', async 
   t.equal(await b.usdcOf(alice.address), before, 'the payment was undone')
 })
 
-t.test('refunds out of the depository, native and token, at most once per refund id', async (t) => {
+/** Deposits `native` and `usdc` from `account` into chain A's depository, each mined before the next. */
+async function depositIntoDepository(account: DevAccount, native: bigint, usdc: bigint): Promise<void> {
   const depository = devA.contracts.depository
-  // Fund the depository with deposits first.
   await a.mined(
-    await a.wallet(alice).writeContract({
+    await a.wallet(account).writeContract({
       address: depository,
       abi: depositoryAbi,
       functionName: 'depositNative',
-      args: [alice.address, randomId()],
-      value: parseEther('2'),
+      args: [account.address, randomId()],
+      value: native,
     }),
   )
   await a.mined(
-    await a.wallet(alice).writeContract({
+    await a.wallet(account).writeContract({
       address: a.usdc,
       abi: erc20Abi,
       functionName: 'approve',
@@ -387,13 +387,19 @@ t.test('refunds out of the depository, native and token, at most once per refund
     }),
   )
   await a.mined(
-    await a.wallet(alice).writeContract({
+    await a.wallet(account).writeContract({
       address: depository,
       abi: depositoryAbi,
       functionName: 'depositErc20',
-      args: [alice.address, a.usdc, 80_000_000n, randomId()],
+      args: [account.address, a.usdc, usdc, randomId()],
     }),
   )
+}
+
+t.test('refunds out of the depository, native and token, at most once per refund id', async (t) => {
+  const depository = devA.contracts.depository
+  // Fund the depository with deposits first.
+  await depositIntoDepository(alice, parseEther('2'), 80_000_000n)
 
   for (const [currencyId, amount] of [
     [NATIVE, parseEther('0.3')],
@@ -473,31 +479,7 @@ t.test('refunds out of the depository, native and token, at most once per refund
 
 t.test('a repayment pays every leg to the solver in one depository execute, at most once', async (t) => {
   const depository = devA.contracts.depository
-  await a.mined(
-    await a.wallet(bob).writeContract({
-      address: depository,
-      abi: depositoryAbi,
-      functionName: 'depositNative',
-      args: [bob.address, randomId()],
-      value: parseEther('1'),
-    }),
-  )
-  await a.mined(
-    await a.wallet(bob).writeContract({
-      address: a.usdc,
-      abi: erc20Abi,
-      functionName: 'approve',
-      args: [depository, maxUint256],
-    }),
-  )
-  await a.mined(
-    await a.wallet(bob).writeContract({
-      address: depository,
-      abi: depositoryAbi,
-      functionName: 'depositErc20',
-      args: [bob.address, a.usdc, 30_000_000n, randomId()],
-    }),
-  )
+  await depositIntoDepository(bob, parseEther('1'), 30_000_000n)
   const solver = a.filling.solverAddress(credentials) as Address
   const request = {
     repaymentId: randomId(),

@@ -10,6 +10,7 @@ import {
   PontisError,
   type RefundRequest,
   type RepaymentRequest,
+  repaymentLegs,
   type SignedTransaction,
   type SolverCredentials,
   type TransactionOutcome,
@@ -194,16 +195,10 @@ export function createSvmFilling(context: SvmChainContext): FillingCapability {
       request: RepaymentRequest,
       credentials: SolverCredentials,
     ): Promise<SignedTransaction> {
-      if (request.legs.length === 0 || request.legs.length > SVM_MAX_REPAYMENT_LEGS) {
-        throw new PontisError(
-          'INVALID_REQUEST',
-          `A repayment on ${context.label.displayName} carries 1 to ${SVM_MAX_REPAYMENT_LEGS} legs, got ${request.legs.length}.`,
-        )
-      }
       const { owner, vault } = vaultSigner(credentials, 'repay the solver')
       const recipient = new PublicKey(request.recipient)
       const instructions: TransactionInstruction[] = []
-      for (const leg of request.legs)
+      for (const leg of repaymentLegs(request, SVM_MAX_REPAYMENT_LEGS, context.label))
         instructions.push(
           ...(await transferInstructions(context, vault, vault, recipient, leg.currencyId, leg.amount)),
         )

@@ -11,6 +11,7 @@ import {
   PontisError,
   type RefundRequest,
   type RepaymentRequest,
+  repaymentLegs,
   type SignedTransaction,
   type SolverCredentials,
   type TransactionOutcome,
@@ -111,13 +112,7 @@ export function createTronFilling(context: TronChainContext): FillingCapability 
       request: RepaymentRequest,
       credentials: SolverCredentials,
     ): Promise<SignedTransaction> {
-      const [leg, ...more] = request.legs
-      if (!leg || more.length > 0) {
-        throw new PontisError(
-          'INVALID_REQUEST',
-          `A repayment on ${context.label.displayName} carries exactly one leg, got ${request.legs.length}.`,
-        )
-      }
+      const [leg] = repaymentLegs(request, 1, context.label)
       return signVaultTransfer(
         request.recipient,
         leg.currencyId,
