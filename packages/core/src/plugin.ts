@@ -607,8 +607,10 @@ export interface FillingCapability {
   ): Promise<SignedTransaction>
   /**
    * Signs the solver's repayment out of the depository (vault), authorized by
-   * `credentials.allocatorKey`. Absent where the family keeps no depository apart from the solver's
-   * own account: there is nothing to pay back.
+   * `credentials.allocatorKey`; the result's `amount` is the legs' sum. Signing the same request
+   * again must not pay twice where the family has on-chain replay protection (EVM: the same
+   * `execute` request). Absent where deposits land in the solver's own account (Lighter, and
+   * Hyperliquid in its default set-up): there is nothing to pay back.
    */
   signRepayment?(
     request: RepaymentRequest,
