@@ -4030,6 +4030,76 @@ export const WebhookEventStateSchema = {
     }
 } as const;
 
+export const SolverRepaymentsSchema = {
+    type: 'object',
+    required: [
+        'repayments',
+        'sweeps'
+    ],
+    properties: {
+        repayments: {
+            type: 'array',
+            description: 'Repayments out of the depository, by origin chain, currency and state.',
+            items: {
+                $ref: '#/components/schemas/SolverBooksLine'
+            }
+        },
+        sweeps: {
+            type: 'array',
+            description: 'Deposit-address sweeps to the solver, by origin chain, currency and state.',
+            items: {
+                $ref: '#/components/schemas/SolverBooksLine'
+            }
+        }
+    }
+} as const;
+
+export const SolverBooksLineSchema = {
+    type: 'object',
+    required: [
+        'chainId',
+        'currency',
+        'state',
+        'count',
+        'amount'
+    ],
+    properties: {
+        chainId: {
+            type: 'integer',
+            description: 'The origin chain, where the deposit is held and the solver is repaid.'
+        },
+        currency: {
+            type: 'string',
+            description: 'The origin currency.'
+        },
+        state: {
+            type: 'string',
+            enum: [
+                'owed',
+                'batched',
+                'paid',
+                'queued',
+                'swept',
+                'failed'
+            ],
+            description: 'Repayments: owed, batched, paid, failed. Sweeps: owed, queued, swept, failed.\n'
+        },
+        count: {
+            type: 'integer',
+            minimum: 1,
+            description: 'How many filled requests are in this state.'
+        },
+        amount: {
+            $ref: '#/components/schemas/Amount',
+            description: 'What they owe the solver in total (sweeps: what the addresses held for them).'
+        },
+        fee: {
+            $ref: '#/components/schemas/Amount',
+            description: 'Sweeps only, once swept; the transfer fees the deposit addresses kept.'
+        }
+    }
+} as const;
+
 export const WebhookDeadLettersSchema = {
     type: 'object',
     required: [

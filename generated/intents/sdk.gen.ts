@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDashboardAssetData, GetDashboardAssetErrors, GetDashboardAssetResponses, GetDashboardData, GetDashboardErrors, GetDashboardResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetHealthzData, GetHealthzErrors, GetHealthzResponses, GetIconData, GetIconErrors, GetIconResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetPartnerKeyData, GetPartnerKeyErrors, GetPartnerKeyResponses, GetPartnerUsageData, GetPartnerUsageErrors, GetPartnerUsageResponses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, GetRateLimitPolicyData, GetRateLimitPolicyErrors, GetRateLimitPolicyResponses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetRequestsV2Data, GetRequestsV2Errors, GetRequestsV2Responses, GetRequestsV3Data, GetRequestsV3Errors, GetRequestsV3Responses, GetSquareIconData, GetSquareIconErrors, GetSquareIconResponses, GetTokenPriceData, GetTokenPriceErrors, GetTokenPriceResponses, GetTrendingCurrenciesData, GetTrendingCurrenciesErrors, GetTrendingCurrenciesResponses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListPartnerWebhookEventsData, ListPartnerWebhookEventsErrors, ListPartnerWebhookEventsResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverPartnerWebhookEventData, RedeliverPartnerWebhookEventErrors, RedeliverPartnerWebhookEventResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SendPartnerTestWebhookData, SendPartnerTestWebhookErrors, SendPartnerTestWebhookResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses, SetPartnerWebhookData, SetPartnerWebhookErrors, SetPartnerWebhookResponses } from './types.gen.js';
+import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDashboardAssetData, GetDashboardAssetErrors, GetDashboardAssetResponses, GetDashboardData, GetDashboardErrors, GetDashboardResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetHealthzData, GetHealthzErrors, GetHealthzResponses, GetIconData, GetIconErrors, GetIconResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetPartnerKeyData, GetPartnerKeyErrors, GetPartnerKeyResponses, GetPartnerUsageData, GetPartnerUsageErrors, GetPartnerUsageResponses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, GetRateLimitPolicyData, GetRateLimitPolicyErrors, GetRateLimitPolicyResponses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetRequestsV2Data, GetRequestsV2Errors, GetRequestsV2Responses, GetRequestsV3Data, GetRequestsV3Errors, GetRequestsV3Responses, GetSolverRepaymentsData, GetSolverRepaymentsErrors, GetSolverRepaymentsResponses, GetSquareIconData, GetSquareIconErrors, GetSquareIconResponses, GetTokenPriceData, GetTokenPriceErrors, GetTokenPriceResponses, GetTrendingCurrenciesData, GetTrendingCurrenciesErrors, GetTrendingCurrenciesResponses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListPartnerWebhookEventsData, ListPartnerWebhookEventsErrors, ListPartnerWebhookEventsResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverPartnerWebhookEventData, RedeliverPartnerWebhookEventErrors, RedeliverPartnerWebhookEventResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SendPartnerTestWebhookData, SendPartnerTestWebhookErrors, SendPartnerTestWebhookResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses, SetPartnerWebhookData, SetPartnerWebhookErrors, SetPartnerWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -516,6 +516,25 @@ export const setApiKeyWebhook = <ThrowOnError extends boolean = false>(options: 
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * Where the solver's repayments stand
+ *
+ * The solver pays every fill from its own balance and is paid back out of the origin deposit:
+ * out of the depository (an allocator-signed payout, several filled requests per transaction)
+ * or, for a request paid through a deposit address, by sweeping that address to the solver.
+ * Answers, per origin chain, currency and state, how many requests and what sum: repayments
+ * `owed` (not in a batch yet), `batched` (in a transaction signed or on its way), `paid`, and
+ * `failed` (given up after it was signed: it may still land, so it is never paid again
+ * without the operator); sweeps `owed` (waiting for the request's excess refund),
+ * `queued`, `swept` (with the transfer fees the addresses kept) and `failed`.
+ *
+ */
+export const getSolverRepayments = <ThrowOnError extends boolean = false>(options?: Options<GetSolverRepaymentsData, ThrowOnError>) => (options?.client ?? client).get<GetSolverRepaymentsResponses, GetSolverRepaymentsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/repayments',
+    ...options
 });
 
 /**

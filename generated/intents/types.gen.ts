@@ -2057,6 +2057,45 @@ export type WebhookEventState = {
     lastError: string | null;
 };
 
+export type SolverRepayments = {
+    /**
+     * Repayments out of the depository, by origin chain, currency and state.
+     */
+    repayments: Array<SolverBooksLine>;
+    /**
+     * Deposit-address sweeps to the solver, by origin chain, currency and state.
+     */
+    sweeps: Array<SolverBooksLine>;
+};
+
+export type SolverBooksLine = {
+    /**
+     * The origin chain, where the deposit is held and the solver is repaid.
+     */
+    chainId: number;
+    /**
+     * The origin currency.
+     */
+    currency: string;
+    /**
+     * Repayments: owed, batched, paid, failed. Sweeps: owed, queued, swept, failed.
+     *
+     */
+    state: 'owed' | 'batched' | 'paid' | 'queued' | 'swept' | 'failed';
+    /**
+     * How many filled requests are in this state.
+     */
+    count: number;
+    /**
+     * What they owe the solver in total (sweeps: what the addresses held for them).
+     */
+    amount: Amount;
+    /**
+     * Sweeps only, once swept; the transfer fees the deposit addresses kept.
+     */
+    fee?: Amount;
+};
+
 export type WebhookDeadLetters = {
     events: Array<WebhookEventState>;
 };
@@ -4086,6 +4125,52 @@ export type SetApiKeyWebhookResponses = {
 };
 
 export type SetApiKeyWebhookResponse = SetApiKeyWebhookResponses[keyof SetApiKeyWebhookResponses];
+
+export type GetSolverRepaymentsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/admin/repayments';
+};
+
+export type GetSolverRepaymentsErrors = {
+    /**
+     * The admin token (`Authorization: Bearer <ADMIN_TOKEN>`) is missing or wrong.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetSolverRepaymentsError = GetSolverRepaymentsErrors[keyof GetSolverRepaymentsErrors];
+
+export type GetSolverRepaymentsResponses = {
+    /**
+     * The repayments and sweeps by chain, currency and state.
+     */
+    200: SolverRepayments;
+};
+
+export type GetSolverRepaymentsResponse = GetSolverRepaymentsResponses[keyof GetSolverRepaymentsResponses];
 
 export type ListWebhookDeadLettersData = {
     body?: never;

@@ -647,6 +647,25 @@ export interface PermitDeposit {
   readonly validBefore: bigint
 }
 
+/** One currency's share of a repayment: what the filled orders' deposits owe the solver in it. */
+export interface RepaymentLeg {
+  readonly currencyId: string
+  readonly amount: bigint
+}
+
+/**
+ * Pay the solver back out of the depository (vault) for orders it filled: several legs in one
+ * transaction where the family can, sent to the solver's own account on this (origin) chain.
+ */
+export interface RepaymentRequest {
+  /** Unique per batch (32-byte hex); the on-chain replay key where the family has one. */
+  readonly repaymentId: string
+  /** The solver's account on this chain. */
+  readonly recipient: string
+  /** At most {@link FillingCapability.maxRepaymentLegs}, one per currency. */
+  readonly legs: readonly RepaymentLeg[]
+}
+
 /** How to sign: the solver allocates sequence numbers itself so concurrent solvers never collide. */
 export interface SigningOptions {
   /** Account sequence number (EVM nonce) to sign with; the family picks one when absent. */
@@ -680,6 +699,20 @@ export interface FillingCapability {
     credentials: SolverCredentials,
     options?: SigningOptions,
   ): Promise<SignedTransaction>
+  /**
+   * Signs the solver's repayment out of the depository (vault), authorized by
+   * `credentials.allocatorKey`; the result's `amount` is the legs' sum. Signing the same request
+   * again must not pay twice where the family has on-chain replay protection (EVM: the same
+   * `execute` request). Absent where deposits land in the solver's own account (Lighter, and
+   * Hyperliquid in its default set-up): there is nothing to pay back.
+   */
+  signRepayment?(
+    request: RepaymentRequest,
+    credentials: SolverCredentials,
+    options?: SigningOptions,
+  ): Promise<SignedTransaction>
+  /** How many legs (currencies) one repayment transaction carries; 1 when absent. */
+  readonly maxRepaymentLegs?: number
   /** Hands a signed transaction to the chain; broadcasting one the chain already has is not an error. */
   broadcast(raw: string): Promise<void>
   outcome(transactionId: string): Promise<TransactionOutcome>
@@ -939,6 +972,25 @@ function echo(value: unknown): string {
 export interface ChainLabel {
   readonly id: number
   readonly displayName: string
+}
+
+/**
+ * The legs of `request`, checked to number 1 to `maxLegs` (the family's `maxRepaymentLegs`).
+ * @throws PontisError INVALID_REQUEST naming the chain and the count.
+ */
+export function repaymentLegs(
+  request: RepaymentRequest,
+  maxLegs: number,
+  chain: ChainLabel,
+): readonly [RepaymentLeg, ...RepaymentLeg[]] {
+  const [first, ...rest] = request.legs
+  if (!first || request.legs.length > maxLegs) {
+    throw new PontisError(
+      'INVALID_REQUEST',
+      `A repayment on ${chain.displayName} (${chain.id}) carries 1 to ${maxLegs} legs, got ${request.legs.length}.`,
+    )
+  }
+  return [first, ...rest]
 }
 
 /**

@@ -16,6 +16,8 @@ import { type ApiKeyStore, createAdminHandlers } from './keys/index.js'
 import { createLifecycleHandlers } from './lifecycle/handlers.js'
 import type { Indexer } from './lifecycle/indexer.js'
 import type { LifecycleStore } from './lifecycle/lifecycle-store.js'
+import type { Repayments } from './lifecycle/repayment.js'
+import { createRepaymentAdminHandlers } from './lifecycle/repayment-handlers.js'
 import type { Solver } from './lifecycle/solver.js'
 import { createIntentsMetrics, type IntentsMetrics } from './metrics.js'
 import { createPartnerHandlers } from './partner/handlers.js'
@@ -40,6 +42,8 @@ export interface IntentsAppOptions {
   readonly lifecycle: LifecycleStore
   readonly indexer: Indexer
   readonly solver: Solver
+  /** The solver's repayments, for the operator's `GET /admin/repayments`. */
+  readonly repayments: Repayments
   readonly keys: ApiKeyStore
   readonly limiter: RateLimiter
   /** Limits per caller kind; `null` turns limiting off (keys are still checked). Default: the built-in policy. */
@@ -105,6 +109,7 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
         logger: options.logger,
         ...(options.rateLimitPolicy !== undefined ? { rateLimitPolicy: options.rateLimitPolicy } : {}),
       }),
+      ...createRepaymentAdminHandlers({ repayments: options.repayments, adminToken: options.adminToken }),
       ...createStatusHandlers(options.store, options.statusCache),
       ...createHistoryHandlers({
         store: options.store,

@@ -2,13 +2,15 @@
  * The intent service's Prometheus metrics (prom-client), served by `GET /metrics`. Besides the HTTP
  * and RPC families every Pontis app records (packages/http), the service's own: quotes by route and
  * outcome, requests by status and the time spent in each, solver jobs, fill latency and failures by
- * `failReason`, the webhook outbox, and websocket clients. Every label comes from a closed set
- * (configured chain ids, statuses, job kinds, catalogued codes); never a request id or an address.
+ * `failReason`, solver repayments and deposit-address sweeps, the webhook outbox, and websocket
+ * clients. Every label comes from a closed set (configured chain ids, statuses, job kinds,
+ * catalogued codes); never a request id or an address.
  */
 import type { RpcCallObservation } from '@pontis/core'
 import { createMetricsRegistry, createRpcCallMetrics, type MetricsRegistry } from '@pontis/http'
 import { Counter, Gauge, Histogram } from 'prom-client'
 import type { JobKind } from './lifecycle/lifecycle-store.js'
+import type { RepaymentState, SweepState } from './lifecycle/repayment.js'
 import { TRANSITIONS } from './lifecycle/state-machine.js'
 
 /** Seconds a request may spend in one status: from an instant fill to a day-long Bitcoin wait. */
@@ -43,11 +45,29 @@ export interface IntentsMetrics {
   /** A solver job reached a final state; a confirmed fill with its latency since it was queued. */
   jobFinished(kind: JobKind, outcome: JobOutcome, fillSeconds?: number): void
   webhookAttempted(outcome: WebhookAttemptOutcome): void
+  /** `count` requests' repayments (or deposit-address sweeps) entered `state`. */
+  repayment(kind: BooksKind, state: BooksState, count: number): void
   rpcCall(observation: RpcCallObservation): void
 }
 
 const STATUSES = Object.keys(TRANSITIONS)
-const JOB_KINDS: readonly JobKind[] = ['fill', 'refund', 'excess_refund', 'orphan_refund', 'submit_deposit']
+const JOB_KINDS: readonly JobKind[] = [
+  'fill',
+  'refund',
+  'excess_refund',
+  'orphan_refund',
+  'submit_deposit',
+  'repayment',
+  'sweep',
+]
+/** How a filled request's solver is paid back: out of the depository, or by sweeping its deposit address. */
+export type BooksKind = 'repayment' | 'sweep'
+/** States of repayments (owed, batched, paid, failed) and of sweeps (owed, queued, swept, failed). */
+export type BooksState = RepaymentState | SweepState
+const BOOKS_STATES: Readonly<Record<BooksKind, readonly BooksState[]>> = {
+  repayment: ['batched', 'paid', 'owed', 'failed'],
+  sweep: ['queued', 'swept', 'failed'],
+}
 const JOB_OUTCOMES: readonly JobOutcome[] = ['confirmed', 'reverted', 'failed']
 const WEBHOOK_OUTCOMES: readonly WebhookAttemptOutcome[] = ['delivered', 'retry', 'dead', 'disabled']
 
@@ -121,6 +141,12 @@ export function createIntentsMetrics(
     labelNames: ['outcome'] as const,
     registers,
   })
+  const repayments = new Counter({
+    name: 'pontis_solver_repayments_total',
+    help: 'Filled requests whose solver repayment entered a state, by kind (repayment: out of the depository; sweep: out of the deposit address) and state (batched/queued, paid/swept, owed: a reverted batch owed again, failed: gave up after signing).',
+    labelNames: ['kind', 'state'] as const,
+    registers,
+  })
   new Gauge({
     name: 'pontis_websocket_clients',
     help: 'Open websocket connections of the status stream.',
@@ -132,6 +158,8 @@ export function createIntentsMetrics(
   // Zeros, so an alert on increase() sees the first event.
   for (const kind of JOB_KINDS) for (const outcome of JOB_OUTCOMES) jobs.inc({ kind, outcome }, 0)
   for (const outcome of WEBHOOK_OUTCOMES) webhookAttempts.inc({ outcome }, 0)
+  for (const [kind, states] of Object.entries(BOOKS_STATES))
+    for (const state of states) repayments.inc({ kind, state }, 0)
   return {
     registry,
     sources,
@@ -147,6 +175,9 @@ export function createIntentsMetrics(
       if (seconds !== undefined) fillSeconds.observe(Math.max(0, seconds))
     },
     webhookAttempted: (outcome) => webhookAttempts.inc({ outcome }),
+    repayment: (kind, state, count) => {
+      if (count > 0) repayments.inc({ kind, state }, count)
+    },
     rpcCall: createRpcCallMetrics(registry, options.chainIds ?? []),
   }
 }

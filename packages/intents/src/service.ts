@@ -20,6 +20,7 @@ import { StatusEvents } from './events/index.js'
 import { ApiKeyStore } from './keys/index.js'
 import { Indexer } from './lifecycle/indexer.js'
 import { LifecycleStore } from './lifecycle/lifecycle-store.js'
+import { Repayments } from './lifecycle/repayment.js'
 import { Solver } from './lifecycle/solver.js'
 import { createIntentsMetrics, type IntentsMetrics } from './metrics.js'
 import { QuoteEngine } from './quote/engine.js'
@@ -50,6 +51,8 @@ export interface IntentsServiceOptions {
   readonly solverIntervalMs?: number
   /** Pause between webhook delivery passes. Default 200 ms. */
   readonly webhookIntervalMs?: number
+  /** Pause between repayment passes (batching what fills are owed). Default 2000 ms. */
+  readonly repaymentIntervalMs?: number
   /** Where quotes and token prices get USD prices; default `configs/prices.<ENVIRONMENT>.json`. */
   readonly prices?: PriceSource
 }
@@ -61,6 +64,8 @@ export interface IntentsService extends RunningServer {
   readonly lifecycle: LifecycleStore
   readonly indexer: Indexer
   readonly solver: Solver
+  /** Repays the solver for its fills: batches repayments, queues deposit-address sweeps. */
+  readonly repayments: Repayments
   readonly metrics: IntentsMetrics
   /**
    * The graceful stop of SIGTERM: `/readyz` turns 503, the port stops accepting connections, the
@@ -71,10 +76,13 @@ export interface IntentsService extends RunningServer {
   shutdown(options?: { readonly timeoutMs?: number }): Promise<boolean>
 }
 
-/** Crash tests name a point with PONTIS_FAILPOINT; the process kills itself there, as a power cut would. */
-function crashAt(wanted: string, logger: Logger): (point: string) => void {
-  return (point) => {
-    if (point !== wanted) return
+/**
+ * Crash tests name a point with PONTIS_FAILPOINT, alone (the first job to reach it) or after a job
+ * kind (`repayment:after-send`); the process kills itself there, as a power cut would.
+ */
+function crashAt(wanted: string, logger: Logger): (point: string, kind: string) => void {
+  return (point, kind) => {
+    if (point !== wanted && `${kind}:${point}` !== wanted) return
     logger.warn(`failpoint ${point}: killing the process`)
     process.kill(process.pid, 'SIGKILL')
   }
@@ -151,16 +159,18 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
   const metrics = createIntentsMetrics({ chainIds: registry.chains().map((chain) => chain.id) })
   const lifecycle = new LifecycleStore(store, now, metrics)
   const indexer = new Indexer({ registry, lifecycle, logger, now })
+  const credentials = (vmType: string) => solverCredentialsFor(settings, vmType)
   const solver = new Solver({
     registry,
     lifecycle,
     logger,
     now,
-    credentials: (vmType) => solverCredentialsFor(settings, vmType),
+    credentials,
     metrics,
     ...(settingsFromEnv.solverLeaseMs !== undefined ? { leaseMs: settingsFromEnv.solverLeaseMs } : {}),
     ...(env.PONTIS_FAILPOINT ? { failpoint: crashAt(env.PONTIS_FAILPOINT, logger) } : {}),
   })
+  const repayments = new Repayments({ registry, lifecycle, logger, now, credentials, metrics })
   // Webhook URLs are checked with the delivery's own policy when they are set.
   const keys = new ApiKeyStore(store.client, { now, webhookPolicy: settingsFromEnv.webhookPolicy })
   // Several instances share one PostgreSQL, so their limits live there; one PGlite process counts in memory.
@@ -203,6 +213,7 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     lifecycle,
     indexer,
     solver,
+    repayments,
     now,
     keys,
     limiter,
@@ -269,6 +280,8 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
     ? [
         startLoop('indexer', () => indexer.tick(), options.indexerIntervalMs ?? 1000, logger),
         startLoop('solver', () => solver.tick(), options.solverIntervalMs ?? 250, logger),
+        // Seconds apart: repayments wait a little so that one transaction repays several fills.
+        startLoop('repayments', () => runtime.repayments.tick(), options.repaymentIntervalMs ?? 2000, logger),
         startWebhookLoop(() => runtime.webhooks.tick(), {
           logger,
           ...(options.webhookIntervalMs !== undefined ? { intervalMs: options.webhookIntervalMs } : {}),
@@ -346,6 +359,7 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
     lifecycle,
     indexer,
     solver,
+    repayments: runtime.repayments,
     metrics,
     close,
     shutdown,

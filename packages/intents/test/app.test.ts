@@ -62,6 +62,7 @@ t.test('every operation of the document is routed', async (t) => {
     'getReadyz',
     'getRequestsV2',
     'getRequestsV3',
+    'getSolverRepayments',
     'getSquareIcon',
     'getTokenPrice',
     'getTrendingCurrencies',

@@ -5,15 +5,20 @@
  * job but before the request moves to submitted, and (third case) right after the broadcast.
  */
 import type { IntentsApi } from '@pontis/core'
-import { devnetEnvironment, USERS } from '@pontis/devnet'
+import { USERS } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient } from '@pontis/http/testing'
 import t from 'tap'
 import { type Address, createPublicClient, http } from 'viem'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH } from '../src/index.js'
-import { dropSchema, TEST_DATABASE_URL, uniqueSchema, unsentSolverTransactions } from './fixtures/postgres.js'
-import { sendDepositStep, startProcessDevnet, startServiceProcess } from './fixtures/service-process.js'
+import { dropSchema, uniqueSchema, unsentSolverTransactions } from './fixtures/postgres.js'
+import {
+  processEnvironment,
+  sendDepositStep,
+  startProcessDevnet,
+  startServiceProcess,
+} from './fixtures/service-process.js'
 
 // Three cases, each starting the service twice as its own process (TypeScript compiled at start-up,
 // then a devnet fill): 30-45 s a case on a busy 2-core machine, more than tap's 120 s for the file.
@@ -31,13 +36,7 @@ for (const [index, failpoint] of (
   t.test(`SIGKILL ${failpoint}: the restarted service finishes the fill exactly once`, async (t) => {
     const schema = uniqueSchema(`crash_${index}`)
     t.teardown(() => dropSchema(schema))
-    const env = {
-      ...devnetEnvironment(devnet),
-      DATABASE_URL: TEST_DATABASE_URL,
-      DATABASE_SCHEMA: schema,
-      SOLVER_LEASE_MS: '2000',
-      RATE_LIMITS: 'off',
-    }
+    const env = processEnvironment(devnet, schema)
     const first = await startServiceProcess({ ...env, PONTIS_FAILPOINT: failpoint })
     t.teardown(() => first.stop())
     const client = createTestClient(t, first.url, loaded.document)

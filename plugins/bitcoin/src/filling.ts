@@ -17,6 +17,8 @@ import {
   invalidAddressError,
   PontisError,
   type RefundRequest,
+  type RepaymentRequest,
+  repaymentLegs,
   type SignedTransaction,
   type SolverCredentials,
   type TransactionOutcome,
@@ -187,6 +189,25 @@ function recipientOf(context: BitcoinChainContext, recipient: string, amount: bi
 const ALREADY_KNOWN = /already in block chain|txn-already-known|txn-already-in-mempool|"code":\s*-27/i
 
 export function createBitcoinFilling(context: BitcoinChainContext): FillingCapability {
+  /** The vault's spender (the allocator key), checked to be the vault payouts come out of. */
+  const vaultSpender = (credentials: SolverCredentials, what: string) => {
+    if (!credentials.allocatorKey) {
+      throw new PontisError(
+        'UNSUPPORTED_EXECUTION_TYPE',
+        `No vault key (allocatorKey) is configured to ${what} on ${context.label.displayName}.`,
+      )
+    }
+    const vault = vaultOf(context)
+    const spender = spenderOf(context, keyPairOf(credentials.allocatorKey, 'vault', context.params))
+    if (spender.address !== vault.address) {
+      throw new PontisError(
+        'UNSUPPORTED_EXECUTION_TYPE',
+        `The configured vault key's P2WPKH address ${spender.address} is not the vault ${vault.address} on ${context.label.displayName}.`,
+      )
+    }
+    return spender
+  }
+
   const solverOf = (credentials: SolverCredentials) =>
     spenderOf(context, keyPairOf(credentials.solverKey, 'solver', context.params))
   return {
@@ -239,22 +260,23 @@ export function createBitcoinFilling(context: BitcoinChainContext): FillingCapab
           feeFromAmount: true,
         })
       }
-      if (!credentials.allocatorKey) {
-        throw new PontisError(
-          'UNSUPPORTED_EXECUTION_TYPE',
-          `No vault key (allocatorKey) is configured to refund on ${context.label.displayName}.`,
-        )
-      }
-      const vault = vaultOf(context)
-      const spender = spenderOf(context, keyPairOf(credentials.allocatorKey, 'vault', context.params))
-      if (spender.address !== vault.address) {
-        throw new PontisError(
-          'UNSUPPORTED_EXECUTION_TYPE',
-          `The configured vault key's P2WPKH address ${spender.address} is not the vault ${vault.address} on ${context.label.displayName}.`,
-        )
-      }
+      const spender = vaultSpender(credentials, 'refund')
       return signPayment(context, spender, { recipient, amount: request.amount, tag, feeFromAmount: false })
     },
+
+    /** One payment out of the vault to the solver, tagged with the repayment id (native only: one leg). */
+    async signRepayment(
+      request: RepaymentRequest,
+      credentials: SolverCredentials,
+    ): Promise<SignedTransaction> {
+      const [leg] = repaymentLegs(request, 1, context.label)
+      requireNative(context, leg.currencyId)
+      const recipient = recipientOf(context, request.recipient, leg.amount)
+      const tag = requireId(request.repaymentId, 'repaymentId')
+      const spender = vaultSpender(credentials, 'repay the solver')
+      return signPayment(context, spender, { recipient, amount: leg.amount, tag, feeFromAmount: false })
+    },
+    maxRepaymentLegs: 1,
 
     async broadcast(raw: string): Promise<void> {
       const hex = raw.trim()

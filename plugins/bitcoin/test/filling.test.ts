@@ -181,6 +181,33 @@ t.test('a refund out of the vault, signed with the vault key', async (t) => {
   t.match(wrongKey.message, /is not the vault/)
 })
 
+t.test('a repayment pays the solver back out of the vault, tagged with its id', async (t) => {
+  devnet.fund(BITCOIN_VAULT.address, 30_000_000n)
+  const repayment = {
+    repaymentId: newId(),
+    recipient: adapter.filling.solverAddress(credentials),
+    legs: [{ currencyId: BITCOIN_NATIVE_CURRENCY_ID, amount: 7_000_000n }],
+  }
+  t.equal(adapter.filling.maxRepaymentLegs, 1)
+  const signed = await adapter.filling.signRepayment!(repayment, credentials)
+  t.equal(signed.amount, 7_000_000n)
+  const { outputs } = await decode(signed.raw)
+  t.same(outputs[0], { script: scriptHexOf(BITCOIN_SOLVER.address), amount: 7_000_000n }, 'to the solver')
+  t.equal(outputs[2]?.script, scriptHexOf(BITCOIN_VAULT.address), 'change back to the vault')
+  await adapter.filling.broadcast(signed.raw)
+  const facts = await adapter.reading.readRefunds?.(signed.transactionId)
+  t.equal(facts?.facts[0]?.orderId, repayment.repaymentId, 'tagged with the repayment id')
+  const twoLegs = await errorOf(() =>
+    adapter.filling.signRepayment!(
+      { ...repayment, legs: [...repayment.legs, ...repayment.legs] },
+      credentials,
+    ),
+  )
+  t.equal(twoLegs.code, 'INVALID_REQUEST')
+  const noKey = await errorOf(() => adapter.filling.signRepayment!(repayment, { solverKey: SOLVER_KEY }))
+  t.equal(noKey.code, 'UNSUPPORTED_EXECUTION_TYPE')
+})
+
 t.test('a refund out of a deposit address pays its own fee out of the amount', async (t) => {
   const requestId = newId()
   const address = await adapter.quoting.createDepositAddress?.(requestId)

@@ -18,6 +18,8 @@ import {
   type PermitDeposit,
   PontisError,
   type RefundRequest,
+  type RepaymentRequest,
+  repaymentLegs,
   type SignedTransaction,
   type SigningOptions,
   type SolverCredentials,
@@ -80,13 +82,16 @@ import {
  */
 export const REFUND_EXPIRATION = maxUint256
 
+/** Currencies one repayment `execute` pays back at most: a bounded transaction size and gas. */
+export const MAX_REPAYMENT_LEGS = 16
+
 /** Gas limits used when a simulation reverts: the transaction is signed anyway and the chain decides. */
 export const FALLBACK_GAS = {
   /** A whole fill (payments and calls). */
   fill: 500_000n,
   /** The payment part of a fill whose calls have a caller-given gas limit. */
   fillPayments: 200_000n,
-  /** A depository `execute` with one payout. */
+  /** A depository `execute`, per payout. */
   refund: 250_000n,
 } as const
 
@@ -290,11 +295,28 @@ export function createEvmFilling(context: EvmChainContext, finality: FinalityPol
     return signed(raw, request.amount)
   }
 
-  async function signDepositoryRefund(
-    request: RefundRequest,
+  /** A depository payout of `amount` of `token` to `recipient`: a native transfer or an ERC-20 `transfer`. */
+  const payoutCall = (token: Address, recipient: Address, amount: bigint) =>
+    isNative(token)
+      ? { to: recipient, data: '0x' as Hex, value: amount, allowFailure: false }
+      : {
+          to: token,
+          data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [recipient, amount] }),
+          value: 0n,
+          allowFailure: false,
+        }
+
+  /**
+   * The depository's allocator-signed `execute` of `calls`, sent from the solver account. `id` is
+   * the request's nonce: with the fixed expiration, the same id and calls always hash to the same
+   * request, which the depository executes at most once.
+   */
+  async function signDepositoryExecute(
+    id: Hex,
+    calls: readonly ReturnType<typeof payoutCall>[],
     credentials: SolverCredentials,
     options: SigningOptions,
-  ): Promise<SignedTransaction> {
+  ): Promise<Hex> {
     const depository = context.depository
     if (!depository) {
       throw new PontisError(
@@ -304,25 +326,10 @@ export function createEvmFilling(context: EvmChainContext, finality: FinalityPol
     }
     const solver = signerOf(credentials.solverKey, 'solverKey')
     if (credentials.allocatorKey === undefined) {
-      throw new TypeError('credentials.allocatorKey is required for refunds out of the depository')
+      throw new TypeError('credentials.allocatorKey is required for payouts out of the depository')
     }
     const allocator = signerOf(credentials.allocatorKey, 'allocatorKey')
-    const refundId = bytes32(request.refundId, 'refundId')
-    const recipient = address(request.recipient, 'recipient')
-    const token = currency(request.currencyId)
-    const call = isNative(token)
-      ? { to: recipient, data: '0x' as Hex, value: request.amount, allowFailure: false }
-      : {
-          to: token,
-          data: encodeFunctionData({
-            abi: erc20Abi,
-            functionName: 'transfer',
-            args: [recipient, request.amount],
-          }),
-          value: 0n,
-          allowFailure: false,
-        }
-    const callRequest = { calls: [call], nonce: hexToBigInt(refundId), expiration: REFUND_EXPIRATION }
+    const callRequest = { calls, nonce: hexToBigInt(id), expiration: REFUND_EXPIRATION }
     const signature = await allocator.signTypedData({
       domain: {
         name: 'RelayDepository',
@@ -339,12 +346,41 @@ export function createEvmFilling(context: EvmChainContext, finality: FinalityPol
       functionName: 'execute',
       args: [callRequest, signature],
     })
+    const fallbackGas = FALLBACK_GAS.refund * BigInt(Math.max(1, calls.length))
     const [gas, fees] = await Promise.all([
-      estimate({ account: solver.address, to: depository, data, value: 0n }, FALLBACK_GAS.refund),
+      estimate({ account: solver.address, to: depository, data, value: 0n }, fallbackGas),
       feeTerms(context),
     ])
-    const raw = await signTransaction(solver, { to: depository, data, value: 0n, gas }, fees, options.nonce)
-    return signed(raw, request.amount)
+    return signTransaction(solver, { to: depository, data, value: 0n, gas }, fees, options.nonce)
+  }
+
+  async function signDepositoryRefund(
+    request: RefundRequest,
+    credentials: SolverCredentials,
+    options: SigningOptions,
+  ): Promise<SignedTransaction> {
+    const refundId = bytes32(request.refundId, 'refundId')
+    const call = payoutCall(
+      currency(request.currencyId),
+      address(request.recipient, 'recipient'),
+      request.amount,
+    )
+    return signed(await signDepositoryExecute(refundId, [call], credentials, options), request.amount)
+  }
+
+  /** All legs in one `execute`: one payout call per currency, to the solver. */
+  async function signRepayment(
+    request: RepaymentRequest,
+    credentials: SolverCredentials,
+    options: SigningOptions = {},
+  ): Promise<SignedTransaction> {
+    const repaymentId = bytes32(request.repaymentId, 'repaymentId')
+    const recipient = address(request.recipient, 'recipient')
+    const calls = repaymentLegs(request, MAX_REPAYMENT_LEGS, context.label).map((leg) =>
+      payoutCall(currency(leg.currencyId), recipient, leg.amount),
+    )
+    const total = request.legs.reduce((sum, leg) => sum + leg.amount, 0n)
+    return signed(await signDepositoryExecute(repaymentId, calls, credentials, options), total)
   }
 
   async function signDepositAddressRefund(
@@ -525,7 +561,7 @@ export function createEvmFilling(context: EvmChainContext, finality: FinalityPol
         : signDepositAddressRefund(request, request.source.requestId)
     },
 
-    ...(context.depository ? { signPermitDeposit } : {}),
+    ...(context.depository ? { signPermitDeposit, signRepayment, maxRepaymentLegs: MAX_REPAYMENT_LEGS } : {}),
 
     async broadcast(raw: string): Promise<void> {
       if (!isHex(raw, { strict: true }))

@@ -366,20 +366,20 @@ t.test('a reverting call reverts the fill; the outcome names the reason', async 
   t.equal(await b.usdcOf(alice.address), before, 'the payment was undone')
 })
 
-t.test('refunds out of the depository, native and token, at most once per refund id', async (t) => {
+/** Deposits `native` and `usdc` from `account` into chain A's depository, each mined before the next. */
+async function depositIntoDepository(account: DevAccount, native: bigint, usdc: bigint): Promise<void> {
   const depository = devA.contracts.depository
-  // Fund the depository with deposits first.
   await a.mined(
-    await a.wallet(alice).writeContract({
+    await a.wallet(account).writeContract({
       address: depository,
       abi: depositoryAbi,
       functionName: 'depositNative',
-      args: [alice.address, randomId()],
-      value: parseEther('2'),
+      args: [account.address, randomId()],
+      value: native,
     }),
   )
   await a.mined(
-    await a.wallet(alice).writeContract({
+    await a.wallet(account).writeContract({
       address: a.usdc,
       abi: erc20Abi,
       functionName: 'approve',
@@ -387,13 +387,19 @@ t.test('refunds out of the depository, native and token, at most once per refund
     }),
   )
   await a.mined(
-    await a.wallet(alice).writeContract({
+    await a.wallet(account).writeContract({
       address: depository,
       abi: depositoryAbi,
       functionName: 'depositErc20',
-      args: [alice.address, a.usdc, 80_000_000n, randomId()],
+      args: [account.address, a.usdc, usdc, randomId()],
     }),
   )
+}
+
+t.test('refunds out of the depository, native and token, at most once per refund id', async (t) => {
+  const depository = devA.contracts.depository
+  // Fund the depository with deposits first.
+  await depositIntoDepository(alice, parseEther('2'), 80_000_000n)
 
   for (const [currencyId, amount] of [
     [NATIVE, parseEther('0.3')],
@@ -467,6 +473,50 @@ t.test('refunds out of the depository, native and token, at most once per refund
       },
       { solverKey: SOLVER.privateKey },
     ),
+    /allocatorKey is required/,
+  )
+})
+
+t.test('a repayment pays every leg to the solver in one depository execute, at most once', async (t) => {
+  const depository = devA.contracts.depository
+  await depositIntoDepository(bob, parseEther('1'), 30_000_000n)
+  const solver = a.filling.solverAddress(credentials) as Address
+  const request = {
+    repaymentId: randomId(),
+    recipient: solver,
+    legs: [
+      { currencyId: NATIVE, amount: parseEther('0.4') },
+      { currencyId: a.usdc, amount: 12_000_000n },
+    ],
+  }
+  const [ethBefore, usdcBefore, depositoryEth, depositoryUsdc] = await Promise.all([
+    a.ethOf(solver),
+    a.usdcOf(solver),
+    a.ethOf(depository),
+    a.usdcOf(depository),
+  ])
+  const signed = await a.filling.signRepayment!(request, credentials)
+  await a.filling.broadcast(signed.raw)
+  t.match(await a.settled(signed.transactionId), { state: 'success' })
+  const receipt = await a.publicClient.getTransactionReceipt({ hash: signed.transactionId as Hex })
+  const gas = receipt.gasUsed * receipt.effectiveGasPrice
+  t.equal((await a.ethOf(solver)) - ethBefore + gas, parseEther('0.4'), 'native leg to the solver, exactly')
+  t.equal((await a.usdcOf(solver)) - usdcBefore, 12_000_000n, 'token leg to the solver, exactly')
+  t.equal(await a.ethOf(depository), depositoryEth - parseEther('0.4'))
+  t.equal(await a.usdcOf(depository), depositoryUsdc - 12_000_000n)
+
+  // Signed again (as a re-batch of the same id would be): the same call request, refused on chain.
+  const again = await a.filling.signRepayment!(request, credentials)
+  await a.filling.broadcast(again.raw)
+  const replay = await a.settled(again.transactionId)
+  t.equal(replay.state, 'reverted')
+  t.match(replay.revert, { error: 'CallRequestAlreadyUsed' })
+  t.equal(await a.usdcOf(solver), usdcBefore + 12_000_000n, 'paid once')
+  await t.rejects(a.filling.signRepayment!({ ...request, legs: [] }, credentials), {
+    code: 'INVALID_REQUEST',
+  })
+  await t.rejects(
+    a.filling.signRepayment!(request, { solverKey: SOLVER.privateKey }),
     /allocatorKey is required/,
   )
 })

@@ -9,6 +9,8 @@ import {
   type FillRequest,
   PontisError,
   type RefundRequest,
+  type RepaymentRequest,
+  repaymentLegs,
   type SignedTransaction,
   type SolverCredentials,
   type TransactionOutcome,
@@ -30,6 +32,12 @@ import bs58 from 'bs58'
 import { CONFIRMED, isNative, mintInfo, rpc, type SvmChainContext, vaultOf } from './context.js'
 import { lookUpSignature } from './reading.js'
 import { memoInstruction } from './transactions.js'
+
+/**
+ * Currencies one repayment transaction pays back at most: each SPL leg may create the solver's
+ * token account, and the whole must stay under the 1232-byte transaction limit.
+ */
+export const SVM_MAX_REPAYMENT_LEGS = 4
 
 /**
  * The keypair of an SVM secret: base58 of the 64-byte secret key (the usual wallet export), a JSON
@@ -106,6 +114,25 @@ function signatureOf(bytes: Uint8Array): string | undefined {
 }
 
 export function createSvmFilling(context: SvmChainContext): FillingCapability {
+  /** The vault owner's keypair (the allocator key), checked to own the vault payouts come out of. */
+  const vaultSigner = (credentials: SolverCredentials, what: string) => {
+    if (!credentials.allocatorKey) {
+      throw new PontisError(
+        'UNSUPPORTED_EXECUTION_TYPE',
+        `No vault key is configured to ${what} on ${context.label.displayName}.`,
+      )
+    }
+    const owner = keypairOf(credentials.allocatorKey, 'vault owner')
+    const vault = vaultOf(context)
+    if (!owner.publicKey.equals(vault)) {
+      throw new PontisError(
+        'UNSUPPORTED_EXECUTION_TYPE',
+        `The configured vault key does not own the vault ${vault.toBase58()} on ${context.label.displayName}.`,
+      )
+    }
+    return { owner, vault }
+  }
+
   const solverOf = (credentials: SolverCredentials) => keypairOf(credentials.solverKey, 'solver')
   return {
     solverAddress: (credentials) => solverOf(credentials).publicKey.toBase58(),
@@ -150,20 +177,7 @@ export function createSvmFilling(context: SvmChainContext): FillingCapability {
           `${context.label.displayName} has no deposit addresses to refund from.`,
         )
       }
-      if (!credentials.allocatorKey) {
-        throw new PontisError(
-          'UNSUPPORTED_EXECUTION_TYPE',
-          `No vault key is configured to refund on ${context.label.displayName}.`,
-        )
-      }
-      const owner = keypairOf(credentials.allocatorKey, 'vault owner')
-      const vault = vaultOf(context)
-      if (!owner.publicKey.equals(vault)) {
-        throw new PontisError(
-          'UNSUPPORTED_EXECUTION_TYPE',
-          `The configured vault key does not own the vault ${vault.toBase58()} on ${context.label.displayName}.`,
-        )
-      }
+      const { owner, vault } = vaultSigner(credentials, 'refund')
       const instructions = await transferInstructions(
         context,
         vault,
@@ -175,6 +189,24 @@ export function createSvmFilling(context: SvmChainContext): FillingCapability {
       instructions.push(memoInstruction(request.refundId))
       return sign(context, owner, instructions, request.amount)
     },
+
+    /** One transaction out of the vault: a transfer per leg, tagged with the repayment id. */
+    async signRepayment(
+      request: RepaymentRequest,
+      credentials: SolverCredentials,
+    ): Promise<SignedTransaction> {
+      const { owner, vault } = vaultSigner(credentials, 'repay the solver')
+      const recipient = new PublicKey(request.recipient)
+      const instructions: TransactionInstruction[] = []
+      for (const leg of repaymentLegs(request, SVM_MAX_REPAYMENT_LEGS, context.label))
+        instructions.push(
+          ...(await transferInstructions(context, vault, vault, recipient, leg.currencyId, leg.amount)),
+        )
+      instructions.push(memoInstruction(request.repaymentId))
+      const total = request.legs.reduce((sum, leg) => sum + leg.amount, 0n)
+      return sign(context, owner, instructions, total)
+    },
+    maxRepaymentLegs: SVM_MAX_REPAYMENT_LEGS,
 
     async broadcast(raw: string): Promise<void> {
       const bytes = Buffer.from(raw, 'base64')

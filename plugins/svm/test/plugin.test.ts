@@ -1006,6 +1006,54 @@ t.test('refunds out of the vault, signed by the vault owner', async (t) => {
   )
 })
 
+t.test('a repayment pays the solver back out of the vault: SOL and USDC in one transaction', async (t) => {
+  const { filling } = svm
+  // The vault holds USDC from a deposit.
+  await deposit(t, depositRequest({ depositor: CAROL.address, currencyId: USDC, amount: 6_000_000n }), [
+    CAROL.keypair,
+  ])
+  const solver = filling.solverAddress(DEVNET_CREDENTIALS)
+  t.equal(solver, SVM_SOLVER.address)
+  const [vaultSol, vaultUsdc, solverSol, solverUsdc] = await Promise.all([
+    lamports(VAULT),
+    tokenBalance(VAULT, USDC),
+    lamports(solver),
+    tokenBalance(solver, USDC),
+  ])
+  const repaymentId = randomId()
+  const signed = await filling.signRepayment!(
+    {
+      repaymentId,
+      recipient: solver,
+      legs: [
+        { currencyId: NATIVE, amount: 2_000_000n },
+        { currencyId: USDC, amount: 5_000_000n },
+      ],
+    },
+    DEVNET_CREDENTIALS,
+  )
+  const transaction = VersionedTransaction.deserialize(Buffer.from(signed.raw, 'base64'))
+  t.equal(transaction.message.staticAccountKeys[0]?.toBase58(), VAULT, 'the vault pays its own fee')
+  await filling.broadcast(signed.raw)
+  await filling.broadcast(signed.raw)
+  await confirmed(connection, signed.transactionId)
+  t.equal(await lamports(solver), solverSol + 2_000_000n, 'SOL back to the solver, once')
+  t.equal(await tokenBalance(solver, USDC), solverUsdc + 5_000_000n, 'USDC back to the solver, once')
+  t.equal(await lamports(VAULT), vaultSol - 2_000_000n - FEE)
+  t.equal(await tokenBalance(VAULT, USDC), vaultUsdc - 5_000_000n)
+  t.ok((filling.maxRepaymentLegs ?? 1) >= 2, 'several legs per transaction')
+  await t.rejects(filling.signRepayment!({ repaymentId, recipient: solver, legs: [] }, DEVNET_CREDENTIALS), {
+    code: 'INVALID_REQUEST',
+  })
+  await t.rejects(
+    filling.signRepayment!(
+      { repaymentId, recipient: solver, legs: [{ currencyId: NATIVE, amount: 1n }] },
+      { solverKey: DEVNET_CREDENTIALS.solverKey },
+    ),
+    { code: 'UNSUPPORTED_EXECUTION_TYPE', message: /No vault key/ },
+  )
+})
+
 t.test('solver keys in the three accepted forms; a malformed one is refused without echo', async (t) => {
   const { filling } = svm
   const secret = SVM_SOLVER.keypair.secretKey

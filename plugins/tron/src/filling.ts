@@ -10,6 +10,8 @@ import {
   type FillRequest,
   PontisError,
   type RefundRequest,
+  type RepaymentRequest,
+  repaymentLegs,
   type SignedTransaction,
   type SolverCredentials,
   type TransactionOutcome,
@@ -46,6 +48,33 @@ function signed(key: Uint8Array, transaction: TronTransactionJson, amount: bigin
 
 /** Filling on a Tron chain. */
 export function createTronFilling(context: TronChainContext): FillingCapability {
+  /** A transfer out of the vault, signed by its key (the allocator key) and tagged with `tag`. */
+  const signVaultTransfer = async (
+    recipient: string,
+    currencyId: string,
+    amount: bigint,
+    tagName: string,
+    tag: string,
+    credentials: SolverCredentials,
+  ): Promise<SignedTransaction> => {
+    const key = keyBytes('allocatorKey', credentials.allocatorKey)
+    const vault = vaultOf(context)
+    const signer = tronBase58(tronAddressOfKey(key))
+    if (signer !== vault) {
+      throw new PontisError(
+        'INVALID_REQUEST',
+        `allocatorKey signs as ${signer}, not as the vault ${vault} payouts are made from`,
+      )
+    }
+    const transaction = await buildTaggedTransfer(context, {
+      from: vault,
+      to: recipient,
+      currencyId,
+      amount,
+      tag: `0x${tagHex(tagName, tag)}`,
+    })
+    return signed(key, transaction, amount)
+  }
   return {
     solverAddress: (credentials: SolverCredentials) => tronAddressOfPrivateKey(credentials.solverKey),
     // Tron has no account sequence numbers.
@@ -69,24 +98,31 @@ export function createTronFilling(context: TronChainContext): FillingCapability 
           `${context.label.displayName} has no per-request deposit addresses.`,
         )
       }
-      const key = keyBytes('allocatorKey', credentials.allocatorKey)
-      const vault = vaultOf(context)
-      const signer = tronBase58(tronAddressOfKey(key))
-      if (signer !== vault) {
-        throw new PontisError(
-          'INVALID_REQUEST',
-          `allocatorKey signs as ${signer}, not as the vault ${vault} refunds are paid from`,
-        )
-      }
-      const transaction = await buildTaggedTransfer(context, {
-        from: vault,
-        to: request.recipient,
-        currencyId: request.currencyId,
-        amount: request.amount,
-        tag: `0x${tagHex('refund id', request.refundId)}`,
-      })
-      return signed(key, transaction, request.amount)
+      return signVaultTransfer(
+        request.recipient,
+        request.currencyId,
+        request.amount,
+        'refund id',
+        request.refundId,
+        credentials,
+      )
     },
+    /** One leg per transaction: a Tron transfer moves one currency. */
+    async signRepayment(
+      request: RepaymentRequest,
+      credentials: SolverCredentials,
+    ): Promise<SignedTransaction> {
+      const [leg] = repaymentLegs(request, 1, context.label)
+      return signVaultTransfer(
+        request.recipient,
+        leg.currencyId,
+        leg.amount,
+        'repayment id',
+        request.repaymentId,
+        credentials,
+      )
+    },
+    maxRepaymentLegs: 1,
     async broadcast(raw: string): Promise<void> {
       let body: Record<string, unknown>
       try {

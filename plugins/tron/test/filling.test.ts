@@ -131,6 +131,33 @@ t.test('refunds come out of the vault, signed with the allocator key', async (t)
   )
 })
 
+t.test('a repayment pays the solver back out of the vault, one leg per transaction', async (t) => {
+  const vaultBefore = devnet.usdtBalance(TRON_VAULT.address)
+  const solverBefore = devnet.usdtBalance(TRON_SOLVER.address)
+  const repayment = {
+    repaymentId: idOf(7),
+    recipient: filling.solverAddress(credentials),
+    legs: [{ currencyId: TRON_USDT_ADDRESS, amount: 2_500_000n }],
+  }
+  t.equal(filling.maxRepaymentLegs, 1)
+  const signed = await filling.signRepayment!(repayment, credentials)
+  t.equal(signed.amount, 2_500_000n)
+  await filling.broadcast(signed.raw)
+  await filling.broadcast(signed.raw)
+  devnet.mine(1)
+  t.equal(devnet.usdtBalance(TRON_VAULT.address), vaultBefore - 2_500_000n, 'out of the vault, once')
+  t.equal(devnet.usdtBalance(TRON_SOLVER.address), solverBefore + 2_500_000n, 'to the solver')
+  t.equal((await filling.outcome(signed.transactionId)).state, 'success')
+  await t.rejects(
+    filling.signRepayment!({ ...repayment, legs: [...repayment.legs, ...repayment.legs] }, credentials),
+    { code: 'INVALID_REQUEST' },
+    'two legs are refused',
+  )
+  await t.rejects(filling.signRepayment!(repayment, { solverKey: SOLVER_KEY, allocatorKey: SOLVER_KEY }), {
+    code: 'INVALID_REQUEST',
+  })
+})
+
 t.test('refusals: a tampered signature, extras, an unfunded solver', async (t) => {
   const signed: SignedTransaction = await fill(TRON_NATIVE_CURRENCY_ID, 1_000n, 7)
   const body = JSON.parse(signed.raw) as { signature: string[] }

@@ -13,7 +13,8 @@ import {
 import type { IntentsMetrics } from '../metrics.js'
 import type { SqlClient } from '../store/index.js'
 import { refundRecipient } from './indexer.js'
-import type { LifecycleStore, SolverJob } from './lifecycle-store.js'
+import type { JobState, LifecycleStore, SolverJob } from './lifecycle-store.js'
+import { type RepaymentPayload, recordOwed, settleBooksJob } from './repayment.js'
 
 export interface SolverOptions {
   readonly registry: Registry
@@ -30,14 +31,17 @@ export interface SolverOptions {
   readonly maxAttempts?: number
   readonly now?: () => number
   /**
-   * Crash-test hook: called at named points (`after-sign`: the signed bytes are stored but not
-   * broadcast; `broadcast-recorded`: broadcast and recorded on the job, the request not yet moved to
+   * Crash-test hook: called at named points of a job of `kind` (`after-sign`: the signed bytes are
+   * stored but not broadcast; `after-send`: broadcast, not yet recorded on the job;
+   * `broadcast-recorded`: broadcast and recorded on the job, the request not yet moved to
    * `submitted`; `after-broadcast`: broadcast but not yet confirmed). Tests kill the process there.
    */
-  readonly failpoint?: (point: 'after-sign' | 'broadcast-recorded' | 'after-broadcast') => void
-  /** Counts finished jobs and fill latency. */
-  readonly metrics?: Pick<IntentsMetrics, 'jobFinished'>
+  readonly failpoint?: (point: SolverFailpoint, kind: SolverJob['kind']) => void
+  /** Counts finished jobs, fill latency and repayments settled. */
+  readonly metrics?: Pick<IntentsMetrics, 'jobFinished' | 'repayment'>
 }
+
+export type SolverFailpoint = 'after-sign' | 'after-send' | 'broadcast-recorded' | 'after-broadcast'
 
 class LeaseLost extends Error {}
 
@@ -149,7 +153,7 @@ export class Solver {
       if (job.state === 'queued') {
         const signed = await this.#sign(job)
         if (!signed) return
-        this.#options.failpoint?.('after-sign')
+        this.#options.failpoint?.('after-sign', job.kind)
         job = {
           ...job,
           state: 'signed',
@@ -160,7 +164,7 @@ export class Solver {
       }
       if (job.state === 'signed') {
         await this.#broadcast(job)
-        this.#options.failpoint?.('after-broadcast')
+        this.#options.failpoint?.('after-broadcast', job.kind)
         return
       }
       if (job.state === 'broadcast') await this.#follow(job)
@@ -177,7 +181,7 @@ export class Solver {
       const giveUp = final || attempts >= (this.#options.maxAttempts ?? 10)
       logger.warn('solver job step failed', { jobId: job.id, kind: job.kind, attempts, error: String(error) })
       if (giveUp) {
-        await lifecycle.setJobState(job.id, 'failed', { reason: String(error), releaseLease: true })
+        await this.#finish(job, 'failed', { reason: String(error), releaseLease: true })
         this.#options.metrics?.jobFinished(job.kind, 'failed')
         await this.#onGiveUp(job, error)
       } else {
@@ -246,6 +250,20 @@ export class Solver {
         options,
       )
     }
+    if (job.kind === 'repayment') {
+      const payload = job.payload as unknown as RepaymentPayload
+      if (!filling.signRepayment)
+        throw new PontisError('UNSUPPORTED_EXECUTION_TYPE', 'This chain pays no repayments.')
+      return filling.signRepayment(
+        {
+          repaymentId: payload.repaymentId,
+          recipient: payload.recipient,
+          legs: payload.legs.map((leg) => ({ currencyId: leg.currency, amount: BigInt(leg.amount) })),
+        },
+        credentials,
+        options,
+      )
+    }
     if (job.kind === 'submit_deposit') {
       const payload = job.payload as unknown as PermitPayload
       if (!filling.signPermitDeposit)
@@ -282,11 +300,12 @@ export class Solver {
     const { lifecycle, registry } = this.#options
     const filling = this.#filling(registry.chain(job.chainId))
     await filling.broadcast(job.raw as string)
+    this.#options.failpoint?.('after-send', job.kind)
     await lifecycle.setJobState(job.id, 'broadcast', {
       releaseLease: true,
       notBefore: this.#now() + (this.#options.pollMs ?? 500),
     })
-    this.#options.failpoint?.('broadcast-recorded')
+    this.#options.failpoint?.('broadcast-recorded', job.kind)
     if (job.requestId === null) return
     if (job.kind === 'fill')
       await lifecycle.transition(job.requestId, { to: 'submitted', txHash: job.transactionId as string })
@@ -314,7 +333,7 @@ export class Solver {
       return
     }
     if (outcome.state === 'success') {
-      await lifecycle.setJobState(job.id, 'confirmed', { releaseLease: true })
+      await this.#finish(job, 'confirmed', { releaseLease: true })
       this.#options.metrics?.jobFinished(
         job.kind,
         'confirmed',
@@ -323,12 +342,25 @@ export class Solver {
       await this.#onConfirmed(job)
       return
     }
-    await lifecycle.setJobState(job.id, 'reverted', {
+    await this.#finish(job, 'reverted', {
       releaseLease: true,
       ...(outcome.revert ? { details: outcome.revert } : {}),
     })
     this.#options.metrics?.jobFinished(job.kind, 'reverted')
     await this.#onReverted(job, outcome.revert)
+  }
+
+  /** Ends a job, and in the same transaction settles what it paid back (repayments, sweeps). */
+  #finish(
+    job: SolverJob,
+    state: Extract<JobState, 'confirmed' | 'reverted' | 'failed'>,
+    extra: Parameters<LifecycleStore['setJobState']>[2],
+  ): Promise<void> {
+    const { lifecycle, metrics } = this.#options
+    return lifecycle.transaction(async (tx) => {
+      await lifecycle.setJobState(job.id, state, extra, tx)
+      await settleBooksJob(tx, job, state, this.#now(), metrics)
+    })
   }
 
   async #onConfirmed(job: SolverJob): Promise<void> {
@@ -338,8 +370,14 @@ export class Solver {
     if (job.kind === 'fill') {
       // A crash after the broadcast was recorded but before the request moved leaves it `pending`,
       // from where `success` is refused: it catches up with `submitted` first (a no-op otherwise).
-      await lifecycle.transition(job.requestId, { to: 'submitted', txHash })
-      await lifecycle.transition(job.requestId, { to: 'success', txHash })
+      const requestId = job.requestId
+      await lifecycle.transaction(async (tx) => {
+        await lifecycle.transition(requestId, { to: 'submitted', txHash }, tx)
+        const { request, refused } = await lifecycle.transition(requestId, { to: 'success', txHash }, tx)
+        // What the fill is owed is recorded with the success itself: a crash cannot lose it.
+        if (!refused && request.status === 'success')
+          await recordOwed(tx, this.#options.registry, request, this.#now())
+      })
     } else if (job.kind === 'refund') {
       const payload = job.payload as unknown as RefundPayload
       await lifecycle.transition(job.requestId, {
@@ -375,7 +413,7 @@ export class Solver {
 
   async #onReverted(job: SolverJob, revert: Readonly<Record<string, unknown>> | undefined): Promise<void> {
     const { lifecycle } = this.#options
-    if (job.requestId === null) return
+    if (job.requestId === null || isBooksJob(job)) return
     const details = { revert: revert ?? null, transactionId: job.transactionId }
     if (job.kind === 'fill') {
       const moved = await lifecycle.transition(job.requestId, {
@@ -399,7 +437,7 @@ export class Solver {
 
   async #onGiveUp(job: SolverJob, error: unknown): Promise<void> {
     const { lifecycle } = this.#options
-    if (job.requestId === null) return
+    if (job.requestId === null || isBooksJob(job)) return
     const code = error instanceof PontisError ? error.code : undefined
     if (job.kind === 'submit_deposit') {
       const failReason =
@@ -454,6 +492,11 @@ export class Solver {
       },
     })
   }
+}
+
+/** Repayments and sweeps move the solver's own money: no request status follows them. */
+function isBooksJob(job: SolverJob): boolean {
+  return job.kind === 'repayment' || job.kind === 'sweep'
 }
 
 /** A 32-byte id per refund leg, derived from its job key: replay-protected on chain, stable across restarts. */
