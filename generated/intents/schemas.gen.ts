@@ -4009,6 +4009,60 @@ export const WebhookEventStateSchema = {
     }
 } as const;
 
+export const SolverInventorySchema = {
+    type: 'object',
+    required: [
+        'positions'
+    ],
+    properties: {
+        positions: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/SolverPosition'
+            }
+        }
+    }
+} as const;
+
+export const SolverPositionSchema = {
+    type: 'object',
+    required: [
+        'chainId',
+        'currency',
+        'balance',
+        'committed',
+        'available',
+        'readAt'
+    ],
+    properties: {
+        chainId: {
+            $ref: '#/components/schemas/ChainId'
+        },
+        currency: {
+            $ref: '#/components/schemas/Address'
+        },
+        balance: {
+            $ref: '#/components/schemas/Amount'
+        },
+        committed: {
+            $ref: '#/components/schemas/Amount'
+        },
+        available: {
+            allOf: [
+                {
+                    $ref: '#/components/schemas/Amount'
+                }
+            ],
+            description: '`balance` less `committed`, never below 0.'
+        },
+        readAt: {
+            type: 'integer',
+            minimum: 0,
+            description: 'When the balance was read (Unix milliseconds).'
+        }
+    }
+} as const;
+
 export const WebhookDeadLettersSchema = {
     type: 'object',
     required: [

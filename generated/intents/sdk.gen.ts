@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetHealthzData, GetHealthzErrors, GetHealthzResponses, GetIconData, GetIconErrors, GetIconResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetRequestsV2Data, GetRequestsV2Errors, GetRequestsV2Responses, GetRequestsV3Data, GetRequestsV3Errors, GetRequestsV3Responses, GetSquareIconData, GetSquareIconErrors, GetSquareIconResponses, GetTokenPriceData, GetTokenPriceErrors, GetTokenPriceResponses, GetTrendingCurrenciesData, GetTrendingCurrenciesErrors, GetTrendingCurrenciesResponses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses } from './types.gen.js';
+import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetHealthzData, GetHealthzErrors, GetHealthzResponses, GetIconData, GetIconErrors, GetIconResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetRequestsV2Data, GetRequestsV2Errors, GetRequestsV2Responses, GetRequestsV3Data, GetRequestsV3Errors, GetRequestsV3Responses, GetSolverInventoryData, GetSolverInventoryErrors, GetSolverInventoryResponses, GetSquareIconData, GetSquareIconErrors, GetSquareIconResponses, GetTokenPriceData, GetTokenPriceErrors, GetTokenPriceResponses, GetTrendingCurrenciesData, GetTrendingCurrenciesErrors, GetTrendingCurrenciesResponses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -516,6 +516,22 @@ export const setApiKeyWebhook = <ThrowOnError extends boolean = false>(options: 
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * The solver's liquidity per chain and currency
+ *
+ * For every chain and currency a quote has read the solver's balance of: that balance (as last
+ * read, with when), what is committed of it (quotes not yet expired, and requests deposited but
+ * not yet filled or refunded, on every instance sharing the database) and what is left
+ * available. A quote whose payout exceeds `available` is refused with `INSUFFICIENT_LIQUIDITY`.
+ * The same figures are the `pontis_solver_liquidity` gauge of `/metrics`.
+ *
+ */
+export const getSolverInventory = <ThrowOnError extends boolean = false>(options?: Options<GetSolverInventoryData, ThrowOnError>) => (options?.client ?? client).get<GetSolverInventoryResponses, GetSolverInventoryErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/inventory',
+    ...options
 });
 
 /**

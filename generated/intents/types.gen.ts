@@ -2017,6 +2017,25 @@ export type WebhookEventState = {
     lastError: string | null;
 };
 
+export type SolverInventory = {
+    positions: Array<SolverPosition>;
+};
+
+export type SolverPosition = {
+    chainId: ChainId;
+    currency: Address;
+    balance: Amount;
+    committed: Amount;
+    /**
+     * `balance` less `committed`, never below 0.
+     */
+    available: Amount;
+    /**
+     * When the balance was read (Unix milliseconds).
+     */
+    readAt: number;
+};
+
 export type WebhookDeadLetters = {
     events: Array<WebhookEventState>;
 };
@@ -3967,6 +3986,52 @@ export type SetApiKeyWebhookResponses = {
 };
 
 export type SetApiKeyWebhookResponse = SetApiKeyWebhookResponses[keyof SetApiKeyWebhookResponses];
+
+export type GetSolverInventoryData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/admin/inventory';
+};
+
+export type GetSolverInventoryErrors = {
+    /**
+     * The admin token (`Authorization: Bearer <ADMIN_TOKEN>`) is missing or wrong.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetSolverInventoryError = GetSolverInventoryErrors[keyof GetSolverInventoryErrors];
+
+export type GetSolverInventoryResponses = {
+    /**
+     * The solver's positions, by chain id then currency.
+     */
+    200: SolverInventory;
+};
+
+export type GetSolverInventoryResponse = GetSolverInventoryResponses[keyof GetSolverInventoryResponses];
 
 export type ListWebhookDeadLettersData = {
     body?: never;

@@ -20,6 +20,8 @@ import { createIntentsMetrics, type IntentsMetrics } from './metrics.js'
 import { createChainHandlers } from './quote/chains.js'
 import type { QuoteEngine } from './quote/engine.js'
 import { createQuoteHandlers } from './quote/handlers.js'
+import type { LiquidityBook } from './quote/inventory.js'
+import { createInventoryHandlers } from './quote/inventory-handlers.js'
 import type { PriceSource } from './quote/prices.js'
 import { createRateLimitGate, type RateLimiter, type RateLimitPolicy } from './ratelimit/index.js'
 import type { StatusCache } from './status/cache.js'
@@ -32,6 +34,8 @@ export const INTENTS_DOCUMENT_PATH = fileURLToPath(new URL('../../../openapi/int
 export interface IntentsAppOptions {
   readonly registry: Registry
   readonly engine: QuoteEngine
+  /** The solver's liquidity, for `GET /admin/inventory`. */
+  readonly liquidity: LiquidityBook
   /** The price source of the engine, for `GET /currencies/token/price`. */
   readonly prices: PriceSource
   readonly store: RequestStore
@@ -91,6 +95,7 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
       ...createCurrencyHandlers({ registry: options.registry, prices: options.prices, publicBaseUrl }),
       ...createQuoteHandlers(options.engine, options.keys, { metrics, registry: options.registry }),
       ...createAdminHandlers({ keys: options.keys, adminToken: options.adminToken, logger: options.logger }),
+      ...createInventoryHandlers({ liquidity: options.liquidity, adminToken: options.adminToken }),
       ...createWebhookAdminHandlers({ dispatcher: options.webhooks, adminToken: options.adminToken }),
       ...createStatusHandlers(options.store, options.statusCache),
       ...createHistoryHandlers({

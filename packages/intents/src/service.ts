@@ -23,6 +23,7 @@ import { LifecycleStore } from './lifecycle/lifecycle-store.js'
 import { Solver } from './lifecycle/solver.js'
 import { createIntentsMetrics, type IntentsMetrics } from './metrics.js'
 import { QuoteEngine } from './quote/engine.js'
+import { LiquidityBook } from './quote/inventory.js'
 import { loadPriceSource, type PriceSource } from './quote/prices.js'
 import { loadSolverSettings, solverCredentialsFor } from './quote/settings.js'
 import { MemoryRateLimiter, type RateLimiter, SqlRateLimiter } from './ratelimit/index.js'
@@ -137,7 +138,9 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
   const settings = settingsResult.value
   const prices = pricesResult.value
   const store = storeResult.value
+  const liquidity = new LiquidityBook(store.client, options.now)
   const engine = new QuoteEngine({
+    liquidity,
     registry,
     prices,
     settings,
@@ -188,10 +191,12 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     return new Map(rows.map((row) => [row.status, Number(row.count)]))
   }
   metrics.sources.webhookBacklog = () => webhooks.backlog()
+  metrics.sources.solverLiquidity = () => liquidity.positions()
   return {
     registry,
     store,
     engine,
+    liquidity,
     prices,
     logger,
     lifecycle,
