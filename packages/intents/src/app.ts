@@ -7,6 +7,8 @@ import {
   type LoadedDocument,
   loadOpenApiDocument,
 } from '@pontis/http'
+import { createAppFeeHandlers } from './app-fees/handlers.js'
+import type { AppFeeLedger } from './app-fees/ledger.js'
 import { createCurrencyHandlers } from './currencies/handlers.js'
 import { publicBaseUrlResolver } from './currencies/public-url.js'
 import { createHealthHandlers } from './health.js'
@@ -34,6 +36,8 @@ export const INTENTS_DOCUMENT_PATH = fileURLToPath(new URL('../../../openapi/int
 export interface IntentsAppOptions {
   readonly registry: Registry
   readonly engine: QuoteEngine
+  /** App fees accrued and claimed, for `/app-fees/{wallet}/...`. */
+  readonly appFees: AppFeeLedger
   /** The solver's liquidity, for `GET /admin/inventory`. */
   readonly liquidity: LiquidityBook
   /** The price source of the engine, for `GET /currencies/token/price`. */
@@ -95,6 +99,7 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
       ...createCurrencyHandlers({ registry: options.registry, prices: options.prices, publicBaseUrl }),
       ...createQuoteHandlers(options.engine, options.keys, { metrics, registry: options.registry }),
       ...createAdminHandlers({ keys: options.keys, adminToken: options.adminToken, logger: options.logger }),
+      ...createAppFeeHandlers(options),
       ...createInventoryHandlers({ liquidity: options.liquidity, adminToken: options.adminToken }),
       ...createWebhookAdminHandlers({ dispatcher: options.webhooks, adminToken: options.adminToken }),
       ...createStatusHandlers(options.store, options.statusCache),

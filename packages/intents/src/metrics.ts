@@ -50,7 +50,14 @@ export interface IntentsMetrics {
 }
 
 const STATUSES = Object.keys(TRANSITIONS)
-const JOB_KINDS: readonly JobKind[] = ['fill', 'refund', 'excess_refund', 'orphan_refund', 'submit_deposit']
+const JOB_KINDS: readonly JobKind[] = [
+  'fill',
+  'refund',
+  'excess_refund',
+  'orphan_refund',
+  'submit_deposit',
+  'app_fee_claim',
+]
 const JOB_OUTCOMES: readonly JobOutcome[] = ['confirmed', 'reverted', 'failed']
 const WEBHOOK_OUTCOMES: readonly WebhookAttemptOutcome[] = ['delivered', 'retry', 'dead', 'disabled']
 

@@ -10,6 +10,7 @@ import {
 } from '@pontis/core'
 import { type LoadedDocument, listen, type RunningServer } from '@pontis/http'
 import { createIntentsApp } from './app.js'
+import { AppFeeLedger } from './app-fees/ledger.js'
 import {
   databaseHint,
   describeDatabaseUrl,
@@ -153,6 +154,7 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
   const now = options.now ?? Date.now
   const metrics = createIntentsMetrics({ chainIds: registry.chains().map((chain) => chain.id) })
   const lifecycle = new LifecycleStore(store, now, metrics)
+  const appFees = new AppFeeLedger(store.client, now)
   const indexer = new Indexer({ registry, lifecycle, logger, now })
   const solver = new Solver({
     registry,
@@ -197,6 +199,7 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     store,
     engine,
     liquidity,
+    appFees,
     prices,
     logger,
     lifecycle,

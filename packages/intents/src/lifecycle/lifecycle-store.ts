@@ -26,7 +26,13 @@ export interface TransitionResult {
   readonly refused: boolean
 }
 
-export type JobKind = 'fill' | 'refund' | 'excess_refund' | 'orphan_refund' | 'submit_deposit'
+export type JobKind =
+  | 'fill'
+  | 'refund'
+  | 'excess_refund'
+  | 'orphan_refund'
+  | 'submit_deposit'
+  | 'app_fee_claim'
 export type JobState = 'queued' | 'signed' | 'broadcast' | 'confirmed' | 'reverted' | 'failed'
 
 export interface SolverJob {
@@ -341,8 +347,9 @@ export class LifecycleStore {
       releaseLease?: boolean
       notBefore?: number
     } = {},
+    tx?: SqlClient,
   ): Promise<void> {
-    await this.#client.query(
+    await (tx ?? this.#client).query(
       `UPDATE solver_jobs SET state = $2, reason = COALESCE($3, reason), details = COALESCE($4::jsonb, details),
          lease_owner = CASE WHEN $5 THEN NULL ELSE lease_owner END,
          lease_until = CASE WHEN $5 THEN NULL ELSE lease_until END,
