@@ -6,6 +6,7 @@
  * transfer of exactly the balance, made once: posting the signature again or claiming again pays
  * nothing more. Every answer is checked against openapi/intents.yaml.
  */
+import { createPontisClient } from '@pontis/client'
 import { type IntentsApi, silentLogger } from '@pontis/core'
 import { devnetEnvironment, USERS } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
@@ -164,4 +165,32 @@ t.test('bad claims are clear 4xx answers', async (t) => {
     claimId: `clm_${'0'.repeat(32)}`,
   })
   t.equal(unknownClaim.status, 404)
+})
+
+t.test('the partner client reads the balance and claims it, signing with the wallet', async (t) => {
+  const client = createTestClient(t, service.url, loaded.document)
+  const quote = await filledWithAppFee(client)
+  const fee = BigInt(quote.fees.app.amount)
+  const pontis = createPontisClient({ baseUrl: service.url })
+  const { balances } = await pontis.getAppFeeBalances(app.address)
+  t.same(
+    balances.map((balance) => balance.amount),
+    [fee.toString()],
+    'only the new fee: the first one was claimed',
+  )
+  const claim = await pontis.claimAppFees(
+    app.address,
+    { chainId: 31337, currency: NATIVE, recipient: payee },
+    (message) => appAccount.signMessage({ message }),
+  )
+  t.equal(claim.status, 'authorized')
+  t.equal(claim.amount, fee.toString())
+  t.same((await pontis.getAppFeeBalances(app.address)).balances, [])
+  await t.rejects(
+    pontis.claimAppFees(app.address, { chainId: 31337, currency: NATIVE, recipient: payee }, (message) =>
+      appAccount.signMessage({ message }),
+    ),
+    { status: 400, body: { errorCode: 'INSUFFICIENT_FUNDS' } },
+    'nothing is left to claim',
+  )
 })
