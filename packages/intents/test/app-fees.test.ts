@@ -190,7 +190,7 @@ t.test('the partner client reads the balance and claims it, signing with the wal
     pontis.claimAppFees(app.address, { chainId: 31337, currency: NATIVE, recipient: payee }, (message) =>
       appAccount.signMessage({ message }),
     ),
-    { status: 400, body: { errorCode: 'INSUFFICIENT_FUNDS' } },
+    { status: 400, errorCode: 'INSUFFICIENT_FUNDS' } as Error & { status: number; errorCode: string },
     'nothing is left to claim',
   )
 })
