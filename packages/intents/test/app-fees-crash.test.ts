@@ -9,10 +9,14 @@ import { devnetEnvironment, USERS } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient } from '@pontis/http/testing'
 import t from 'tap'
-import { waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH } from '../src/index.js'
 import { dropSchema, querySchema, TEST_DATABASE_URL, uniqueSchema } from './fixtures/postgres.js'
-import { sendDepositStep, startProcessDevnet, startServiceProcess } from './fixtures/service-process.js'
+import {
+  finalStatus,
+  sendDepositStep,
+  startProcessDevnet,
+  startServiceProcess,
+} from './fixtures/service-process.js'
 
 // The service is started twice as its own process (TypeScript compiled at start-up) around a fill.
 t.setTimeout(300_000)
@@ -74,15 +78,7 @@ t.test('SIGKILL before the fill and its app fee commit: the fee is counted once 
   const second = await startServiceProcess(env)
   t.teardown(() => second.stop())
   const again = createTestClient(t, second.url, loaded.document)
-  const record = await waitFor(
-    `request ${requestId} to be final after the restart`,
-    async () =>
-      (await again.get(`/intents/status/v3?requestId=${requestId}`)).body as IntentsApi.StatusRecordV3,
-    {
-      until: (seen) => ['success', 'failure', 'refund'].includes(seen.status),
-      describe: (seen) => seen?.status,
-    },
-  )
+  const record = await finalStatus(again, requestId)
   t.equal(record.status, 'success')
   const accruals = await querySchema<{ amount: string }>(
     schema,

@@ -10,10 +10,14 @@ import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient } from '@pontis/http/testing'
 import t from 'tap'
 import { type Address, createPublicClient, http } from 'viem'
-import { waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH } from '../src/index.js'
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema, unsentSolverTransactions } from './fixtures/postgres.js'
-import { sendDepositStep, startProcessDevnet, startServiceProcess } from './fixtures/service-process.js'
+import {
+  finalStatus,
+  sendDepositStep,
+  startProcessDevnet,
+  startServiceProcess,
+} from './fixtures/service-process.js'
 
 // Three cases, each starting the service twice as its own process (TypeScript compiled at start-up,
 // then a devnet fill): 30-45 s a case on a busy 2-core machine, more than tap's 120 s for the file.
@@ -73,15 +77,7 @@ for (const [index, failpoint] of (
     const second = await startServiceProcess(env)
     t.teardown(() => second.stop())
     const again = createTestClient(t, second.url, loaded.document)
-    const record = await waitFor(
-      `request ${requestId} to be final after the restart`,
-      async () =>
-        (await again.get(`/intents/status/v3?requestId=${requestId}`)).body as IntentsApi.StatusRecordV3,
-      {
-        until: (seen) => ['success', 'failure', 'refund'].includes(seen.status),
-        describe: (seen) => seen && { status: seen.status, details: seen.details },
-      },
-    )
+    const record = await finalStatus(again, requestId)
     t.equal(record.status, 'success', 'the request survived the crash and was filled')
     // A wrongly re-signed second fill would be on chain B already, or signed and still to land.
     t.equal(

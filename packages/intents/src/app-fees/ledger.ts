@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { canonicalId, PontisError } from '@pontis/core'
-import type { SqlClient, StoredRequest } from '../store/index.js'
+import { lockForTransaction, type SqlClient, type StoredRequest } from '../store/index.js'
 
 /** A recipient's unclaimed app fees in one currency. */
 export interface AppFeeBalance {
@@ -221,10 +221,7 @@ export class AppFeeLedger {
           `Claim ${id} expired at ${new Date(claim.expiresAt).toISOString()}; ask for a new claim.`,
         )
       }
-      await tx.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2::text))', [
-        LOCK_CLASS,
-        `${claim.wallet}:${claim.chainId}:${claim.currency}`,
-      ])
+      await lockForTransaction(tx, LOCK_CLASS, `${claim.wallet}:${claim.chainId}:${claim.currency}`)
       const balance = await this.#balanceOf(tx, claim.wallet, claim.chainId, claim.currency)
       refuseUnlessClaimable(claim, balance, claim.amount)
       const updated = await tx.query<ClaimRow>(

@@ -1,5 +1,5 @@
 import { formatUnits, PontisError, type Registry } from '@pontis/core'
-import type { SqlClient } from '../store/index.js'
+import { lockForTransaction, type SqlClient } from '../store/index.js'
 import type { InventoryTarget } from './settings.js'
 
 /** Finds the solver's inventory target for a currency on a chain. */
@@ -96,10 +96,7 @@ export class LiquidityBook {
   async reserve(reservation: LiquidityReservation, describe: LiquidityDescriber): Promise<void> {
     const now = this.#now()
     const committed = await this.#client.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2::text))', [
-        LOCK_CLASS,
-        `${reservation.chainId}:${reservation.currency}`,
-      ])
+      await lockForTransaction(tx, LOCK_CLASS, `${reservation.chainId}:${reservation.currency}`)
       await tx.query(
         `INSERT INTO solver_balances (chain_id, currency, balance, read_at) VALUES ($1, $2, $3, $4)
          ON CONFLICT (chain_id, currency) DO UPDATE SET balance = EXCLUDED.balance, read_at = EXCLUDED.read_at`,
