@@ -13,6 +13,7 @@ import { INTENTS_DOCUMENT_PATH } from '../src/index.js'
 import { dropSchema, querySchema, TEST_DATABASE_URL, uniqueSchema } from './fixtures/postgres.js'
 import {
   finalStatus,
+  nativeBridgeWithAppFee,
   sendDepositStep,
   startProcessDevnet,
   startServiceProcess,
@@ -21,7 +22,6 @@ import {
 // The service is started twice as its own process (TypeScript compiled at start-up) around a fill.
 t.setTimeout(300_000)
 
-const NATIVE = '0x0000000000000000000000000000000000000000'
 const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
 const devnet = await startProcessDevnet(t)
 const [chainA] = devnet.chains as [(typeof devnet.chains)[0]]
@@ -41,18 +41,8 @@ t.test('SIGKILL before the fill and its app fee commit: the fee is counted once 
   const client = createTestClient(t, first.url, loaded.document)
   const user = USERS[0]!
   const app = USERS[1]!.address
-  const quote = (
-    await client.post('/quote/v2', {
-      user: user.address,
-      originChainId: 31337,
-      destinationChainId: 31338,
-      originCurrency: NATIVE,
-      destinationCurrency: NATIVE,
-      amount: '100000000000000000',
-      tradeType: 'EXACT_INPUT',
-      appFees: [{ recipient: app, fee: '200' }],
-    })
-  ).body as IntentsApi.QuoteResponse
+  const quote = (await client.post('/quote/v2', nativeBridgeWithAppFee(user.address, app, '200')))
+    .body as IntentsApi.QuoteResponse
   const requestId = quote.steps[0]!.requestId as string
   const hash = await sendDepositStep(chainA, user, quote)
   await client.post('/transactions/index', { txHash: hash, chainId: '31337' })

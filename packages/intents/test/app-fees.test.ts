@@ -16,7 +16,7 @@ import { type Address, createPublicClient, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
-import { sendDepositStep, startProcessDevnet } from './fixtures/service-process.js'
+import { nativeBridgeWithAppFee, sendDepositStep, startProcessDevnet } from './fixtures/service-process.js'
 
 const NATIVE = '0x0000000000000000000000000000000000000000'
 const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
@@ -39,18 +39,8 @@ const appAccount = privateKeyToAccount(app.privateKey)
 const payee = USERS[2]!.address
 
 async function filledWithAppFee(client: TestClient): Promise<IntentsApi.QuoteResponse> {
-  const quote = (
-    await client.post('/quote/v2', {
-      user: user.address,
-      originChainId: 31337,
-      destinationChainId: 31338,
-      originCurrency: NATIVE,
-      destinationCurrency: NATIVE,
-      amount: '100000000000000000',
-      tradeType: 'EXACT_INPUT',
-      appFees: [{ recipient: app.address, fee: '150' }],
-    })
-  ).body as IntentsApi.QuoteResponse
+  const quote = (await client.post('/quote/v2', nativeBridgeWithAppFee(user.address, app.address, '150')))
+    .body as IntentsApi.QuoteResponse
   const requestId = quote.steps[0]!.requestId as string
   const hash = await sendDepositStep(chainA, user, quote)
   await client.post('/transactions/index', { txHash: hash, chainId: '31337' })
