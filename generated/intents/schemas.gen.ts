@@ -4030,6 +4030,331 @@ export const WebhookEventStateSchema = {
     }
 } as const;
 
+export const AppFeeBalancesSchema = {
+    type: 'object',
+    required: [
+        'balances'
+    ],
+    properties: {
+        balances: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/AppFeeBalance'
+            }
+        },
+        totalBalanceUsd: {
+            type: 'number',
+            minimum: 0,
+            description: 'USD value of the balances that have a price now.'
+        },
+        outstandingFastFillBalanceUsd: {
+            type: 'number',
+            minimum: 0,
+            description: 'Always 0 here (this service makes no fast fills against app fees); kept for existing clients.'
+        },
+        availableBalanceUsd: {
+            type: 'number',
+            minimum: 0,
+            description: '`totalBalanceUsd` less `outstandingFastFillBalanceUsd`.'
+        }
+    }
+} as const;
+
+export const AppFeeBalanceSchema = {
+    type: 'object',
+    required: [
+        'currency',
+        'amount',
+        'amountFormatted',
+        'minimumAmount'
+    ],
+    properties: {
+        currency: {
+            $ref: '#/components/schemas/Currency'
+        },
+        amount: {
+            $ref: '#/components/schemas/Amount'
+        },
+        amountFormatted: {
+            $ref: '#/components/schemas/Decimal'
+        },
+        amountUsd: {
+            $ref: '#/components/schemas/Decimal'
+        },
+        minimumAmount: {
+            $ref: '#/components/schemas/Amount'
+        }
+    }
+} as const;
+
+export const AppFeeClaimRequestSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'chainId',
+        'currency',
+        'recipient'
+    ],
+    properties: {
+        chainId: {
+            $ref: '#/components/schemas/ChainIdInput'
+        },
+        currency: {
+            $ref: '#/components/schemas/Address'
+        },
+        amount: {
+            allOf: [
+                {
+                    $ref: '#/components/schemas/Amount'
+                }
+            ],
+            description: 'Part of the balance to claim; the whole balance when absent.'
+        },
+        recipient: {
+            $ref: '#/components/schemas/Address'
+        }
+    }
+} as const;
+
+export const AppFeeClaimStepsSchema = {
+    type: 'object',
+    required: [
+        'steps',
+        'claim'
+    ],
+    properties: {
+        steps: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 1,
+            items: {
+                type: 'object',
+                required: [
+                    'id',
+                    'action',
+                    'description',
+                    'kind',
+                    'items'
+                ],
+                properties: {
+                    id: {
+                        type: 'string',
+                        const: 'claim'
+                    },
+                    action: {
+                        type: 'string'
+                    },
+                    description: {
+                        type: 'string'
+                    },
+                    kind: {
+                        type: 'string',
+                        const: 'signature'
+                    },
+                    items: {
+                        type: 'array',
+                        minItems: 1,
+                        maxItems: 1,
+                        items: {
+                            type: 'object',
+                            required: [
+                                'status',
+                                'data'
+                            ],
+                            properties: {
+                                status: {
+                                    type: 'string',
+                                    enum: [
+                                        'complete',
+                                        'incomplete'
+                                    ]
+                                },
+                                data: {
+                                    type: 'object',
+                                    required: [
+                                        'format',
+                                        'sign',
+                                        'post'
+                                    ],
+                                    properties: {
+                                        format: {
+                                            type: 'string',
+                                            const: 'signature'
+                                        },
+                                        sign: {
+                                            $ref: '#/components/schemas/Eip191SignPayload'
+                                        },
+                                        post: {
+                                            type: 'object',
+                                            required: [
+                                                'endpoint',
+                                                'method',
+                                                'body'
+                                            ],
+                                            properties: {
+                                                endpoint: {
+                                                    type: 'string',
+                                                    pattern: '^/',
+                                                    maxLength: 2048
+                                                },
+                                                method: {
+                                                    type: 'string',
+                                                    enum: [
+                                                        'POST'
+                                                    ]
+                                                },
+                                                body: {
+                                                    $ref: '#/components/schemas/AppFeeClaimExecuteRequest'
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        },
+        claim: {
+            $ref: '#/components/schemas/AppFeeClaim'
+        }
+    }
+} as const;
+
+export const AppFeeClaimIdSchema = {
+    type: 'string',
+    pattern: '^clm_[0-9a-f]{32}$',
+    description: 'Single-use id of an offered claim.',
+    examples: [
+        'clm_5f0c2a9e0b4d8c7a5e3f1b2d6a7c8e9f'
+    ]
+} as const;
+
+export const AppFeeClaimExecuteRequestSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'claimId'
+    ],
+    properties: {
+        claimId: {
+            $ref: '#/components/schemas/AppFeeClaimId'
+        }
+    }
+} as const;
+
+export const AppFeeClaimSchema = {
+    type: 'object',
+    required: [
+        'claimId',
+        'wallet',
+        'recipient',
+        'chainId',
+        'currency',
+        'amount',
+        'status',
+        'expiresAt',
+        'txHash'
+    ],
+    properties: {
+        claimId: {
+            $ref: '#/components/schemas/AppFeeClaimId'
+        },
+        wallet: {
+            $ref: '#/components/schemas/Address'
+        },
+        recipient: {
+            $ref: '#/components/schemas/Address'
+        },
+        chainId: {
+            $ref: '#/components/schemas/ChainId'
+        },
+        currency: {
+            $ref: '#/components/schemas/Address'
+        },
+        amount: {
+            $ref: '#/components/schemas/Amount'
+        },
+        status: {
+            type: 'string',
+            enum: [
+                'offered',
+                'authorized',
+                'paid',
+                'failed'
+            ],
+            description: '`offered`: waiting for the signature; `authorized`: signature accepted, payout queued or\non its way; `paid`: the transfer is confirmed (`txHash`); `failed`: the transfer could\nnot be made and the amount is back in the balance.\n'
+        },
+        expiresAt: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Until when the offer may be signed (Unix milliseconds).'
+        },
+        txHash: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'The payout\'s transaction, once confirmed.'
+        }
+    }
+} as const;
+
+export const SolverInventorySchema = {
+    type: 'object',
+    required: [
+        'positions'
+    ],
+    properties: {
+        positions: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/SolverPosition'
+            }
+        }
+    }
+} as const;
+
+export const SolverPositionSchema = {
+    type: 'object',
+    required: [
+        'chainId',
+        'currency',
+        'balance',
+        'committed',
+        'available',
+        'readAt'
+    ],
+    properties: {
+        chainId: {
+            $ref: '#/components/schemas/ChainId'
+        },
+        currency: {
+            $ref: '#/components/schemas/Address'
+        },
+        balance: {
+            $ref: '#/components/schemas/Amount'
+        },
+        committed: {
+            $ref: '#/components/schemas/Amount'
+        },
+        available: {
+            allOf: [
+                {
+                    $ref: '#/components/schemas/Amount'
+                }
+            ],
+            description: '`balance` less `committed`, never below 0.'
+        },
+        readAt: {
+            type: 'integer',
+            minimum: 0,
+            description: 'When the balance was read (Unix milliseconds).'
+        }
+    }
+} as const;
+
 export const SolverRepaymentsSchema = {
     type: 'object',
     required: [

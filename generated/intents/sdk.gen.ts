@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDashboardAssetData, GetDashboardAssetErrors, GetDashboardAssetResponses, GetDashboardData, GetDashboardErrors, GetDashboardResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetHealthzData, GetHealthzErrors, GetHealthzResponses, GetIconData, GetIconErrors, GetIconResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetPartnerKeyData, GetPartnerKeyErrors, GetPartnerKeyResponses, GetPartnerUsageData, GetPartnerUsageErrors, GetPartnerUsageResponses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, GetRateLimitPolicyData, GetRateLimitPolicyErrors, GetRateLimitPolicyResponses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetRequestsV2Data, GetRequestsV2Errors, GetRequestsV2Responses, GetRequestsV3Data, GetRequestsV3Errors, GetRequestsV3Responses, GetSolverRepaymentsData, GetSolverRepaymentsErrors, GetSolverRepaymentsResponses, GetSquareIconData, GetSquareIconErrors, GetSquareIconResponses, GetTokenPriceData, GetTokenPriceErrors, GetTokenPriceResponses, GetTrendingCurrenciesData, GetTrendingCurrenciesErrors, GetTrendingCurrenciesResponses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListPartnerWebhookEventsData, ListPartnerWebhookEventsErrors, ListPartnerWebhookEventsResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverPartnerWebhookEventData, RedeliverPartnerWebhookEventErrors, RedeliverPartnerWebhookEventResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SendPartnerTestWebhookData, SendPartnerTestWebhookErrors, SendPartnerTestWebhookResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses, SetPartnerWebhookData, SetPartnerWebhookErrors, SetPartnerWebhookResponses } from './types.gen.js';
+import type { ClaimAppFeesData, ClaimAppFeesErrors, ClaimAppFeesResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecuteAppFeeClaimData, ExecuteAppFeeClaimErrors, ExecuteAppFeeClaimResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetAppFeeBalancesData, GetAppFeeBalancesErrors, GetAppFeeBalancesResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDashboardAssetData, GetDashboardAssetErrors, GetDashboardAssetResponses, GetDashboardData, GetDashboardErrors, GetDashboardResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetHealthzData, GetHealthzErrors, GetHealthzResponses, GetIconData, GetIconErrors, GetIconResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetPartnerKeyData, GetPartnerKeyErrors, GetPartnerKeyResponses, GetPartnerUsageData, GetPartnerUsageErrors, GetPartnerUsageResponses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, GetRateLimitPolicyData, GetRateLimitPolicyErrors, GetRateLimitPolicyResponses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetRequestsV2Data, GetRequestsV2Errors, GetRequestsV2Responses, GetRequestsV3Data, GetRequestsV3Errors, GetRequestsV3Responses, GetSolverInventoryData, GetSolverInventoryErrors, GetSolverInventoryResponses, GetSolverRepaymentsData, GetSolverRepaymentsErrors, GetSolverRepaymentsResponses, GetSquareIconData, GetSquareIconErrors, GetSquareIconResponses, GetTokenPriceData, GetTokenPriceErrors, GetTokenPriceResponses, GetTrendingCurrenciesData, GetTrendingCurrenciesErrors, GetTrendingCurrenciesResponses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListPartnerWebhookEventsData, ListPartnerWebhookEventsErrors, ListPartnerWebhookEventsResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverPartnerWebhookEventData, RedeliverPartnerWebhookEventErrors, RedeliverPartnerWebhookEventResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SendPartnerTestWebhookData, SendPartnerTestWebhookErrors, SendPartnerTestWebhookResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses, SetPartnerWebhookData, SetPartnerWebhookErrors, SetPartnerWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -402,6 +402,64 @@ export const getHealthz = <ThrowOnError extends boolean = false>(options?: Optio
 export const getReadyz = <ThrowOnError extends boolean = false>(options?: Options<GetReadyzData, ThrowOnError>) => (options?.client ?? client).get<GetReadyzResponses, GetReadyzErrors, ThrowOnError>({ url: '/readyz', ...options });
 
 /**
+ * A recipient's unclaimed app fees
+ *
+ * The app fees recorded for `wallet` and not yet claimed, one entry per chain and currency (the
+ * currency the fee was charged in, on the request's origin chain). A claim counts against the
+ * balance from the moment its signature is accepted; a payout that fails gives it back.
+ * `amountUsd` is present when the currency has a USD price now.
+ *
+ */
+export const getAppFeeBalances = <ThrowOnError extends boolean = false>(options: Options<GetAppFeeBalancesData, ThrowOnError>) => (options.client ?? client).get<GetAppFeeBalancesResponses, GetAppFeeBalancesErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/app-fees/{wallet}/balances',
+    ...options
+});
+
+/**
+ * Offer a claim of a recipient's app fees, as a signature step
+ *
+ * Offers to pay `wallet`'s balance in one currency (or `amount` of it) to `recipient`. The
+ * answer is one `signature` step, as the Relay SDK's `claimAppFees` executes it: sign
+ * `data.sign` (an EIP-191 message naming every term, a single-use claim id and an expiry ten
+ * minutes ahead) with `wallet`, then POST `data.post.body` to `data.post.endpoint` with the
+ * signature as the `signature` query parameter. Nothing is paid before that. 400
+ * `INSUFFICIENT_FUNDS` when there is nothing (or not that much) to claim.
+ *
+ */
+export const claimAppFees = <ThrowOnError extends boolean = false>(options: Options<ClaimAppFeesData, ThrowOnError>) => (options.client ?? client).post<ClaimAppFeesResponses, ClaimAppFeesErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/app-fees/{wallet}/claim',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Authorize an offered claim with its signature; the payout is queued
+ *
+ * Where a claim's signature step posts. The signature must be `wallet`'s signature of the
+ * offered message, verified by the chain family's message scheme (400 `INVALID_SIGNATURE`
+ * otherwise; 400 `SIGNATURE_EXPIRED` past the offer's expiry). Once accepted, the claimed
+ * amount leaves the balance and an on-chain transfer to the claim's recipient is queued and
+ * followed like a fill. Posting the same claim again pays nothing more: it answers the claim
+ * as it stands. A second claim of a balance already claimed is refused with 400
+ * `INSUFFICIENT_FUNDS`.
+ *
+ */
+export const executeAppFeeClaim = <ThrowOnError extends boolean = false>(options: Options<ExecuteAppFeeClaimData, ThrowOnError>) => (options.client ?? client).post<ExecuteAppFeeClaimResponses, ExecuteAppFeeClaimErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/app-fees/{wallet}/claim/execute',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * List API keys
  *
  * Every key, revoked ones included (with `revokedAt` set), oldest first. Secrets are never listed.
@@ -516,6 +574,22 @@ export const setApiKeyWebhook = <ThrowOnError extends boolean = false>(options: 
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * The solver's liquidity per chain and currency
+ *
+ * For every chain and currency a quote has read the solver's balance of: that balance (as last
+ * read, with when), what is committed of it (quotes not yet expired, and requests deposited but
+ * not yet filled or refunded, on every instance sharing the database) and what is left
+ * available. A quote whose payout exceeds `available` is refused with `INSUFFICIENT_LIQUIDITY`.
+ * The same figures are the `pontis_solver_liquidity` gauge of `/metrics`.
+ *
+ */
+export const getSolverInventory = <ThrowOnError extends boolean = false>(options?: Options<GetSolverInventoryData, ThrowOnError>) => (options?.client ?? client).get<GetSolverInventoryResponses, GetSolverInventoryErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/inventory',
+    ...options
 });
 
 /**

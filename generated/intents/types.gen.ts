@@ -2057,6 +2057,118 @@ export type WebhookEventState = {
     lastError: string | null;
 };
 
+export type AppFeeBalances = {
+    balances: Array<AppFeeBalance>;
+    /**
+     * USD value of the balances that have a price now.
+     */
+    totalBalanceUsd?: number;
+    /**
+     * Always 0 here (this service makes no fast fills against app fees); kept for existing clients.
+     */
+    outstandingFastFillBalanceUsd?: number;
+    /**
+     * `totalBalanceUsd` less `outstandingFastFillBalanceUsd`.
+     */
+    availableBalanceUsd?: number;
+};
+
+export type AppFeeBalance = {
+    currency: Currency;
+    amount: Amount;
+    amountFormatted: Decimal;
+    amountUsd?: Decimal;
+    minimumAmount: Amount;
+};
+
+export type AppFeeClaimRequest = {
+    chainId: ChainIdInput;
+    currency: Address;
+    /**
+     * Part of the balance to claim; the whole balance when absent.
+     */
+    amount?: Amount;
+    recipient: Address;
+};
+
+export type AppFeeClaimSteps = {
+    steps: [
+        {
+            id: 'claim';
+            action: string;
+            description: string;
+            kind: 'signature';
+            items: [
+                {
+                    status: 'complete' | 'incomplete';
+                    data: {
+                        format: 'signature';
+                        sign: Eip191SignPayload;
+                        post: {
+                            endpoint: string;
+                            method: 'POST';
+                            body: AppFeeClaimExecuteRequest;
+                        };
+                    };
+                }
+            ];
+        }
+    ];
+    claim: AppFeeClaim;
+};
+
+/**
+ * Single-use id of an offered claim.
+ */
+export type AppFeeClaimId = string;
+
+export type AppFeeClaimExecuteRequest = {
+    claimId: AppFeeClaimId;
+};
+
+export type AppFeeClaim = {
+    claimId: AppFeeClaimId;
+    wallet: Address;
+    recipient: Address;
+    chainId: ChainId;
+    currency: Address;
+    amount: Amount;
+    /**
+     * `offered`: waiting for the signature; `authorized`: signature accepted, payout queued or
+     * on its way; `paid`: the transfer is confirmed (`txHash`); `failed`: the transfer could
+     * not be made and the amount is back in the balance.
+     *
+     */
+    status: 'offered' | 'authorized' | 'paid' | 'failed';
+    /**
+     * Until when the offer may be signed (Unix milliseconds).
+     */
+    expiresAt: number;
+    /**
+     * The payout's transaction, once confirmed.
+     */
+    txHash: string | null;
+};
+
+export type SolverInventory = {
+    positions: Array<SolverPosition>;
+};
+
+export type SolverPosition = {
+    chainId: ChainId;
+    currency: Address;
+    balance: Amount;
+    committed: Amount;
+    /**
+     * `balance` less `committed`, never below 0.
+     */
+    available: Amount;
+    /**
+     * When the balance was read (Unix milliseconds).
+     */
+    readAt: number;
+};
+
 export type SolverRepayments = {
     /**
      * Repayments out of the depository, by origin chain, currency and state.
@@ -3683,6 +3795,171 @@ export type GetReadyzResponses = {
 
 export type GetReadyzResponse = GetReadyzResponses[keyof GetReadyzResponses];
 
+export type GetAppFeeBalancesData = {
+    body?: never;
+    path: {
+        /**
+         * The app-fee recipient, as given in the quotes' `appFees[].recipient`.
+         */
+        wallet: Address;
+    };
+    query?: never;
+    url: '/app-fees/{wallet}/balances';
+};
+
+export type GetAppFeeBalancesErrors = {
+    /**
+     * The request is malformed (`INVALID_REQUEST`, `MALFORMED_JSON`) or names something the service does not support.
+     */
+    400: ErrorBody;
+    /**
+     * An `x-api-key` was sent but is unknown or revoked.
+     */
+    401: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetAppFeeBalancesError = GetAppFeeBalancesErrors[keyof GetAppFeeBalancesErrors];
+
+export type GetAppFeeBalancesResponses = {
+    /**
+     * The balances; empty when there is nothing to claim.
+     */
+    200: AppFeeBalances;
+};
+
+export type GetAppFeeBalancesResponse = GetAppFeeBalancesResponses[keyof GetAppFeeBalancesResponses];
+
+export type ClaimAppFeesData = {
+    body: AppFeeClaimRequest;
+    path: {
+        /**
+         * The app-fee recipient, as given in the quotes' `appFees[].recipient`.
+         */
+        wallet: Address;
+    };
+    query?: never;
+    url: '/app-fees/{wallet}/claim';
+};
+
+export type ClaimAppFeesErrors = {
+    /**
+     * The request is malformed (`INVALID_REQUEST`, `MALFORMED_JSON`) or names something the service does not support.
+     */
+    400: ErrorBody;
+    /**
+     * An `x-api-key` was sent but is unknown or revoked.
+     */
+    401: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type ClaimAppFeesError = ClaimAppFeesErrors[keyof ClaimAppFeesErrors];
+
+export type ClaimAppFeesResponses = {
+    /**
+     * The claim's signature step.
+     */
+    200: AppFeeClaimSteps;
+};
+
+export type ClaimAppFeesResponse = ClaimAppFeesResponses[keyof ClaimAppFeesResponses];
+
+export type ExecuteAppFeeClaimData = {
+    body: AppFeeClaimExecuteRequest;
+    path: {
+        /**
+         * The app-fee recipient, as given in the quotes' `appFees[].recipient`.
+         */
+        wallet: Address;
+    };
+    query: {
+        /**
+         * The signature over `item.data.sign`, 0x-prefixed hex (65 bytes for an EOA; longer for
+         * smart-account signatures, up to 4096 bytes). Existing clients append it to
+         * `item.data.post.endpoint` as this query parameter.
+         *
+         */
+        signature: string;
+    };
+    url: '/app-fees/{wallet}/claim/execute';
+};
+
+export type ExecuteAppFeeClaimErrors = {
+    /**
+     * The request is malformed (`INVALID_REQUEST`, `MALFORMED_JSON`) or names something the service does not support.
+     */
+    400: ErrorBody;
+    /**
+     * An `x-api-key` was sent but is unknown or revoked.
+     */
+    401: ErrorBody;
+    /**
+     * No claim with this id was offered to this wallet.
+     */
+    404: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type ExecuteAppFeeClaimError = ExecuteAppFeeClaimErrors[keyof ExecuteAppFeeClaimErrors];
+
+export type ExecuteAppFeeClaimResponses = {
+    /**
+     * The claim, authorized (its payout queued) or as it already stood.
+     */
+    200: AppFeeClaim;
+};
+
+export type ExecuteAppFeeClaimResponse = ExecuteAppFeeClaimResponses[keyof ExecuteAppFeeClaimResponses];
+
 export type ListApiKeysData = {
     body?: never;
     path?: never;
@@ -4125,6 +4402,52 @@ export type SetApiKeyWebhookResponses = {
 };
 
 export type SetApiKeyWebhookResponse = SetApiKeyWebhookResponses[keyof SetApiKeyWebhookResponses];
+
+export type GetSolverInventoryData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/admin/inventory';
+};
+
+export type GetSolverInventoryErrors = {
+    /**
+     * The admin token (`Authorization: Bearer <ADMIN_TOKEN>`) is missing or wrong.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetSolverInventoryError = GetSolverInventoryErrors[keyof GetSolverInventoryErrors];
+
+export type GetSolverInventoryResponses = {
+    /**
+     * The solver's positions, by chain id then currency.
+     */
+    200: SolverInventory;
+};
+
+export type GetSolverInventoryResponse = GetSolverInventoryResponses[keyof GetSolverInventoryResponses];
 
 export type GetSolverRepaymentsData = {
     body?: never;

@@ -274,3 +274,36 @@ export type TokenPriceAnswerUnlisted = Unlisted<
 
 export type ControlRenamedMember = Mismatch<{ fees: { service: string } }, { fees: { relay: string } }>
 export type ControlUnlistedMember = Unlisted<{ fees: { service: string } }, { fees: { relay?: string } }>
+
+// App fees (issue 22): the routes the SDK's getAppFees and claimAppFees call.
+export type AppFeeClaimRequests = Mismatch<
+  RelayBody<'/app-fees/{wallet}/claim'>,
+  Pontis.ClaimAppFeesData['body']
+>
+export type AppFeeClaimRequestUnlisted = Unlisted<
+  RelayBody<'/app-fees/{wallet}/claim'>,
+  Pontis.ClaimAppFeesData['body']
+>
+export type AppFeeBalancesAnswers = Mismatch<
+  Pontis.GetAppFeeBalancesResponses[200],
+  RelayAnswer<'/app-fees/{wallet}/balances', 'get', 200>
+>
+export type AppFeeClaimAnswers = Mismatch<
+  Pontis.ClaimAppFeesResponses[200],
+  RelayAnswer<'/app-fees/{wallet}/claim', 'post', 200>
+>
+export type AppFeeErrorAnswers =
+  | Mismatch<
+      Pontis.GetAppFeeBalancesErrors[400],
+      RelayAnswer<'/app-fees/{wallet}/balances', 'get', 400>,
+      '$400'
+    >
+  | Mismatch<Pontis.ClaimAppFeesErrors[400], RelayAnswer<'/app-fees/{wallet}/claim', 'post', 400>, '$400'>
+export type AppFeeBalancesAnswerUnlisted = Unlisted<
+  Pontis.GetAppFeeBalancesResponses[200],
+  RelayAnswer<'/app-fees/{wallet}/balances', 'get', 200>
+>
+export type AppFeeClaimAnswerUnlisted = Unlisted<
+  Pontis.ClaimAppFeesResponses[200],
+  RelayAnswer<'/app-fees/{wallet}/claim', 'post', 200>
+>

@@ -142,6 +142,17 @@ const EXPECTED: Record<string, Record<string, Reason>> = {
   PriceErrorAnswers: {},
   IndexErrorAnswers: {},
   PermitErrorAnswers: {},
+  AppFeeClaimRequests: {},
+  AppFeeClaimRequestUnlisted: {},
+  AppFeeBalancesAnswers: {},
+  AppFeeClaimAnswers: {},
+  AppFeeErrorAnswers: {},
+  AppFeeBalancesAnswerUnlisted: {},
+  AppFeeClaimAnswerUnlisted: {
+    '$.claim': addition(
+      "the claim's terms and state (amount, recipient, expiry), as its execute post answers them",
+    ),
+  },
   // Members Pontis answers that Relay's types do not name: additions, never renames.
   QuoteV2AnswerUnlisted: {
     '$.steps[].items[].check.finalStatuses': addition(

@@ -4,9 +4,15 @@
  * {@link PontisClient.executeQuote}, the step loop of the document.
  */
 import {
+  type AppFeeBalances,
+  type AppFeeClaim,
+  type AppFeeClaimRequest,
   type ChainsResponse,
+  claimAppFees,
   type ErrorBody,
+  executeAppFeeClaim,
   type GetChainsData,
+  getAppFeeBalances,
   getChains,
   getIntentStatusV3,
   getPrice,
@@ -49,6 +55,18 @@ export interface PontisClient {
   getStatus(requestId: string): Promise<StatusRecordV3>
   /** `POST /transactions/index`: tells the service about a freshly broadcast origin transaction. */
   indexTransaction(request: IndexTransactionRequest): Promise<IndexTransactionResponse>
+  /** `GET /app-fees/{wallet}/balances`: the app fees `wallet` earned and has not claimed. */
+  getAppFeeBalances(wallet: string): Promise<AppFeeBalances>
+  /**
+   * Claims `wallet`'s app fees in one currency: `POST /app-fees/{wallet}/claim`, then `signMessage`
+   * (the wallet's EIP-191 `personal_sign` of the offered text on EVM) and the post of its signature.
+   * Answers the claim once its payout is queued (`authorized`); follow it by posting again.
+   */
+  claimAppFees(
+    wallet: string,
+    request: AppFeeClaimRequest,
+    signMessage: (message: string) => Promise<string>,
+  ): Promise<AppFeeClaim>
   /**
    * Runs a quote's steps and follows the request until it is final: each item goes to the first
    * adapter of `adapters` that claims it (a TypeError names an item none claims, before anything is
@@ -141,6 +159,23 @@ export function createPontisClient(options: PontisClientOptions): PontisClient {
     },
     async indexTransaction(request) {
       return unwrap(await indexTransaction({ client: sdk, body: request }))
+    },
+    async getAppFeeBalances(wallet) {
+      return unwrap(await getAppFeeBalances({ client: sdk, path: { wallet } }))
+    },
+    async claimAppFees(wallet, request, signMessage) {
+      const { claim, steps } = unwrap(await claimAppFees({ client: sdk, path: { wallet }, body: request }))
+      const item = steps[0]?.items[0]
+      if (!item) throw new TypeError(`claim ${claim.claimId} came without its signature step`)
+      const signature = await signMessage(item.data.sign.message)
+      return unwrap(
+        await executeAppFeeClaim({
+          client: sdk,
+          path: { wallet },
+          query: { signature },
+          body: item.data.post.body,
+        }),
+      )
     },
     executeQuote(quote: QuoteResponse, wallets: readonly WalletAdapter[] | Wallets, executeOptions = {}) {
       return executeSteps(

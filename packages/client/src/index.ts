@@ -5,6 +5,9 @@
  * imports a Node built-in (checked by test/browser-bundle.test.ts).
  */
 export type {
+  AppFeeBalances,
+  AppFeeClaim,
+  AppFeeClaimRequest,
   BitcoinPsbtData,
   ChainsResponse,
   ErrorBody,

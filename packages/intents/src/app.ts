@@ -7,6 +7,8 @@ import {
   type LoadedDocument,
   loadOpenApiDocument,
 } from '@pontis/http'
+import { createAppFeeHandlers } from './app-fees/handlers.js'
+import type { AppFeeLedger } from './app-fees/ledger.js'
 import { createCurrencyHandlers } from './currencies/handlers.js'
 import { publicBaseUrlResolver } from './currencies/public-url.js'
 import { createDashboardHandlers } from './dashboard.js'
@@ -24,6 +26,8 @@ import { createPartnerHandlers } from './partner/handlers.js'
 import { createChainHandlers } from './quote/chains.js'
 import type { QuoteEngine } from './quote/engine.js'
 import { createQuoteHandlers } from './quote/handlers.js'
+import type { LiquidityBook } from './quote/inventory.js'
+import { createInventoryHandlers } from './quote/inventory-handlers.js'
 import type { PriceSource } from './quote/prices.js'
 import { createRateLimitGate, type RateLimiter, type RateLimitPolicy } from './ratelimit/index.js'
 import type { StatusCache } from './status/cache.js'
@@ -36,6 +40,10 @@ export const INTENTS_DOCUMENT_PATH = fileURLToPath(new URL('../../../openapi/int
 export interface IntentsAppOptions {
   readonly registry: Registry
   readonly engine: QuoteEngine
+  /** App fees accrued and claimed, for `/app-fees/{wallet}/...`. */
+  readonly appFees: AppFeeLedger
+  /** The solver's liquidity, for `GET /admin/inventory`. */
+  readonly liquidity: LiquidityBook
   /** The price source of the engine, for `GET /currencies/token/price`. */
   readonly prices: PriceSource
   readonly store: RequestStore
@@ -102,6 +110,8 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
         logger: options.logger,
         ...(options.rateLimitPolicy !== undefined ? { rateLimitPolicy: options.rateLimitPolicy } : {}),
       }),
+      ...createAppFeeHandlers(options),
+      ...createInventoryHandlers({ liquidity: options.liquidity, adminToken: options.adminToken }),
       ...createWebhookAdminHandlers({ dispatcher: options.webhooks, adminToken: options.adminToken }),
       ...createPartnerHandlers({
         keys: options.keys,

@@ -12,6 +12,7 @@ import { Counter, Gauge, Histogram } from 'prom-client'
 import type { JobKind } from './lifecycle/lifecycle-store.js'
 import type { RepaymentState, SweepState } from './lifecycle/repayment.js'
 import { TRANSITIONS } from './lifecycle/state-machine.js'
+import type { LiquidityPosition } from './quote/inventory.js'
 
 /** Seconds a request may spend in one status: from an instant fill to a day-long Bitcoin wait. */
 const STATE_SECONDS_BUCKETS = [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900, 3600, 21_600, 86_400]
@@ -32,6 +33,8 @@ export interface IntentsMetricsSources {
   webhookBacklog?: () => Promise<number>
   /** Open websocket connections. */
   websocketClients?: () => number
+  /** The solver's balance, committed and available liquidity per chain and currency. */
+  solverLiquidity?: () => Promise<readonly LiquidityPosition[]>
 }
 
 export interface IntentsMetrics {
@@ -59,6 +62,7 @@ const JOB_KINDS: readonly JobKind[] = [
   'submit_deposit',
   'repayment',
   'sweep',
+  'app_fee_claim',
 ]
 /** How a filled request's solver is paid back: out of the depository, or by sweeping its deposit address. */
 export type BooksKind = 'repayment' | 'sweep'
@@ -153,6 +157,23 @@ export function createIntentsMetrics(
     registers,
     collect() {
       this.set(sources.websocketClients?.() ?? 0)
+    },
+  })
+  new Gauge({
+    name: 'pontis_solver_liquidity',
+    help: "The solver's liquidity in smallest units (as a float), by chain id, currency and part: balance (as last read by a quote), committed (live quotes and requests not yet filled), available (balance less committed).",
+    labelNames: ['chain', 'currency', 'part'] as const,
+    registers,
+    async collect() {
+      const positions = await sources.solverLiquidity?.()
+      if (positions === undefined) return
+      this.reset()
+      for (const { chainId, currency, balance, committed, available } of positions) {
+        const labels = { chain: String(chainId), currency }
+        this.set({ ...labels, part: 'balance' }, Number(balance))
+        this.set({ ...labels, part: 'committed' }, Number(committed))
+        this.set({ ...labels, part: 'available' }, Number(available))
+      }
     },
   })
   // Zeros, so an alert on increase() sees the first event.

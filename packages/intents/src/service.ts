@@ -10,6 +10,7 @@ import {
 } from '@pontis/core'
 import { type LoadedDocument, listen, type RunningServer } from '@pontis/http'
 import { createIntentsApp } from './app.js'
+import { AppFeeLedger } from './app-fees/ledger.js'
 import {
   databaseHint,
   describeDatabaseUrl,
@@ -24,6 +25,7 @@ import { Repayments } from './lifecycle/repayment.js'
 import { Solver } from './lifecycle/solver.js'
 import { createIntentsMetrics, type IntentsMetrics } from './metrics.js'
 import { QuoteEngine } from './quote/engine.js'
+import { LiquidityBook } from './quote/inventory.js'
 import { loadPriceSource, type PriceSource } from './quote/prices.js'
 import { loadSolverSettings, solverCredentialsFor } from './quote/settings.js'
 import { MemoryRateLimiter, type RateLimiter, SqlRateLimiter } from './ratelimit/index.js'
@@ -145,7 +147,9 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
   const settings = settingsResult.value
   const prices = pricesResult.value
   const store = storeResult.value
+  const liquidity = new LiquidityBook(store.client, options.now)
   const engine = new QuoteEngine({
+    liquidity,
     registry,
     prices,
     settings,
@@ -158,6 +162,7 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
   const now = options.now ?? Date.now
   const metrics = createIntentsMetrics({ chainIds: registry.chains().map((chain) => chain.id) })
   const lifecycle = new LifecycleStore(store, now, metrics)
+  const appFees = new AppFeeLedger(store.client, now)
   const indexer = new Indexer({ registry, lifecycle, logger, now })
   const credentials = (vmType: string) => solverCredentialsFor(settings, vmType)
   const solver = new Solver({
@@ -204,10 +209,13 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     return new Map(rows.map((row) => [row.status, Number(row.count)]))
   }
   metrics.sources.webhookBacklog = () => webhooks.backlog()
+  metrics.sources.solverLiquidity = () => liquidity.positions()
   return {
     registry,
     store,
     engine,
+    liquidity,
+    appFees,
     prices,
     logger,
     lifecycle,

@@ -10,10 +10,10 @@ import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient } from '@pontis/http/testing'
 import t from 'tap'
 import { type Address, createPublicClient, http } from 'viem'
-import { waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH } from '../src/index.js'
 import { dropSchema, uniqueSchema, unsentSolverTransactions } from './fixtures/postgres.js'
 import {
+  finalStatus,
   processEnvironment,
   sendDepositStep,
   startProcessDevnet,
@@ -72,15 +72,7 @@ for (const [index, failpoint] of (
     const second = await startServiceProcess(env)
     t.teardown(() => second.stop())
     const again = createTestClient(t, second.url, loaded.document)
-    const record = await waitFor(
-      `request ${requestId} to be final after the restart`,
-      async () =>
-        (await again.get(`/intents/status/v3?requestId=${requestId}`)).body as IntentsApi.StatusRecordV3,
-      {
-        until: (seen) => ['success', 'failure', 'refund'].includes(seen.status),
-        describe: (seen) => seen && { status: seen.status, details: seen.details },
-      },
-    )
+    const record = await finalStatus(again, requestId)
     t.equal(record.status, 'success', 'the request survived the crash and was filled')
     // A wrongly re-signed second fill would be on chain B already, or signed and still to land.
     t.equal(

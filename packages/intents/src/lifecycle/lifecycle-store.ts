@@ -36,6 +36,7 @@ export type JobKind =
   | 'repayment'
   /** Moves a filled request's deposit to the solver from its deposit address (deposit_address_sweeps). */
   | 'sweep'
+  | 'app_fee_claim'
 export type JobState = 'queued' | 'signed' | 'broadcast' | 'confirmed' | 'reverted' | 'failed'
 
 export interface SolverJob {

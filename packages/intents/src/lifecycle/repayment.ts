@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Logger, Registry, SolverCredentials } from '@pontis/core'
+import { appFeesOf } from '../app-fees/ledger.js'
 import type { IntentsMetrics } from '../metrics.js'
 import type { SqlClient, StoredRequest } from '../store/index.js'
 import type { LifecycleStore, SolverJob } from './lifecycle-store.js'
@@ -69,12 +70,16 @@ export async function recordOwed(
   }
   if (!registry.tryChain(request.originChainId)?.adapter.filling?.signRepayment) return
   // Only a deposit the depository holds is repaid; an overpayment above amountIn goes back to the user.
+  // The request's app fees stay in the depository: their recipients claim them from there later.
+  const appFees = appFeesOf(request).reduce((sum, fee) => sum + BigInt(fee.amount), 0n)
+  const owed = request.amountIn - appFees
+  if (owed <= 0n) return
   await tx.query(
     `INSERT INTO repayments (request_id, chain_id, currency, amount, created_at, updated_at)
      SELECT $1, $2, $3, $4, $5, $5 WHERE EXISTS (
        SELECT 1 FROM deposits WHERE request_id = $1 AND outcome = 'matched' AND confirmed)
      ON CONFLICT (request_id) DO NOTHING`,
-    [request.id, request.originChainId, request.originCurrency, request.amountIn.toString(), now],
+    [request.id, request.originChainId, request.originCurrency, owed.toString(), now],
   )
 }
 

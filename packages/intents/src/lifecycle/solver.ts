@@ -10,6 +10,7 @@ import {
   type SignedTransaction,
   type SolverCredentials,
 } from '@pontis/core'
+import { AppFeeLedger, accrueAppFees } from '../app-fees/ledger.js'
 import type { IntentsMetrics } from '../metrics.js'
 import type { SqlClient } from '../store/index.js'
 import { refundRecipient } from './indexer.js'
@@ -34,14 +35,21 @@ export interface SolverOptions {
    * Crash-test hook: called at named points of a job of `kind` (`after-sign`: the signed bytes are
    * stored but not broadcast; `after-send`: broadcast, not yet recorded on the job;
    * `broadcast-recorded`: broadcast and recorded on the job, the request not yet moved to
-   * `submitted`; `after-broadcast`: broadcast but not yet confirmed). Tests kill the process there.
+   * `submitted`; `after-broadcast`: broadcast but not yet confirmed; `fill-recorded`: a confirmed
+   * fill's success, what it is owed and its app fees written, not yet committed). Tests kill the
+   * process there.
    */
   readonly failpoint?: (point: SolverFailpoint, kind: SolverJob['kind']) => void
   /** Counts finished jobs, fill latency and repayments settled. */
   readonly metrics?: Pick<IntentsMetrics, 'jobFinished' | 'repayment'>
 }
 
-export type SolverFailpoint = 'after-sign' | 'after-send' | 'broadcast-recorded' | 'after-broadcast'
+export type SolverFailpoint =
+  | 'after-sign'
+  | 'after-send'
+  | 'broadcast-recorded'
+  | 'after-broadcast'
+  | 'fill-recorded'
 
 class LeaseLost extends Error {}
 
@@ -62,6 +70,10 @@ interface RefundPayload {
   source: { kind: 'depository' } | { kind: 'depositAddress'; requestId: string }
   reason: string
 }
+/** An app fee payout: a transfer out of the depository, like a refund, settling its claim. */
+interface AppFeeClaimPayload extends RefundPayload {
+  claimId: string
+}
 interface PermitPayload {
   depositor: string
   currency: string
@@ -80,12 +92,14 @@ export class Solver {
   readonly #options: SolverOptions
   readonly #owner: string
   readonly #now: () => number
+  readonly #appFees: AppFeeLedger
   #stopping = false
 
   constructor(options: SolverOptions) {
     this.#options = options
     this.#owner = options.owner ?? `solver-${randomUUID()}`
     this.#now = options.now ?? Date.now
+    this.#appFees = new AppFeeLedger(options.lifecycle.requests.client, this.#now)
   }
 
   get owner(): string {
@@ -333,13 +347,18 @@ export class Solver {
       return
     }
     if (outcome.state === 'success') {
-      await this.#finish(job, 'confirmed', { releaseLease: true })
+      // The job, what it settles (repayments, sweeps), the request it moves and the app fees it earns
+      // commit together: a crash in between leaves the job `broadcast`, to be followed again.
+      await lifecycle.transaction(async (tx) => {
+        await lifecycle.setJobState(job.id, 'confirmed', { releaseLease: true }, tx)
+        await settleBooksJob(tx, job, 'confirmed', this.#now(), this.#options.metrics)
+        await this.#onConfirmed(job, tx)
+      })
       this.#options.metrics?.jobFinished(
         job.kind,
         'confirmed',
         job.kind === 'fill' ? (this.#now() - job.createdAt) / 1000 : undefined,
       )
-      await this.#onConfirmed(job)
       return
     }
     await this.#finish(job, 'reverted', {
@@ -363,56 +382,78 @@ export class Solver {
     })
   }
 
-  async #onConfirmed(job: SolverJob): Promise<void> {
+  async #onConfirmed(job: SolverJob, tx: SqlClient): Promise<void> {
     const { lifecycle } = this.#options
-    if (job.requestId === null) return
     const txHash = job.transactionId as string
+    if (job.kind === 'app_fee_claim') {
+      await this.#appFees.settle((job.payload as unknown as AppFeeClaimPayload).claimId, 'paid', txHash, tx)
+      return
+    }
+    if (job.requestId === null) return
     if (job.kind === 'fill') {
+      const { requestId } = job
       // A crash after the broadcast was recorded but before the request moved leaves it `pending`,
       // from where `success` is refused: it catches up with `submitted` first (a no-op otherwise).
-      const requestId = job.requestId
-      await lifecycle.transaction(async (tx) => {
-        await lifecycle.transition(requestId, { to: 'submitted', txHash }, tx)
-        const { request, refused } = await lifecycle.transition(requestId, { to: 'success', txHash }, tx)
-        // What the fill is owed is recorded with the success itself: a crash cannot lose it.
-        if (!refused && request.status === 'success')
-          await recordOwed(tx, this.#options.registry, request, this.#now())
-      })
+      // What the fill is owed and the app fees it earned are recorded with the success itself, in the
+      // same transaction: a crash cannot lose them or count them twice.
+      await lifecycle.transition(requestId, { to: 'submitted', txHash }, tx)
+      const { request, refused } = await lifecycle.transition(requestId, { to: 'success', txHash }, tx)
+      if (!refused && request.status === 'success') {
+        await recordOwed(tx, this.#options.registry, request, this.#now())
+        await accrueAppFees(tx, request, this.#now())
+      }
+      this.#options.failpoint?.('fill-recorded', job.kind)
     } else if (job.kind === 'refund') {
       const payload = job.payload as unknown as RefundPayload
-      await lifecycle.transition(job.requestId, {
-        to: 'refund',
-        txHash,
-        failReason: payload.reason as IntentsApi.FailReason,
-        details: {
-          refund: {
-            transactionId: txHash,
-            amount: (job.amount ?? 0n).toString(),
-            currency: payload.currency,
-          },
-        },
-      })
-    } else if (job.kind === 'excess_refund') {
-      const payload = job.payload as unknown as RefundPayload
-      const request = await lifecycle.requests.getRequest(job.requestId)
-      if (request) {
-        await lifecycle.transition(job.requestId, {
-          to: request.status,
+      await lifecycle.transition(
+        job.requestId,
+        {
+          to: 'refund',
           txHash,
+          failReason: payload.reason as IntentsApi.FailReason,
           details: {
-            excessRefund: {
+            refund: {
               transactionId: txHash,
               amount: (job.amount ?? 0n).toString(),
-              reason: payload.reason,
+              currency: payload.currency,
             },
           },
-        })
+        },
+        tx,
+      )
+    } else if (job.kind === 'excess_refund') {
+      const payload = job.payload as unknown as RefundPayload
+      const request = await lifecycle.requests.getRequestWith(tx, job.requestId)
+      if (request) {
+        await lifecycle.transition(
+          job.requestId,
+          {
+            to: request.status,
+            txHash,
+            details: {
+              excessRefund: {
+                transactionId: txHash,
+                amount: (job.amount ?? 0n).toString(),
+                reason: payload.reason,
+              },
+            },
+          },
+          tx,
+        )
       }
     }
   }
 
   async #onReverted(job: SolverJob, revert: Readonly<Record<string, unknown>> | undefined): Promise<void> {
     const { lifecycle } = this.#options
+    if (job.kind === 'app_fee_claim') {
+      await this.#appFees.settle(
+        (job.payload as unknown as AppFeeClaimPayload).claimId,
+        'failed',
+        job.transactionId,
+      )
+      return
+    }
     if (job.requestId === null || isBooksJob(job)) return
     const details = { revert: revert ?? null, transactionId: job.transactionId }
     if (job.kind === 'fill') {
@@ -437,6 +478,12 @@ export class Solver {
 
   async #onGiveUp(job: SolverJob, error: unknown): Promise<void> {
     const { lifecycle } = this.#options
+    if (job.kind === 'app_fee_claim') {
+      // Only a payout that never signed gives its amount back: signed bytes may still land.
+      if (job.raw === null)
+        await this.#appFees.settle((job.payload as unknown as AppFeeClaimPayload).claimId, 'failed', null)
+      return
+    }
     if (job.requestId === null || isBooksJob(job)) return
     const code = error instanceof PontisError ? error.code : undefined
     if (job.kind === 'submit_deposit') {

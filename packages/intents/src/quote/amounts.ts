@@ -31,6 +31,8 @@ export interface Charges {
 export interface Payout {
   readonly paidOut: bigint
   readonly minimumAmountOut: bigint
+  /** What the fill takes out of the solver's balance: the output, plus the native top-up on a native output. */
+  readonly neededLiquidity: bigint
 }
 
 /**
@@ -152,9 +154,9 @@ function conversionOf(request: QuoteRequest, { origin, destination }: PricedRout
 }
 
 /**
- * What the recipient gets, and the least they accept.
- * @throws PontisError INVALID_EXTRA_TXS when the calls send more than the fill guarantees,
- * INSUFFICIENT_LIQUIDITY when the solver cannot pay it.
+ * What the recipient gets, the least they accept, and what the fill needs of the solver's balance
+ * (checked against the liquidity book by the engine).
+ * @throws PontisError INVALID_EXTRA_TXS when the calls send more than the fill guarantees.
  */
 export function computePayout(
   request: QuoteRequest,
@@ -164,7 +166,7 @@ export function computePayout(
   calls: readonly DestinationCall[],
 ): Payout {
   const exactOutput = request.tradeType === 'EXACT_OUTPUT'
-  const { amount, solverBalance } = costs
+  const { amount } = costs
   const paidOut = exactOutput && request.enableTrueExactOutput ? amount : breakdown.amountOut
   const minimumAmountOut = exactOutput ? amount : withSlippage(paidOut, BigInt(costs.slippageBps))
   const callValue = calls.reduce((sum, call) => sum + call.value, 0n)
@@ -174,14 +176,7 @@ export function computePayout(
       `The txs send ${callValue} in value, more than the ${minimumAmountOut} the fill guarantees.`,
     )
   }
-  const { currency, chain } = route.destination
-  const neededLiquidity = paidOut + (currency.isNative ? costs.topupNativeAmount : 0n)
-  if (solverBalance !== undefined && solverBalance < neededLiquidity) {
-    throw new PontisError(
-      'INSUFFICIENT_LIQUIDITY',
-      `The solver holds ${formatUnits(solverBalance, currency.entry.decimals)} ${currency.entry.symbol} on ${chain.record.displayName}, less than the ${formatUnits(neededLiquidity, currency.entry.decimals)} this fill needs.`,
-      { available: solverBalance.toString(), required: neededLiquidity.toString() },
-    )
-  }
-  return { paidOut, minimumAmountOut }
+  // What the fill takes out of the solver's balance; the engine reserves it (inventory.ts).
+  const neededLiquidity = paidOut + (route.destination.currency.isNative ? costs.topupNativeAmount : 0n)
+  return { paidOut, minimumAmountOut, neededLiquidity }
 }

@@ -3,7 +3,14 @@ import type { Hex } from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { computeCharges, computePayout } from './amounts.js'
 import { CurrencyCatalog } from './currencies.js'
-import { type InventoryLookup, inventoryLookup } from './inventory.js'
+import {
+  type InventoryLookup,
+  inventoryLookup,
+  type LiquidityBook,
+  type LiquidityClaim,
+  type LiquidityDescriber,
+  refuseUnlessAvailable,
+} from './inventory.js'
 import {
   checkOptions,
   checkPermit,
@@ -17,7 +24,7 @@ import type { PricedQuote } from './priced-quote.js'
 import type { PriceSource } from './prices.js'
 import { estimateCosts, priceRoute, quoteOutputSwap } from './pricing.js'
 import { quoteResponse } from './response.js'
-import { type QuoteRequest, resolveRoute, resolveSelfSwap } from './route.js'
+import { type QuoteRequest, type Route as QuoteRoute, resolveRoute, resolveSelfSwap } from './route.js'
 import { quoteSelfSwap } from './self-swap.js'
 import { type SolverSettings, solverCredentialsFor } from './settings.js'
 import { createStepCheck, type StepCheck } from './step-check.js'
@@ -30,6 +37,11 @@ export interface QuoteEngineOptions {
   readonly logger: Logger
   /** Persists a quoted request (status `waiting`); not called for `/price`. */
   readonly saveRequest: (request: QuotedRequest) => Promise<void>
+  /**
+   * The solver's liquidity shared by every instance: a stored quote reserves its payout there, a
+   * price checks against it. Without one, a quote is only checked against the balance it read.
+   */
+  readonly liquidity?: LiquidityBook
   /** Milliseconds since the epoch; injectable for tests. */
   readonly now?: () => number
 }
@@ -38,6 +50,30 @@ export interface QuoteContext {
   /** Build steps and store the request (`/quote`, `/quote/v2`) or only price it (`/price`). */
   readonly withSteps: boolean
   readonly apiKeyId?: string
+}
+
+/** A claim on the solver's liquidity, with what a refusal names. */
+interface DescribedClaim {
+  readonly claim: LiquidityClaim
+  readonly describe: LiquidityDescriber
+}
+
+/** The quote's claim on the destination's solver balance; none when the family cannot read it. */
+function liquidityClaim(
+  destination: QuoteRoute['destination'],
+  balance: bigint | undefined,
+  needed: bigint,
+): DescribedClaim | undefined {
+  if (balance === undefined) return undefined
+  const { chain, currency } = destination
+  return {
+    claim: { chainId: chain.id, currency: currency.address, balance, needed },
+    describe: {
+      symbol: currency.entry.symbol,
+      decimals: currency.entry.decimals,
+      chainName: chain.record.displayName,
+    },
+  }
 }
 
 /**
@@ -97,6 +133,7 @@ export class QuoteEngine {
     const { amountIn } = charges.breakdown
     const originSwap = costs.originSwap ?? (await quoteOutputSwap(request, route, amountIn, costs, settings))
     const payout = computePayout(request, route, charges, costs, calls)
+    const liquidity = liquidityClaim(route.destination, costs.solverBalance, payout.neededLiquidity)
     const priced: PricedQuote = {
       request,
       route,
@@ -119,8 +156,17 @@ export class QuoteEngine {
     // Families with a size limit compile the deposit for every quote, prices included: an oversized
     // route must be refused before anyone relies on it.
     const sizeLimited = route.origin.quoting.checkTransactionSize !== undefined
-    if ((!context.withSteps || !issued.id) && !sizeLimited) return response
-    return retryTakenDepositTag(() => this.#stepsAndStore(priced, issued, response, context))
+    const stored = context.withSteps && issued.id !== undefined
+    // A quote that will be stored reserves its payout below; anything else only checks it.
+    if (!stored && liquidity) await this.#checkLiquidity(liquidity)
+    if (!stored && !sizeLimited) return response
+    return retryTakenDepositTag(() => this.#stepsAndStore(priced, issued, response, context, liquidity))
+  }
+
+  async #checkLiquidity({ claim, describe }: DescribedClaim): Promise<void> {
+    const book = this.#options.liquidity
+    if (book) await book.check(claim, describe)
+    else refuseUnlessAvailable(claim, 0n, describe)
   }
 
   /** Builds the steps and, for a quote with steps, stores the request; a price only checks the steps' size. */
@@ -129,6 +175,7 @@ export class QuoteEngine {
     issued: IssuedOrder,
     response: IntentsApi.QuoteResponse,
     context: QuoteContext,
+    liquidity: DescribedClaim | undefined,
   ): Promise<IntentsApi.QuoteResponse> {
     const { id } = issued
     const { route } = priced
@@ -144,7 +191,25 @@ export class QuoteEngine {
       depositTag: nonceTag?.tag,
       apiKeyId: context.apiKeyId,
     }
-    await this.#options.saveRequest(quotedRequest(priced, { ...issued, id }, parts))
+    const request = quotedRequest(priced, { ...issued, id }, parts)
+    const book = this.#options.liquidity
+    if (!liquidity) {
+      await this.#options.saveRequest(request)
+      return response
+    }
+    if (!book) {
+      await this.#checkLiquidity(liquidity)
+      await this.#options.saveRequest(request)
+      return response
+    }
+    await book.reserve({ ...liquidity.claim, requestId: id, expiresAt: priced.expiresAt }, liquidity.describe)
+    try {
+      await this.#options.saveRequest(request)
+    } catch (error) {
+      // Not answered, so not promised: give the liquidity back now rather than at expiry.
+      await book.release(id).catch(() => undefined)
+      throw error
+    }
     return response
   }
 

@@ -38,4 +38,10 @@ export {
   type StoredRequest,
   toStatusRecord,
 } from './request-store.js'
-export { DEFAULT_SCHEMA, type SqlClient, type SqlResult, type SqlRow } from './sql-client.js'
+export {
+  DEFAULT_SCHEMA,
+  lockForTransaction,
+  type SqlClient,
+  type SqlResult,
+  type SqlRow,
+} from './sql-client.js'

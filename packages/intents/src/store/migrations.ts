@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { SqlClient } from './sql-client.js'
+import { lockForTransaction, type SqlClient } from './sql-client.js'
 
 /** One numbered SQL file of `migrations/`, e.g. `001_requests.sql`. */
 export interface Migration {
@@ -73,7 +73,7 @@ export async function runMigrations(
   const migrations = options.migrations ?? (await loadMigrations())
   const schema = client.schema
   return client.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2::text))', [LOCK_CLASS, schema])
+    await lockForTransaction(tx, LOCK_CLASS, schema)
     // Checked before creating: CREATE SCHEMA needs a privilege even when the schema exists.
     const existing = await tx.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])
     if (existing.rows.length === 0) await tx.exec(`CREATE SCHEMA "${schema}"`)

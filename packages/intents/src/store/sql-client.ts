@@ -127,3 +127,12 @@ export function transactionClient(handle: TransactionHandle, schema: string, dep
   }
   return client
 }
+
+/**
+ * Takes the transaction-scoped advisory lock of (`lockClass`, hash of `key`) on `tx`: every process
+ * on the database that asks for the same pair waits until this transaction ends. PGlite and
+ * PostgreSQL both have it.
+ */
+export async function lockForTransaction(tx: SqlClient, lockClass: number, key: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2::text))', [lockClass, key])
+}

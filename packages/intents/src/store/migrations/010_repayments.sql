@@ -4,7 +4,7 @@
 
 ALTER TABLE solver_jobs DROP CONSTRAINT solver_jobs_kind_check;
 ALTER TABLE solver_jobs ADD CONSTRAINT solver_jobs_kind_check CHECK (
-  kind IN ('fill', 'refund', 'excess_refund', 'orphan_refund', 'submit_deposit', 'repayment', 'sweep')
+  kind IN ('fill', 'refund', 'excess_refund', 'orphan_refund', 'submit_deposit', 'app_fee_claim', 'repayment', 'sweep')
 );
 
 CREATE TABLE repayments (
