@@ -796,7 +796,7 @@ export const QuoteRequestSchema = {
         },
         disableOriginSwaps: {
             type: 'boolean',
-            description: 'Disable swaps on the origin chain: an input the depository does not take (which would be swapped inside the deposit) is answered `NO_SWAP_ROUTES_FOUND` instead.'
+            description: 'Disable swaps on the origin chain: an input the depository does not take (which would be swapped inside the deposit), and a same-chain swap (which swaps on the origin chain), are answered `NO_SWAP_ROUTES_FOUND` instead.'
         },
         fixedRate: {
             $ref: '#/components/schemas/Decimal',

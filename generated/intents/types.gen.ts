@@ -628,7 +628,7 @@ export type QuoteRequest = unknown & {
      */
     disableSwapProviderPreference?: boolean;
     /**
-     * Disable swaps on the origin chain: an input the depository does not take (which would be swapped inside the deposit) is answered `NO_SWAP_ROUTES_FOUND` instead.
+     * Disable swaps on the origin chain: an input the depository does not take (which would be swapped inside the deposit), and a same-chain swap (which swaps on the origin chain), are answered `NO_SWAP_ROUTES_FOUND` instead.
      */
     disableOriginSwaps?: boolean;
     /**

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { silentLogger } from '@pontis/core'
-import { devnetEnvironment, STABLECOIN_ADDRESS, startDevnet, USERS } from '@pontis/devnet'
+import { devnetEnvironment, STABLECOIN_ADDRESS, startDevnet, THIN_TOKEN_ADDRESS, USERS } from '@pontis/devnet'
 import { listen, loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, type TestClient, type TestResponse } from '@pontis/http/testing'
 import t from 'tap'
@@ -93,6 +93,16 @@ const exactOutputSwap: Body = {
   amount: '10000000000000001',
 }
 
+// A same-chain swap the user executes through the devnet's Uniswap v3 deployment.
+const sameChainSwap: Body = { ...base, destinationChainId: 31337, destinationCurrency: STABLECOIN_ADDRESS }
+// 0.2 ETH into the thin THIN/WETH pool moves its price past the impact limit.
+const thinPoolSwap: Body = {
+  ...sameChainSwap,
+  destinationCurrency: THIN_TOKEN_ADDRESS,
+  amount: '200000000000000000',
+}
+const statusAndCode = (a: TestResponse) => `${a.status} ${(a.body as { errorCode?: string }).errorCode ?? ''}`
+
 /** A request history item of a quoted request (a lookup by id, which anyone may make). */
 async function historyOf(
   api: TestClient,
@@ -124,9 +134,8 @@ const signedAuthorization = {
  * How a member shows. `changes`: the answer to `body` differs from the answer to `baseline` (default
  * {@link base}) in what `observe` reads. `refused`: `body` answers 400 with `code`. `after`: the
  * member acts after the quote; `proof` is the test file that shows it, and `body` is accepted.
- * `owner` marks cases another piece of work owns: they assert today's behaviour.
  */
-type Case = { readonly owner?: 'swaps' } & (
+type Case =
   | {
       readonly changes: Body
       readonly baseline?: Body
@@ -134,7 +143,6 @@ type Case = { readonly owner?: 'swaps' } & (
     }
   | { readonly refused: Body; readonly code: string }
   | { readonly after: Body; readonly proof: string }
-)
 
 const json = (answer: TestResponse) => answer.body as Json
 const relayerGas = (answer: TestResponse) => json(answer).fees.relayerGas?.amount
@@ -182,7 +190,7 @@ const cases: Record<string, Case> = {
   authorizationList: {
     changes: { ...base, txs: [delegatedCall], authorizationList: [signedAuthorization] },
     baseline: { ...base, txs: [delegatedCall] },
-    observe: (a) => `${a.status} ${(a.body as { errorCode?: string }).errorCode ?? ''}`,
+    observe: statusAndCode,
   },
   additionalData: {
     refused: { ...base, additionalData: { userPublicKey: `02${'11'.repeat(32)}` } },
@@ -296,26 +304,22 @@ const cases: Record<string, Case> = {
     baseline: { ...base, subsidizeFees: true },
     observe: (a) => json(a).feeSponsorship?.quoted?.selectedComponents,
   },
-  // Swap sources: owned by the swap work. Today a native bridge, which swaps nowhere, refuses them.
+  // Swap sources filter the swap legs by name, on every family: a filter that leaves none refuses.
   includedSwapSources: {
-    owner: 'swaps',
-    refused: { ...base, includedSwapSources: ['uniswap'] },
-    code: 'UNSUPPORTED_ROUTE',
+    refused: { ...sameChainSwap, includedSwapSources: ['no-such-source'] },
+    code: 'NO_SWAP_ROUTES_FOUND',
   },
   excludedSwapSources: {
-    owner: 'swaps',
-    refused: { ...base, excludedSwapSources: ['uniswap'] },
-    code: 'UNSUPPORTED_ROUTE',
+    refused: { ...sameChainSwap, excludedSwapSources: ['uniswap-v3'] },
+    code: 'NO_SWAP_ROUTES_FOUND',
   },
   includedOriginSwapSources: {
-    owner: 'swaps',
-    refused: { ...base, includedOriginSwapSources: ['uniswap'] },
-    code: 'UNSUPPORTED_ROUTE',
+    refused: { ...sameChainSwap, includedOriginSwapSources: ['no-such-source'] },
+    code: 'NO_SWAP_ROUTES_FOUND',
   },
   includedDestinationSwapSources: {
-    owner: 'swaps',
-    refused: { ...base, includedDestinationSwapSources: ['uniswap'] },
-    code: 'UNSUPPORTED_ROUTE',
+    refused: { ...sameChainSwap, includedDestinationSwapSources: ['no-such-source'] },
+    code: 'NO_SWAP_ROUTES_FOUND',
   },
   originGasOverhead: {
     changes: { ...stablecoin, usePermit: true, originGasOverhead: 500000 },
@@ -327,9 +331,16 @@ const cases: Record<string, Case> = {
   maxRouteLength: { refused: { ...base, maxRouteLength: 3 }, code: 'UNSUPPORTED_ROUTE' },
   useSharedAccounts: { refused: { ...base, useSharedAccounts: true }, code: 'UNSUPPORTED_ROUTE' },
   includeComputeUnitLimit: { refused: { ...base, includeComputeUnitLimit: true }, code: 'UNSUPPORTED_ROUTE' },
-  // Owned by the swap work: today accepted on a native bridge without changing the answer.
-  overridePriceImpact: { owner: 'swaps', after: { ...base, overridePriceImpact: true }, proof: '' },
-  disableOriginSwaps: { owner: 'swaps', after: { ...base, disableOriginSwaps: true }, proof: '' },
+  // Lifts the impact limit: the thin-pool swap is refused without it (SWAP_IMPACT_TOO_HIGH).
+  overridePriceImpact: {
+    changes: { ...thinPoolSwap, overridePriceImpact: true },
+    baseline: thinPoolSwap,
+    observe: statusAndCode,
+  },
+  disableOriginSwaps: {
+    refused: { ...sameChainSwap, disableOriginSwaps: true },
+    code: 'NO_SWAP_ROUTES_FOUND',
+  },
   disableSwapProviderPreference: {
     refused: { ...base, disableSwapProviderPreference: true },
     code: 'UNSUPPORTED_ROUTE',
@@ -357,7 +368,6 @@ t.test('each member changes the answer or is refused with a catalogued code', as
   for (const member of members) {
     const test = cases[member]
     if (!test) continue
-    const owned = test.owner ? ` (owned by the ${test.owner} work: today's behaviour)` : ''
     if ('changes' in test) {
       const answer = await api.post('/quote/v2', test.changes)
       const baseline = await api.post('/quote/v2', test.baseline ?? base)
@@ -370,24 +380,22 @@ t.test('each member changes the answer or is refused with a catalogued code', as
       t.notSame(
         seen,
         seenWithout,
-        `${member}: changes the answer (${JSON.stringify(seenWithout)} → ${JSON.stringify(seen)})${owned}`,
+        `${member}: changes the answer (${JSON.stringify(seenWithout)} → ${JSON.stringify(seen)})`,
       )
     } else if ('refused' in test) {
       const answer = await api.post('/quote/v2', test.refused)
       const body = answer.body as { errorCode?: string; message?: string }
-      t.equal(answer.status, 400, `${member}: 400${owned}`)
+      t.equal(answer.status, 400, `${member}: 400`)
       t.equal(body.errorCode, test.code, `${member}: refused with ${test.code}`)
       t.ok(catalogue.includes(body.errorCode ?? ''), `${member}: the code is catalogued`)
       t.ok((body.message ?? '').includes(member), `${member}: the message names the member: ${body.message}`)
     } else {
       const answer = await api.post('/quote/v2', test.after)
-      t.equal(answer.status, 200, `${member}: accepted${owned} ${JSON.stringify(answer.body).slice(0, 200)}`)
-      if (test.owner === undefined) {
-        t.ok(
-          readFileSync(new URL(`../../${test.proof}`, import.meta.url), 'utf8').includes(member),
-          `${member}: ${test.proof} shows its effect`,
-        )
-      }
+      t.equal(answer.status, 200, `${member}: accepted ${JSON.stringify(answer.body).slice(0, 200)}`)
+      t.ok(
+        readFileSync(new URL(`../../${test.proof}`, import.meta.url), 'utf8').includes(member),
+        `${member}: ${test.proof} shows its effect`,
+      )
     }
   }
 })

@@ -13,7 +13,7 @@ import { familyOptions } from './options.js'
 import { fromUsd, type PricedCurrency, type PriceSource } from './prices.js'
 import type { QuoteRequest, Route, RouteEnd } from './route.js'
 import type { SolverSettings } from './settings.js'
-import { bestSwap, checkSwapImpact, originSwapFilter } from './swap-sources.js'
+import { bestSwap, checkSwapImpact, describeSourceFilter, originSwapFilter } from './swap-sources.js'
 
 /** An end of the route with its currency's and its native currency's USD prices. */
 export interface PricedEnd extends RouteEnd {
@@ -173,7 +173,7 @@ async function quoteOriginSwap(
       filter: originSwapFilter(request),
       options: familyOptions(request, route.origin.quoting),
     },
-    route.origin.chain.record.displayName,
+    { chainName: route.origin.chain.record.displayName, filterText: describeSourceFilter(request) },
   )
   checkSwapImpact(quote, request, settings)
   return quote

@@ -134,7 +134,8 @@ function originSwapRoute(
 /**
  * The route of a same-chain request between two currencies that the user executes as a swap
  * (the default; `forceSolverExecution` has the solver pay instead), or undefined for any other request.
- * @throws PontisError NO_SWAP_ROUTES_FOUND when the chain has no source that builds such a swap.
+ * @throws PontisError NO_SWAP_ROUTES_FOUND when the chain has no source that builds such a swap, or
+ *   `disableOriginSwaps` forbids a swap on the origin chain.
  */
 export function resolveSelfSwap(
   request: QuoteRequest,
@@ -147,6 +148,13 @@ export function resolveSelfSwap(
   const fromCurrency = identity.normalizeCurrency(request.originCurrency, 'input')
   const toCurrency = identity.normalizeCurrency(request.destinationCurrency, 'output')
   if (fromCurrency === toCurrency) return undefined // refused by resolveRoute: nothing to swap
+  // A same-chain swap is a swap on the origin chain.
+  if (request.disableOriginSwaps) {
+    throw new PontisError(
+      'NO_SWAP_ROUTES_FOUND',
+      `A same-chain swap on ${chain.record.displayName} swaps on the origin chain, and disableOriginSwaps forbids that; drop disableOriginSwaps.`,
+    )
+  }
   const quoting = quotingOf(chain, 'origin')
   const sources = (quoting.swapSources ?? []).filter((source) => source.buildSwapSteps)
   if (sources.length === 0) {

@@ -23,7 +23,7 @@ import { feeOf } from './response.js'
 import type { QuoteRequest, SelfSwapRoute } from './route.js'
 import type { SolverSettings } from './settings.js'
 import { apiSteps } from './steps.js'
-import { bestSwap, checkSwapImpact, originSwapFilter } from './swap-sources.js'
+import { bestSwap, checkSwapImpact, describeSourceFilter, originSwapFilter } from './swap-sources.js'
 
 export interface SelfSwapContext {
   readonly prices: PriceSource
@@ -105,7 +105,7 @@ export async function quoteSelfSwap(
       filter: selfSwapFilter(request),
       options: familyOptions(request, route.quoting),
     },
-    route.chain.record.displayName,
+    { chainName: route.chain.record.displayName, filterText: describeSourceFilter(request) },
   )
   checkSwapImpact(quote, request, settings)
   const source = route.sources.find((candidate) => candidate.name === quote.source) as SwapSource

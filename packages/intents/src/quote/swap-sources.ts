@@ -28,12 +28,19 @@ export function originSwapFilter(request: QuoteRequest): SwapSourceFilter {
   }
 }
 
-/** "included [a, b], excluded [c]" for messages. */
-function describeFilter(filter: SwapSourceFilter): string {
-  const parts = [
-    filter.included?.length ? `included [${filter.included.join(', ')}]` : '',
-    filter.excluded?.length ? `excluded [${filter.excluded.join(', ')}]` : '',
-  ].filter(Boolean)
+const FILTER_MEMBERS = [
+  'includedSwapSources',
+  'includedOriginSwapSources',
+  'includedDestinationSwapSources',
+  'excludedSwapSources',
+] as const
+
+/** "includedSwapSources [a, b], excludedSwapSources [c]": the request members that filtered, for messages. */
+export function describeSourceFilter(request: QuoteRequest): string {
+  const parts = FILTER_MEMBERS.flatMap((member) => {
+    const names = request[member]
+    return names?.length ? [`${member} [${names.join(', ')}]`] : []
+  })
   return parts.length > 0 ? parts.join(', ') : 'no source filter'
 }
 
@@ -44,13 +51,14 @@ const better = (a: SwapQuote, b: SwapQuote, tradeType: SwapQuoteRequest['tradeTy
 /**
  * The best route of `sources` that the request's filter allows. Sources the filter names out are
  * not asked; a source that finds no route is passed over.
- * @throws PontisError NO_SWAP_ROUTES_FOUND when none has a route (naming the sources and the filter),
+ * @throws PontisError NO_SWAP_ROUTES_FOUND when none has a route (naming the sources and `where.filterText`,
+ *   the request members that filtered),
  *   or the error of the only source asked (UNSUPPORTED_CURRENCY, SWAP_QUOTE_FAILED…).
  */
 export async function bestSwap(
   sources: readonly SwapSource[],
   request: SwapQuoteRequest,
-  chainName: string,
+  where: { readonly chainName: string; readonly filterText: string },
 ): Promise<SwapQuote> {
   const answers = await Promise.allSettled(sources.map((source) => source.quote(request)))
   let best: SwapQuote | undefined
@@ -68,7 +76,7 @@ export async function bestSwap(
   const reasons = failures.map((failure) => (failure as PontisError).message).join(' ')
   throw new PontisError(
     'NO_SWAP_ROUTES_FOUND',
-    `No swap route on ${chainName} with ${describeFilter(request.filter)} (sources here: ${sources.map((source) => source.name).join(', ')}). ${reasons}`.trim(),
+    `No swap route on ${where.chainName} with ${where.filterText} (sources here: ${sources.map((source) => source.name).join(', ')}). ${reasons}`.trim(),
   )
 }
 
