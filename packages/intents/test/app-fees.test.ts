@@ -8,7 +8,7 @@
  */
 import { createPontisClient } from '@pontis/client'
 import { type IntentsApi, silentLogger } from '@pontis/core'
-import { devnetEnvironment, USERS } from '@pontis/devnet'
+import { DEPOSITORY_ADDRESS, devnetEnvironment, USERS } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
 import t from 'tap'
@@ -157,6 +157,45 @@ t.test('bad claims are clear 4xx answers', async (t) => {
   t.equal(unknownClaim.status, 404)
 })
 
+t.test(
+  'the solver is repaid the deposit less the app fee, which stays in the depository for its claim',
+  async (t) => {
+    const client = createTestClient(t, service.url, loaded.document)
+    // Earlier fills are repaid first, so that the depository moves only by this request.
+    await waitFor('earlier repayments to be paid', async () => {
+      const { rows } = await service.store.client.query<{ open: number }>(
+        "SELECT count(*)::int AS open FROM repayments WHERE state <> 'paid'",
+      )
+      return rows[0]?.open === 0
+    })
+    const depositoryBefore = await clientA.getBalance({ address: DEPOSITORY_ADDRESS })
+    const quote = await filledWithAppFee(client)
+    const requestId = quote.steps[0]!.requestId as string
+    const amountIn = BigInt(quote.details.currencyIn.amount)
+    const fee = BigInt(quote.fees.app.amount)
+    // The service's repayment pass runs every 2 s: wait for this request's repayment to be paid.
+    const repaid = await waitFor(
+      `the repayment of ${requestId} to be paid`,
+      async () =>
+        (
+          await service.store.client.query<{ amount: string; state: string }>(
+            'SELECT amount::text AS amount, state FROM repayments WHERE request_id = $1',
+            [requestId],
+          )
+        ).rows[0],
+      { until: (seen) => seen?.state === 'paid', describe: (seen) => seen },
+    )
+    t.equal(BigInt(repaid.amount), amountIn - fee, 'the solver is owed the deposit less the app fee')
+    t.equal(
+      (await clientA.getBalance({ address: DEPOSITORY_ADDRESS })) - depositoryBefore,
+      fee,
+      'the depository keeps exactly the unclaimed fee',
+    )
+    const [balance] = await balancesOf(client, app.address)
+    t.equal(balance?.amount, fee.toString(), 'the recipient can claim it')
+  },
+)
+
 t.test('the partner client reads the balance and claims it, signing with the wallet', async (t) => {
   const client = createTestClient(t, service.url, loaded.document)
   const quote = await filledWithAppFee(client)
@@ -165,8 +204,8 @@ t.test('the partner client reads the balance and claims it, signing with the wal
   const { balances } = await pontis.getAppFeeBalances(app.address)
   t.same(
     balances.map((balance) => balance.amount),
-    [fee.toString()],
-    'only the new fee: the first one was claimed',
+    [(fee * 2n).toString()],
+    'the fees of the two unclaimed fills: the first one was claimed',
   )
   const claim = await pontis.claimAppFees(
     app.address,
@@ -174,7 +213,7 @@ t.test('the partner client reads the balance and claims it, signing with the wal
     (message) => appAccount.signMessage({ message }),
   )
   t.equal(claim.status, 'authorized')
-  t.equal(claim.amount, fee.toString())
+  t.equal(claim.amount, (fee * 2n).toString())
   t.same((await pontis.getAppFeeBalances(app.address)).balances, [])
   await t.rejects(
     pontis.claimAppFees(app.address, { chainId: 31337, currency: NATIVE, recipient: payee }, (message) =>
