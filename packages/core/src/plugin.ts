@@ -449,6 +449,14 @@ export interface DepositScan {
   readonly caughtUp: boolean
 }
 
+/**
+ * {@link ReadingCapability.startCursor} of families whose scan cursor is the last block height
+ * scanned, as a decimal string: the cursor just before `height`.
+ */
+export function lastScannedBefore(height: bigint): string {
+  return (height > 0n ? height - 1n : 0n).toString()
+}
+
 /** How a balance is read. */
 export interface BalanceOptions {
   /** Count only funds received this many blocks deep (1 = in a block). */
@@ -463,6 +471,12 @@ export interface ReadingCapability {
    * indexer does not replay history), in bounded steps.
    */
   scanDeposits?(cursor: string | undefined): Promise<DepositScan>
+  /**
+   * The cursor from which {@link scanDeposits} reads block `height` first: the indexer's first run
+   * starts there when the chain entry sets `indexer.startBlock`. Families whose scans can start at a
+   * height implement it; a chain entry with `startBlock` on any other family fails start-up.
+   */
+  startCursor?(height: bigint): string
   readFills?(transactionId: string): Promise<TransactionFacts<PayoutFact>>
   readRefunds?(transactionId: string): Promise<TransactionFacts<PayoutFact>>
   /**

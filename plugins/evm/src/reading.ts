@@ -2,6 +2,7 @@ import {
   type DepositFact,
   type DepositScan,
   type FinalityPolicy,
+  lastScannedBefore,
   type PayoutFact,
   PontisError,
   type ReadingCapability,
@@ -456,6 +457,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
   if (!depository) return reading
   return {
     ...reading,
+    startCursor: lastScannedBefore,
     /**
      * Deposits of blocks `cursor + 1 ..= min(head, cursor + maxLogBlockRange)`. The cursor is the
      * last block scanned, as a decimal string; without one the scan starts at the head (no history).

@@ -1,10 +1,12 @@
 import {
   canonicalId,
   type DepositFact,
+  depositConfirmations,
   type Logger,
   PontisError,
   type RegisteredChain,
   type Registry,
+  settlementConfirmations,
   type TransactionFacts,
 } from '@pontis/core'
 import type { StoredQuote } from '../quote/persist.js'
@@ -13,12 +15,8 @@ import type { LifecycleStore, NewJob, RecordedDeposit } from './lifecycle-store.
 
 /** Confirmations before a transaction's deposits are acted on: the most any of them needs. */
 function requiredConfirmations(chain: RegisteredChain, deposits: readonly DepositFact[]): number {
-  const { finality } = chain.adapter
-  const needed = deposits.map(
-    (deposit) =>
-      finality.confirmationsFor?.(deposit.currencyId, deposit.amount) ?? finality.slowConfirmations,
-  )
-  return Math.max(finality.slowConfirmations, ...needed)
+  const needed = deposits.map((deposit) => depositConfirmations(chain, deposit.currencyId, deposit.amount))
+  return Math.max(settlementConfirmations(chain), ...needed)
 }
 
 /** A deposit as the indexer handles it, whichever way it was found (scan or reindex). */
@@ -124,12 +122,20 @@ export class Indexer {
     const scanDeposits = chain.adapter.reading?.scanDeposits
     if (!scanDeposits) return
     for (let steps = 0; steps < 20; steps++) {
-      const cursor = await this.#lifecycle.cursor(chain.id)
+      const cursor = (await this.#lifecycle.cursor(chain.id)) ?? this.#firstCursor(chain)
       const scan = await scanDeposits.call(chain.adapter.reading, cursor)
       for (const deposit of scan.deposits) await this.#see(chain, { ...deposit, chainId: chain.id })
       await this.#lifecycle.saveCursor(chain.id, scan.cursor)
       if (scan.caughtUp) return
     }
+  }
+
+  /** Where a chain's first scan starts: the configured start block, else (undefined) the head. */
+  #firstCursor(chain: RegisteredChain): string | undefined {
+    const startBlock = chain.entry.indexer?.startBlock
+    const startCursor = chain.adapter.reading?.startCursor
+    // The registry refuses a start block on a family without startCursor.
+    return startBlock === undefined || !startCursor ? undefined : startCursor(BigInt(startBlock))
   }
 
   /**
@@ -470,8 +476,7 @@ export class Indexer {
       if (!chain || !reading || !request.depositAddress) continue
       try {
         // As deep as the chain's policy wants for this amount (Bitcoin: 2 blocks above a threshold).
-        const minConfirmations =
-          chain.adapter.finality.confirmationsFor?.(request.originCurrency, request.amountIn) ?? 1
+        const minConfirmations = depositConfirmations(chain, request.originCurrency, request.amountIn)
         const balance = await reading.readBalance(request.depositAddress, request.originCurrency, {
           minConfirmations,
         })

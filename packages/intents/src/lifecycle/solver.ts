@@ -8,6 +8,7 @@ import {
   type Registry,
   type SignedTransaction,
   type SolverCredentials,
+  settlementConfirmations,
 } from '@pontis/core'
 import type { IntentsMetrics } from '../metrics.js'
 import type { SqlClient } from '../store/index.js'
@@ -291,7 +292,8 @@ export class Solver {
 
   async #follow(job: SolverJob): Promise<void> {
     const { lifecycle, registry } = this.#options
-    const filling = this.#filling(registry.chain(job.chainId))
+    const chain = registry.chain(job.chainId)
+    const filling = this.#filling(chain)
     const outcome = await filling.outcome(job.transactionId as string)
     const later = () =>
       lifecycle.setJobState(job.id, 'broadcast', {
@@ -304,7 +306,10 @@ export class Solver {
       await later()
       return
     }
-    if (outcome.state === 'pending' || (outcome.state === 'success' && !outcome.final)) {
+    // Final by the family's rule and as deep as the chain entry's `finality` asks.
+    const deepEnough =
+      outcome.final && (outcome.confirmations ?? Number.POSITIVE_INFINITY) >= settlementConfirmations(chain)
+    if (outcome.state === 'pending' || (outcome.state === 'success' && !deepEnough)) {
       await later()
       return
     }

@@ -1,0 +1,156 @@
+/**
+ * The lifecycle under chain faults on the EVM devnet (real anvil, real PostgreSQL, HTTP only),
+ * caused through the devnet's fault powers (packages/devnet/src/faults.ts).
+ */
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type IntentsApi, silentLogger } from '@pontis/core'
+import { type DevnetChain, devnetEnvironment, startDevnet, USERS } from '@pontis/devnet'
+import { loadOpenApiDocument } from '@pontis/http'
+import { createTestClient, type TestClient } from '@pontis/http/testing'
+import t from 'tap'
+import { type Address, createPublicClient, createWalletClient, type Hex, http, type PublicClient } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { REPO_CONFIG_DIR } from '../../../test/helpers/environments.js'
+import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
+import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
+import { evmBalance } from './fixtures/e2e.js'
+import { openTestSchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
+
+type Quote = IntentsApi.QuoteResponse
+type Status = IntentsApi.StatusRecordV3
+const NATIVE = '0x0000000000000000000000000000000000000000'
+
+t.setTimeout(4 * PROCESS_START_BOUND_MS)
+
+const devnet = await startDevnet({
+  chains: [
+    { chainId: 31337, port: 0 },
+    { chainId: 31338, port: 0 },
+  ],
+})
+t.teardown(() => devnet.stop())
+const [origin, destination] = devnet.chains as [DevnetChain, DevnetChain]
+const originClient = createPublicClient({
+  chain: origin.chain,
+  transport: http(origin.rpcUrl),
+}) as PublicClient
+const destinationClient = createPublicClient({
+  chain: destination.chain,
+  transport: http(destination.rpcUrl),
+}) as PublicClient
+const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
+const database = await openTestSchema(t, 'faults')
+
+// The two EVM chains only, with the chain entries each test sets.
+const configDir = await mkdtemp(join(tmpdir(), 'pontis-faults-'))
+t.teardown(() => rm(configDir, { recursive: true, force: true }))
+await cp(REPO_CONFIG_DIR, configDir, { recursive: true })
+const chainsFile = join(configDir, 'chains.local.json')
+type ChainEntryJson = { id: number } & Record<string, unknown>
+const repoChains = (JSON.parse(await readFile(chainsFile, 'utf8')) as { chains: ChainEntryJson[] }).chains
+
+/** Writes the chains file with `extra` merged into each EVM chain's entry, by chain id. */
+async function configure(extra: Record<number, Record<string, unknown>>): Promise<void> {
+  const config = JSON.parse(await readFile(join(REPO_CONFIG_DIR, 'chains.local.json'), 'utf8')) as {
+    chains: ChainEntryJson[]
+  }
+  config.chains = repoChains
+    .filter((chain) => chain.id === origin.chainId || chain.id === destination.chainId)
+    .map((chain) => ({ ...chain, ...extra[chain.id] }))
+  await writeFile(chainsFile, JSON.stringify(config))
+}
+
+function start(options: { workers: boolean }): Promise<IntentsService> {
+  return startIntentsService({
+    configDir,
+    env: {
+      ...devnetEnvironment(devnet),
+      RATE_LIMITS: 'off',
+      DATABASE_URL: TEST_DATABASE_URL,
+      DATABASE_SCHEMA: database.schema,
+    },
+    port: 0,
+    logger: silentLogger,
+    document: loaded,
+    workers: options.workers,
+    indexerIntervalMs: 150,
+    solverIntervalMs: 100,
+  })
+}
+
+async function quoteNative(client: TestClient, user: (typeof USERS)[number], recipient: Address) {
+  const res = await client.post('/quote/v2', {
+    user: user.address,
+    recipient,
+    originChainId: origin.chainId,
+    destinationChainId: destination.chainId,
+    originCurrency: NATIVE,
+    destinationCurrency: NATIVE,
+    amount: '50000000000000000',
+    tradeType: 'EXACT_INPUT',
+  })
+  if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${res.text}`)
+  const quote = res.body as Quote
+  return { quote, requestId: quote.steps.at(-1)?.requestId as string }
+}
+
+/** Sends the quote's transactions from `user`, as a wallet does; answers the last one's block. */
+async function deposit(quote: Quote, user: (typeof USERS)[number]): Promise<bigint> {
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(user.privateKey as Hex),
+    chain: origin.chain,
+    transport: http(origin.rpcUrl),
+  })
+  let block: bigint | undefined
+  for (const step of quote.steps) {
+    for (const item of step.items) {
+      const data = item.data as { format: string; to: Address; data: Hex; value: string }
+      const hash = await wallet.sendTransaction({ to: data.to, data: data.data, value: BigInt(data.value) })
+      block = (await originClient.waitForTransactionReceipt({ hash })).blockNumber
+    }
+  }
+  if (block === undefined) throw new Error('the quote has no transaction')
+  return block
+}
+
+const statusOf = async (client: TestClient, requestId: string): Promise<Status> =>
+  (await client.get(`/intents/status/v3?requestId=${requestId}`)).body as Status
+
+function settled(client: TestClient, requestId: string, wanted: readonly string[]): Promise<Status> {
+  return waitFor(`request ${requestId} to be ${wanted.join(' or ')}`, () => statusOf(client, requestId), {
+    until: (record) => wanted.includes(record.status),
+    describe: (record) => record && { status: record.status, failReason: record.failReason },
+  })
+}
+
+t.test('a deposit made before the first start is found from the configured start block', async (t) => {
+  await configure({})
+  // The first start only quotes: no watcher has run, so it has no cursor yet.
+  const quoting = await start({ workers: false })
+  t.teardown(() => quoting.close())
+  const user = USERS[0]!
+  const recipient = USERS[3]!.address
+  const { quote, requestId } = await quoteNative(
+    createTestClient(t, quoting.url, loaded.document),
+    user,
+    recipient,
+  )
+  const depositBlock = await deposit(quote, user)
+  // More blocks after the deposit: a watcher starting at the head would never see it.
+  await origin.faults.mine(3)
+
+  await configure({ [origin.chainId]: { indexer: { startBlock: String(depositBlock) } } })
+  const service = await start({ workers: true })
+  t.teardown(() => service.close())
+  const client = createTestClient(t, service.url, loaded.document)
+  const before = await evmBalance(destinationClient, recipient, NATIVE)
+  const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+  t.equal(done.status, 'success', 'filled without a manual /transactions/index')
+  t.equal(
+    (await evmBalance(destinationClient, recipient, NATIVE)) - before,
+    BigInt(quote.details.currencyOut.amount),
+    'the recipient got the quoted output',
+  )
+})
