@@ -545,6 +545,12 @@ export interface SignedTransaction {
   readonly amount: bigint
 }
 
+/** A re-signed transaction that replaces another one (same nonce); it moves the same amount. */
+export interface ReplacementTransaction {
+  readonly transactionId: string
+  readonly raw: string
+}
+
 /** What became of a submitted transaction. */
 export interface TransactionOutcome {
   readonly transactionId: string
@@ -600,6 +606,14 @@ export interface FillingCapability {
     credentials: SolverCredentials,
     options?: SigningOptions,
   ): Promise<SignedTransaction>
+  /**
+   * A replacement of the signed transaction `raw` that is not being mined (underpriced after a
+   * fee spike, dropped from the mempool): the same nonce re-signed with higher fees, so the chain
+   * mines at most one of the two. Undefined when the fees would pass the chain's configured cap,
+   * or when `raw` is not the solver's to re-sign (a deposit address's). Families without a fee
+   * market omit it; the solver then keeps re-broadcasting the same bytes.
+   */
+  replace?(raw: string, credentials: SolverCredentials): Promise<ReplacementTransaction | undefined>
   /** Hands a signed transaction to the chain; broadcasting one the chain already has is not an error. */
   broadcast(raw: string): Promise<void>
   outcome(transactionId: string): Promise<TransactionOutcome>

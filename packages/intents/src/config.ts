@@ -47,6 +47,8 @@ export interface IntentsEnvironment {
   readonly solverLeaseMs: number | undefined
   readonly webhookLeaseMs: number | undefined
   readonly webhookTimeoutMs: number | undefined
+  /** `SOLVER_REPLACE_AFTER_MS`: how long a broadcast transaction may go unmined before it is repriced. */
+  readonly solverReplaceAfterMs: number | undefined
   /** `WEBHOOKS_ALLOW_HTTP_LOOPBACK`, `WEBHOOKS_ALLOW_PRIVATE`. */
   readonly webhookPolicy: WebhookTargetPolicy
   /** `PUBLIC_BASE_URL`: where the service's own URLs (icons) start; else the request's origin. */
@@ -130,6 +132,7 @@ export function readIntentsEnvironment(env: EnvironmentVariables): IntentsEnviro
   const solverLeaseMs = milliseconds('SOLVER_LEASE_MS')
   const webhookLeaseMs = milliseconds('WEBHOOK_LEASE_MS')
   const webhookTimeoutMs = milliseconds('WEBHOOK_TIMEOUT_MS')
+  const solverReplaceAfterMs = milliseconds('SOLVER_REPLACE_AFTER_MS')
   const webhookPolicy = collect(problems, () => webhookPolicyFromEnv(env))
   const rawPublicBaseUrl = readVariable(env, 'PUBLIC_BASE_URL')
   const publicBaseUrl =
@@ -157,6 +160,7 @@ export function readIntentsEnvironment(env: EnvironmentVariables): IntentsEnviro
     solverLeaseMs,
     webhookLeaseMs,
     webhookTimeoutMs,
+    solverReplaceAfterMs,
     webhookPolicy: webhookPolicy as WebhookTargetPolicy,
     publicBaseUrl,
     metricsToken,

@@ -159,6 +159,9 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     credentials: (vmType) => solverCredentialsFor(settings, vmType),
     metrics,
     ...(settingsFromEnv.solverLeaseMs !== undefined ? { leaseMs: settingsFromEnv.solverLeaseMs } : {}),
+    ...(settingsFromEnv.solverReplaceAfterMs !== undefined
+      ? { replaceAfterMs: settingsFromEnv.solverReplaceAfterMs }
+      : {}),
     ...(env.PONTIS_FAILPOINT ? { failpoint: crashAt(env.PONTIS_FAILPOINT, logger) } : {}),
   })
   // Webhook URLs are checked with the delivery's own policy when they are set.

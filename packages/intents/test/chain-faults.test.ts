@@ -9,8 +9,16 @@ import { type IntentsApi, silentLogger } from '@pontis/core'
 import { type DevnetChain, devnetEnvironment, startDevnet, USERS } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
-import t from 'tap'
-import { type Address, createPublicClient, createWalletClient, type Hex, http, type PublicClient } from 'viem'
+import t, { type Test } from 'tap'
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  type Hex,
+  http,
+  type PublicClient,
+  parseTransaction,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { REPO_CONFIG_DIR } from '../../../test/helpers/environments.js'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
@@ -62,7 +70,7 @@ async function configure(extra: Record<number, Record<string, unknown>>): Promis
   await writeFile(chainsFile, JSON.stringify(config))
 }
 
-function start(options: { workers: boolean }): Promise<IntentsService> {
+function start(options: { workers: boolean; env?: Record<string, string> }): Promise<IntentsService> {
   return startIntentsService({
     configDir,
     env: {
@@ -70,6 +78,7 @@ function start(options: { workers: boolean }): Promise<IntentsService> {
       RATE_LIMITS: 'off',
       DATABASE_URL: TEST_DATABASE_URL,
       DATABASE_SCHEMA: database.schema,
+      ...options.env,
     },
     port: 0,
     logger: silentLogger,
@@ -153,4 +162,92 @@ t.test('a deposit made before the first start is found from the configured start
     BigInt(quote.details.currencyOut.amount),
     'the recipient got the quoted output',
   )
+})
+
+/** The fill job of `requestId`: its current transaction and the ones it replaced. */
+async function fillJob(service: IntentsService, requestId: string) {
+  const { rows } = await service.store.client.query<{
+    raw: Hex
+    transaction_id: string
+    replaced: Array<{ transactionId: string; raw: Hex }>
+  }>('SELECT raw, transaction_id, replaced FROM solver_jobs WHERE job_key = $1', [
+    `fill:${requestId.toLowerCase()}`,
+  ])
+  const job = rows[0]
+  if (!job) throw new Error(`no fill job for ${requestId}`)
+  return job
+}
+
+/**
+ * Quotes and deposits with destination mining paused, so the fill stays unmined; `fault` then acts
+ * on the broadcast fill. Checks the request ends `success`, the recipient paid exactly once, by a
+ * replacement with the same nonce and higher fees.
+ */
+async function stuckFill(
+  t: Test,
+  user: (typeof USERS)[number],
+  recipient: Address,
+  fault: (fill: Hex, service: IntentsService, requestId: string) => Promise<void>,
+): Promise<void> {
+  await configure({})
+  const service = await start({ workers: true, env: { SOLVER_REPLACE_AFTER_MS: '1500' } })
+  t.teardown(() => service.close())
+  const client = createTestClient(t, service.url, loaded.document)
+  await destination.faults.pauseMining()
+  t.teardown(() => destination.faults.resumeMining())
+  const before = await evmBalance(destinationClient, recipient, NATIVE)
+  const { quote, requestId } = await quoteNative(client, user, recipient)
+  await deposit(quote, user)
+  const submitted = await settled(client, requestId, ['submitted'])
+  const fill = submitted.txHashes[0] as Hex
+  await fault(fill, service, requestId)
+  const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+  t.equal(done.status, 'success', 'the request succeeds')
+  const job = await fillJob(service, requestId)
+  t.ok(job.replaced.length >= 1, 'the fill was replaced')
+  t.equal(job.replaced[0]?.transactionId, fill, 'the first one broadcast is among the replaced')
+  const mined = parseTransaction(job.raw)
+  for (const earlier of job.replaced) {
+    const replaced = parseTransaction(earlier.raw)
+    t.equal(replaced.nonce, mined.nonce, 'the same nonce: only one of them can be mined')
+    t.ok((mined.maxFeePerGas ?? 0n) > (replaced.maxFeePerGas ?? 0n), 'the mined one pays more per gas')
+    t.equal(
+      await destinationClient.request({
+        method: 'eth_getTransactionReceipt',
+        params: [earlier.transactionId as Hex],
+      }),
+      null,
+      'a replaced one is not mined',
+    )
+  }
+  t.ok(done.txHashes.includes(job.transaction_id), 'the status shows the mined fill')
+  t.equal(
+    (await evmBalance(destinationClient, recipient, NATIVE)) - before,
+    BigInt(quote.details.currencyOut.amount),
+    'the recipient is paid once, the quoted output',
+  )
+}
+
+t.test('a fill priced out by a base-fee spike is replaced with higher fees and paid once', async (t) => {
+  await stuckFill(t, USERS[1]!, USERS[2]!.address, async () => {
+    // Mined into a block whose base fee the fill's max fee is below: anvil evicts the fill, and
+    // sending the same bytes again is refused.
+    await destination.faults.spikeBaseFee(500n * 10n ** 9n)
+    await destination.faults.mine()
+    await destination.faults.resumeMining()
+  })
+})
+
+t.test('a fill dropped from the mempool and left unmined is sent again, then repriced', async (t) => {
+  await stuckFill(t, USERS[2]!, USERS[1]!.address, async (fill, service, requestId) => {
+    await destination.faults.dropTransaction(fill)
+    // Mining stays paused: the same bytes go back to the mempool and stay there, until the solver
+    // replaces them (SOLVER_REPLACE_AFTER_MS) …
+    await waitFor(
+      'the fill to be replaced',
+      async () => (await fillJob(service, requestId)).replaced.length > 0,
+    )
+    // … and the replacement is what the next block takes.
+    await destination.faults.resumeMining()
+  })
 })

@@ -51,6 +51,11 @@ export interface EvmPluginConfig {
    * `contracts.multicaller`. A chain with neither has no filling capability.
    */
   readonly multicaller?: string
+  /**
+   * The most a replacement of a stuck transaction may offer per gas (wei, decimal): the solver
+   * re-signs a fill that is not mined with higher fees up to this cap, then waits. Default 1000 gwei.
+   */
+  readonly maxReplacementFeePerGas?: string
 }
 
 /** JSON Schema of {@link EvmPluginConfig}; defaults are applied by the registry. */
@@ -67,6 +72,7 @@ export const evmConfigSchema = {
     readCacheSeconds: { type: 'number', minimum: 0, maximum: 60, default: 2 },
     depositAddressSeed: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
     multicaller: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
+    maxReplacementFeePerGas: { type: 'string', pattern: '^[1-9][0-9]{0,30}$', default: '1000000000000' },
   },
 } as const
 
@@ -185,7 +191,17 @@ export default definePlugin<EvmPluginConfig>({
         head: String(await rpc(label, () => evm.client.getBlockNumber({ cacheTime: 0 }))),
       }),
       // Fills go through the multicaller; without one this chain cannot be a solver's destination.
-      ...(evm.multicaller ? { filling: createEvmFilling(evm, finality) } : {}),
+      ...(evm.multicaller
+        ? {
+            filling: createEvmFilling(
+              evm,
+              finality,
+              chain.plugin.maxReplacementFeePerGas === undefined
+                ? {}
+                : { maxReplacementFeePerGas: BigInt(chain.plugin.maxReplacementFeePerGas) },
+            ),
+          }
+        : {}),
     }
   },
 })

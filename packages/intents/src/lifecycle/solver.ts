@@ -27,6 +27,12 @@ export interface SolverOptions {
   readonly pollMs?: number
   /** Attempts before a job that keeps failing is given up. */
   readonly maxAttempts?: number
+  /**
+   * How long a broadcast transaction may stay unmined (pending, or dropped and refused again)
+   * before it is replaced with higher fees, on chains that can ({@link FillingCapability.replace}).
+   * Default 60 s.
+   */
+  readonly replaceAfterMs?: number
   readonly now?: () => number
   /**
    * Crash-test hook: called at named points (`after-sign`: the signed bytes are stored but not
@@ -278,6 +284,7 @@ export class Solver {
     const { lifecycle, registry } = this.#options
     const filling = this.#filling(registry.chain(job.chainId))
     await filling.broadcast(job.raw as string)
+    await lifecycle.markBroadcast(job.id)
     await lifecycle.setJobState(job.id, 'broadcast', {
       releaseLease: true,
       notBefore: this.#now() + (this.#options.pollMs ?? 500),
@@ -294,22 +301,32 @@ export class Solver {
     const { lifecycle, registry } = this.#options
     const chain = registry.chain(job.chainId)
     const filling = this.#filling(chain)
-    const outcome = await filling.outcome(job.transactionId as string)
+    let outcome = await filling.outcome(job.transactionId as string)
+    if (outcome.state === 'pending' || outcome.state === 'not_found') {
+      // A transaction this one replaced may have been mined instead (same nonce): follow that one.
+      for (const earlier of job.replaced) {
+        const mined = await filling.outcome(earlier.transactionId)
+        if (mined.state !== 'success' && mined.state !== 'reverted') continue
+        await lifecycle.adoptReplaced(job.id, earlier)
+        job = { ...job, transactionId: earlier.transactionId, raw: earlier.raw }
+        outcome = mined
+        break
+      }
+    }
     const later = () =>
       lifecycle.setJobState(job.id, 'broadcast', {
         releaseLease: true,
         notBefore: this.#now() + (this.#options.pollMs ?? 500),
       })
-    if (outcome.state === 'not_found') {
-      // Dropped or never received (a crash before broadcast completed): the same bytes again.
-      await filling.broadcast(job.raw as string)
+    if (outcome.state === 'not_found' || outcome.state === 'pending') {
+      await this.#keepMoving(job, chain, filling, outcome.state)
       await later()
       return
     }
     // Final by the family's rule and as deep as the chain entry's `finality` asks.
     const deepEnough =
       outcome.final && (outcome.confirmations ?? Number.POSITIVE_INFINITY) >= settlementConfirmations(chain)
-    if (outcome.state === 'pending' || (outcome.state === 'success' && !deepEnough)) {
+    if (outcome.state === 'success' && !deepEnough) {
       await later()
       return
     }
@@ -329,6 +346,56 @@ export class Solver {
     })
     this.#options.metrics?.jobFinished(job.kind, 'reverted')
     await this.#onReverted(job, outcome.revert)
+  }
+
+  /**
+   * A transaction not mined yet. Dropped (or never received, after a crash before the broadcast
+   * completed): the same bytes again. Unmined for longer than `replaceAfterMs`, or refused when sent
+   * again (underpriced after a fee spike): replaced by the same nonce with higher fees, stored before
+   * it is broadcast, so the chain mines one of them only and nobody is paid twice.
+   */
+  async #keepMoving(
+    job: SolverJob,
+    chain: RegisteredChain,
+    filling: FillingCapability,
+    state: 'pending' | 'not_found',
+  ): Promise<void> {
+    const { lifecycle, logger } = this.#options
+    let refused: unknown
+    if (state === 'not_found') {
+      try {
+        await filling.broadcast(job.raw as string)
+      } catch (error) {
+        if (!filling.replace) throw error
+        refused = error
+      }
+    }
+    if (refused === undefined) await lifecycle.markBroadcast(job.id)
+    const stuckFor = this.#now() - (job.broadcastAt ?? this.#now())
+    if (!filling.replace || (refused === undefined && stuckFor < (this.#options.replaceAfterMs ?? 60_000)))
+      return
+    const replacement = await filling.replace(job.raw as string, this.#credentials(chain))
+    if (!replacement) {
+      logger.warn('stuck transaction not replaced: its fees would pass the chain cap', {
+        jobId: job.id,
+        chainId: chain.id,
+        transactionId: job.transactionId,
+      })
+      if (refused !== undefined) throw refused
+      return
+    }
+    if (!(await lifecycle.storeReplacement(job.id, this.#owner, job.transactionId as string, replacement)))
+      return
+    logger.info('stuck transaction replaced with higher fees', {
+      jobId: job.id,
+      chainId: chain.id,
+      replaced: job.transactionId,
+      transactionId: replacement.transactionId,
+    })
+    await filling.broadcast(replacement.raw)
+    await lifecycle.markBroadcast(job.id)
+    if (job.kind === 'fill' && job.requestId !== null)
+      await lifecycle.transition(job.requestId, { to: 'submitted', txHash: replacement.transactionId })
   }
 
   async #onConfirmed(job: SolverJob): Promise<void> {
