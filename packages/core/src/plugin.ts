@@ -457,6 +457,12 @@ export function lastScannedBefore(height: bigint): string {
   return (height > 0n ? height - 1n : 0n).toString()
 }
 
+/** How a transaction's facts are read. */
+export interface ReadOptions {
+  /** Read from the chain, skipping any cache of final facts. */
+  readonly fresh?: boolean
+}
+
 /** How a balance is read. */
 export interface BalanceOptions {
   /** Count only funds received this many blocks deep (1 = in a block). */
@@ -465,7 +471,11 @@ export interface BalanceOptions {
 
 /** Reading chain state as facts. */
 export interface ReadingCapability {
-  readDeposits(transactionId: string): Promise<TransactionFacts<DepositFact>>
+  /**
+   * `options.fresh`: from the chain now, never from facts kept because they were final (the
+   * indexer asks so when it checks that a deposit it acted on was not reorganised away).
+   */
+  readDeposits(transactionId: string, options?: ReadOptions): Promise<TransactionFacts<DepositFact>>
   /**
    * Deposits into the chain's depository after `cursor` (from the current head when absent: a new
    * indexer does not replay history), in bounded steps.

@@ -21,6 +21,8 @@ export type QuoteKind = 'quote' | 'price'
 export type JobOutcome = 'confirmed' | 'reverted' | 'failed'
 /** How one webhook delivery attempt ended. */
 export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'dead' | 'disabled'
+/** When a reorganisation removed a deposit: before its fill was sent (nothing paid) or after (paid). */
+export type DepositReorgStage = 'before_fill' | 'after_fill'
 
 /** What the gauges read when scraped; each is set once the part it reads exists. */
 export interface IntentsMetricsSources {
@@ -43,6 +45,8 @@ export interface IntentsMetrics {
   /** A solver job reached a final state; a confirmed fill with its latency since it was queued. */
   jobFinished(kind: JobKind, outcome: JobOutcome, fillSeconds?: number): void
   webhookAttempted(outcome: WebhookAttemptOutcome): void
+  /** A deposit a reorganisation removed, before its fill was sent or after. */
+  depositReorged(chainId: number, stage: DepositReorgStage): void
   rpcCall(observation: RpcCallObservation): void
 }
 
@@ -129,7 +133,16 @@ export function createIntentsMetrics(
       this.set(sources.websocketClients?.() ?? 0)
     },
   })
+  const depositReorgs = new Counter({
+    name: 'pontis_deposit_reorgs_total',
+    help: 'Deposits a chain reorganisation removed, by chain and stage (before_fill: nothing was paid; after_fill: the fill was sent for a deposit that no longer exists).',
+    labelNames: ['chain', 'stage'] as const,
+    registers,
+  })
   // Zeros, so an alert on increase() sees the first event.
+  for (const chain of options.chainIds ?? [])
+    for (const stage of ['before_fill', 'after_fill'] as const)
+      depositReorgs.inc({ chain: String(chain), stage }, 0)
   for (const kind of JOB_KINDS) for (const outcome of JOB_OUTCOMES) jobs.inc({ kind, outcome }, 0)
   for (const outcome of WEBHOOK_OUTCOMES) webhookAttempts.inc({ outcome }, 0)
   return {
@@ -147,6 +160,7 @@ export function createIntentsMetrics(
       if (seconds !== undefined) fillSeconds.observe(Math.max(0, seconds))
     },
     webhookAttempted: (outcome) => webhookAttempts.inc({ outcome }),
+    depositReorged: (chainId, stage) => depositReorgs.inc({ chain: String(chainId), stage }),
     rpcCall: createRpcCallMetrics(registry, options.chainIds ?? []),
   }
 }

@@ -46,6 +46,8 @@ export interface IntentsServiceOptions {
   readonly workers?: boolean
   /** Pause between indexer passes. Default 1000 ms. */
   readonly indexerIntervalMs?: number
+  /** How often the indexer reads deposits it acted on again, for reorganisations. Default 15 s. */
+  readonly reorgCheckMs?: number
   /** Pause between solver passes. Default 250 ms. */
   readonly solverIntervalMs?: number
   /** Pause between webhook delivery passes. Default 200 ms. */
@@ -150,7 +152,14 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
   const now = options.now ?? Date.now
   const metrics = createIntentsMetrics({ chainIds: registry.chains().map((chain) => chain.id) })
   const lifecycle = new LifecycleStore(store, now, metrics)
-  const indexer = new Indexer({ registry, lifecycle, logger, now })
+  const indexer = new Indexer({
+    registry,
+    lifecycle,
+    logger,
+    now,
+    metrics,
+    ...(options.reorgCheckMs !== undefined ? { reorgCheckMs: options.reorgCheckMs } : {}),
+  })
   const solver = new Solver({
     registry,
     lifecycle,

@@ -23,7 +23,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { REPO_CONFIG_DIR } from '../../../test/helpers/environments.js'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
-import { evmBalance } from './fixtures/e2e.js'
+import { evmBalance, freshIndexerPass } from './fixtures/e2e.js'
 import { openTestSchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 
 type Quote = IntentsApi.QuoteResponse
@@ -70,7 +70,11 @@ async function configure(extra: Record<number, Record<string, unknown>>): Promis
   await writeFile(chainsFile, JSON.stringify(config))
 }
 
-function start(options: { workers: boolean; env?: Record<string, string> }): Promise<IntentsService> {
+function start(options: {
+  workers: boolean
+  env?: Record<string, string>
+  now?: () => number
+}): Promise<IntentsService> {
   return startIntentsService({
     configDir,
     env: {
@@ -86,6 +90,8 @@ function start(options: { workers: boolean; env?: Record<string, string> }): Pro
     workers: options.workers,
     indexerIntervalMs: 150,
     solverIntervalMs: 100,
+    reorgCheckMs: 200,
+    ...(options.now ? { now: options.now } : {}),
   })
 }
 
@@ -250,4 +256,118 @@ t.test('a fill dropped from the mempool and left unmined is sent again, then rep
     // … and the replacement is what the next block takes.
     await destination.faults.resumeMining()
   })
+})
+
+/** How many deposits of `requestId` the indexer has recorded, and how many fill jobs it queued. */
+async function seen(
+  service: IntentsService,
+  requestId: string,
+): Promise<{ deposits: number; fills: number }> {
+  const id = requestId.toLowerCase()
+  const { rows } = await service.store.client.query<{ deposits: number; fills: number }>(
+    `SELECT (SELECT count(*)::int FROM deposits WHERE request_id = $1) AS deposits,
+            (SELECT count(*)::int FROM solver_jobs WHERE job_key = $2) AS fills`,
+    [id, `fill:${id}`],
+  )
+  return rows[0] ?? { deposits: 0, fills: 0 }
+}
+
+type ReorgDetails = { depositReorged?: { transactionId: string; stage: string; amount: string } }
+
+t.test(
+  'a deposit reorganised away before its confirmations: no fill, waiting, then DEPOSIT_REORGED after the TTL',
+  async (t) => {
+    await configure({ [origin.chainId]: { finality: { confirmations: 3 } } })
+    let clockOffset = 0
+    const service = await start({ workers: true, now: () => Date.now() + clockOffset })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const user = USERS[3]!
+    const { quote, requestId } = await quoteNative(client, user, USERS[0]!.address)
+    await deposit(quote, user)
+    await waitFor('the deposit to be recorded', async () => (await seen(service, requestId)).deposits === 1)
+    // One block deep of the three the chain entry asks for: the deposit's block goes.
+    await origin.faults.rollback(1)
+    const noted = await waitFor(
+      'the record to note the reorganised deposit',
+      () => statusOf(client, requestId),
+      {
+        until: (record) => (record.details as ReorgDetails | null)?.depositReorged !== undefined,
+      },
+    )
+    t.equal(noted.status, 'waiting', 'the request waits again')
+    t.equal((noted.details as ReorgDetails).depositReorged?.stage, 'before_fill')
+    t.equal((noted.details as ReorgDetails).depositReorged?.amount, quote.details.currencyIn.amount)
+    await origin.faults.mine(4)
+    await freshIndexerPass(service)
+    t.same(await seen(service, requestId), { deposits: 0, fills: 0 }, 'no deposit kept, no fill queued')
+    t.equal((await statusOf(client, requestId)).status, 'waiting', 'more blocks change nothing')
+
+    // Past any quote lifetime (at most 86400 s).
+    clockOffset = 2 * 86_400_000
+    const failed = await settled(client, requestId, ['failure'])
+    t.equal(failed.failReason, 'DEPOSIT_REORGED', 'after the TTL: failed, saying why')
+  },
+)
+
+t.test('a deposit reorganised away after its fill: recorded on the request and counted', async (t) => {
+  await configure({})
+  const service = await start({ workers: true })
+  t.teardown(() => service.close())
+  const client = createTestClient(t, service.url, loaded.document)
+  const user = USERS[0]!
+  const { quote, requestId } = await quoteNative(client, user, USERS[2]!.address)
+  const depositBlock = await deposit(quote, user)
+  t.equal((await settled(client, requestId, ['success', 'failure', 'refund'])).status, 'success')
+  await origin.faults.reorg(Number((await origin.faults.head()) - depositBlock + 1n))
+  const noted = await waitFor(
+    'the record to note the reorganised deposit',
+    () => statusOf(client, requestId),
+    {
+      until: (record) => (record.details as ReorgDetails | null)?.depositReorged !== undefined,
+    },
+  )
+  t.equal(noted.status, 'success', 'the fill was paid: the status stays')
+  t.equal(
+    (noted.details as ReorgDetails).depositReorged?.stage,
+    'after_fill',
+    'the record says the fill went out',
+  )
+  t.equal((noted.details as ReorgDetails).depositReorged?.transactionId, noted.inTxHashes[0])
+  const metrics = await client.get('/metrics')
+  t.match(
+    metrics.text,
+    new RegExp(`pontis_deposit_reorgs_total\\{chain="${origin.chainId}",stage="after_fill"\\} 1\\b`),
+    'the operator sees it counted',
+  )
+})
+
+t.test('a fill reorganised away before its confirmations is sent again and paid once', async (t) => {
+  await configure({ [destination.chainId]: { finality: { confirmations: 3 } } })
+  const service = await start({ workers: true })
+  t.teardown(() => service.close())
+  const client = createTestClient(t, service.url, loaded.document)
+  const user = USERS[1]!
+  const recipient = USERS[3]!.address
+  const before = await evmBalance(destinationClient, recipient, NATIVE)
+  const { quote, requestId } = await quoteNative(client, user, recipient)
+  await deposit(quote, user)
+  const submitted = await settled(client, requestId, ['submitted'])
+  const fill = submitted.txHashes[0] as Hex
+  const receipt = () =>
+    destinationClient.request({ method: 'eth_getTransactionReceipt', params: [fill] }) as Promise<unknown>
+  await waitFor('the fill to be mined', receipt)
+  t.equal((await statusOf(client, requestId)).status, 'submitted', 'one block of three: not final yet')
+  await destination.faults.rollback(1)
+  t.equal(await receipt(), null, 'the fill is gone from the chain')
+  await waitFor('the solver to send the fill again', receipt)
+  await destination.faults.mine(2)
+  const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+  t.equal(done.status, 'success')
+  t.same(done.txHashes, [fill], 'the same signed bytes, mined again')
+  t.equal(
+    (await evmBalance(destinationClient, recipient, NATIVE)) - before,
+    BigInt(quote.details.currencyOut.amount),
+    'the recipient is paid once',
+  )
 })

@@ -6,6 +6,7 @@ import {
   type PayoutFact,
   PontisError,
   type ReadingCapability,
+  type ReadOptions,
   type ScannedDeposit,
   type TransactionFacts,
   type WithdrawalFact,
@@ -334,6 +335,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
   async function factsOf<Fact>(
     kind: 'deposits' | 'fills' | 'refunds',
     transactionId: string,
+    fresh: boolean,
     extract: (
       receipt: TransactionReceipt,
       transaction: () => Promise<Transaction | undefined>,
@@ -347,7 +349,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
     }
     const hash = transactionId as Hex
     const key = `${kind}:${hash.toLowerCase()}`
-    const kept = finalFacts.get(key) as TransactionFacts<Fact> | undefined
+    const kept = fresh ? undefined : (finalFacts.get(key) as TransactionFacts<Fact> | undefined)
     if (kept !== undefined && kept.blockNumber !== undefined) {
       // Still final (a finalized block stays finalized, confirmations only grow); the count is fresh
       // from the head the reads share (cached for a second), never below the one it was kept with.
@@ -399,8 +401,8 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
     }
 
   const reading: ReadingCapability = {
-    async readDeposits(transactionId: string): Promise<TransactionFacts<DepositFact>> {
-      return factsOf('deposits', transactionId, async (receipt, transaction) => {
+    async readDeposits(transactionId: string, options?: ReadOptions): Promise<TransactionFacts<DepositFact>> {
+      return factsOf('deposits', transactionId, options?.fresh === true, async (receipt, transaction) => {
         const depository = context.depository
         if (!depository) return []
         const facts: DepositFact[] = receipt.logs.flatMap((log) => {
@@ -420,6 +422,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
       factsOf(
         'fills',
         transactionId,
+        false,
         withTransaction((transaction, receipt) => fillFacts(context, transaction, receipt)),
       ),
 
@@ -427,6 +430,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
       factsOf(
         'refunds',
         transactionId,
+        false,
         withTransaction((transaction, receipt) => refundFacts(context, transaction, receipt)),
       ),
 

@@ -461,6 +461,15 @@ export class LifecycleStore {
     return this.#store.listRequests(`status = 'waiting' AND deposit_address IS NOT NULL`, [], limit)
   }
 
+  /** Requests past their TTL still waiting, whose deposit a reorganisation removed. */
+  async expiredWithReorgedDeposit(now: number, limit: number): Promise<StoredRequest[]> {
+    return this.#store.listRequests(
+      `status = 'waiting' AND expires_at < $1 AND details -> 'depositReorged' IS NOT NULL`,
+      [now],
+      limit,
+    )
+  }
+
   /** Requests past their TTL still waiting for a deposit. */
   async expiredWaiting(now: number, limit: number): Promise<StoredRequest[]> {
     return this.#store.listRequests(`status = 'waiting' AND expires_at < $1`, [now], limit)
