@@ -3,6 +3,8 @@
  * caused through the devnet's fault powers (packages/devnet/src/faults.ts).
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type IntentsApi, silentLogger } from '@pontis/core'
@@ -371,3 +373,80 @@ t.test('a fill reorganised away before its confirmations is sent again and paid 
     'the recipient is paid once',
   )
 })
+
+/**
+ * A JSON-RPC proxy on loopback in front of `target` that answers another hash for block `lieAbout`
+ * (when set); everything else passes through unchanged.
+ */
+async function lyingNode(t: Test, target: string): Promise<{ url: string; lieAbout?: bigint }> {
+  const node: { url: string; lieAbout?: bigint } = { url: '' }
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', async () => {
+      const body = Buffer.concat(chunks).toString()
+      const answer = await fetch(target, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      })
+      const text = await answer.text()
+      const request = JSON.parse(body) as { method?: string; params?: unknown[] }
+      const lied =
+        node.lieAbout !== undefined &&
+        request.method === 'eth_getBlockByNumber' &&
+        request.params?.[0] === `0x${node.lieAbout.toString(16)}`
+      const reply = JSON.parse(text) as { result?: { hash?: string } }
+      if (lied && reply.result) reply.result.hash = `0x${'ab'.repeat(32)}`
+      res
+        .writeHead(answer.status, { 'content-type': 'application/json' })
+        .end(lied ? JSON.stringify(reply) : text)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  node.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return node
+}
+
+t.test(
+  'a node lying about a block hash is reported and outvoted; alone against one honest node, nothing is trusted',
+  async (t) => {
+    const liar = await lyingNode(t, origin.rpcUrl)
+    const user = USERS[2]!
+    const recipient = USERS[0]!.address
+    await configure({ [origin.chainId]: { rpc: { url: origin.rpcUrl, fallbackUrls: [liar.url] } } })
+    const twoNodes = await start({ workers: true })
+    t.teardown(() => twoNodes.close())
+    const client = createTestClient(t, twoNodes.url, loaded.document)
+    const { quote, requestId } = await quoteNative(client, user, recipient)
+    liar.lieAbout = (await origin.faults.head()) + 1n
+    t.equal(await deposit(quote, user), liar.lieAbout, 'the deposit is in the block the node lies about')
+    await waitFor('the deposit to be recorded', async () => (await seen(twoNodes, requestId)).deposits === 1)
+    await freshIndexerPass(twoNodes)
+    t.same(
+      await seen(twoNodes, requestId),
+      { deposits: 1, fills: 0 },
+      'one honest node of two is no majority: no fill',
+    )
+    t.equal((await statusOf(client, requestId)).status, 'waiting')
+    const metrics = await client.get('/metrics')
+    t.match(
+      metrics.text,
+      new RegExp(`pontis_rpc_calls_total\\{chain="${origin.chainId}",outcome="disagreement"\\} [1-9]`),
+      'the disagreement is counted',
+    )
+    await twoNodes.close()
+
+    // A third node, honest: two of three agree, and the deposit is acted on.
+    const honest = await lyingNode(t, origin.rpcUrl)
+    await configure({
+      [origin.chainId]: { rpc: { url: origin.rpcUrl, fallbackUrls: [liar.url, honest.url] } },
+    })
+    const threeNodes = await start({ workers: true })
+    t.teardown(() => threeNodes.close())
+    const api = createTestClient(t, threeNodes.url, loaded.document)
+    const done = await settled(api, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success', 'filled once a majority vouches for the block')
+  },
+)

@@ -16,6 +16,7 @@ import {
   invalidCurrencyError,
   isCurrencyRole,
   PontisError,
+  reportRpcDisagreement,
 } from '@pontis/core/plugin'
 import { type Address, getAddress, type Hex, isAddress, isAddressEqual, recoverMessageAddress } from 'viem'
 import { createEvmFilling } from './filling.js'
@@ -131,6 +132,14 @@ export function createEvmIdentity(chain?: ChainLabel): IdentityCapability {
 
 const TRANSACTION_HASH = /^0x[0-9a-fA-F]{64}$/
 
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host
+  } catch {
+    return 'an unparsable URL'
+  }
+}
+
 export default definePlugin<EvmPluginConfig>({
   vmType: 'evm',
   name: '@pontis/plugin-evm',
@@ -180,6 +189,22 @@ export default definePlugin<EvmPluginConfig>({
       eip1559: chain.plugin.eip1559,
       depositAddressSeed: chain.plugin.depositAddressSeed as Hex | undefined,
       maxLogBlockRange: chain.plugin.maxLogBlockRange,
+      witnesses: (chain.rpc.fallbackUrls ?? []).map((url) => ({
+        url,
+        client: createRpcClient({
+          url,
+          ...(chain.rpc.timeoutMs !== undefined ? { timeoutMs: chain.rpc.timeoutMs } : {}),
+          ...(chain.rpc.headers ? { headers: chain.rpc.headers } : {}),
+        }),
+      })),
+      onDisagreement: (witness, blockNumber) => {
+        // The host only: an RPC URL may carry a provider key.
+        context.logger.warn('a node answered another block hash than the others; not trusted', {
+          node: hostOf(witness.url),
+          blockNumber: blockNumber.toString(),
+        })
+        reportRpcDisagreement(witness.url)
+      },
     }
     return {
       identity,

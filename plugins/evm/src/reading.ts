@@ -34,7 +34,7 @@ import {
   toHex,
 } from 'viem'
 import { CALL_REQUEST_TYPES, depositoryAbi, erc20Abi, multicallerAbi } from './abi.js'
-import { type EvmChainContext, isNativeCurrency, readAllowance } from './quoting.js'
+import { type EvmChainContext, isNativeCurrency, type RpcWitness, readAllowance } from './quoting.js'
 import { rpc } from './rpc.js'
 import { confirmationsOf, findTransaction, lookUpReceipt } from './transactions.js'
 
@@ -319,6 +319,30 @@ function refundFacts(
   return facts
 }
 
+/**
+ * Whether a majority of the chain's nodes (the main client counts as one, each witness as one)
+ * answer `blockHash` for `blockNumber`. Without witnesses, true. A witness answering another hash is
+ * reported and does not count; one that fails to answer does not count either.
+ */
+export async function blockHashQuorum(
+  context: EvmChainContext,
+  blockNumber: bigint,
+  blockHash: Hex,
+): Promise<boolean> {
+  const witnesses = context.witnesses ?? []
+  if (witnesses.length === 0) return true
+  const answers = await Promise.allSettled(
+    witnesses.map((witness) => witness.client.getBlock({ blockNumber }).then((block) => block.hash)),
+  )
+  let agreeing = 1
+  for (const [position, answer] of answers.entries()) {
+    if (answer.status !== 'fulfilled') continue
+    if (answer.value === blockHash) agreeing++
+    else context.onDisagreement?.(witnesses[position] as RpcWitness, blockNumber)
+  }
+  return agreeing > (witnesses.length + 1) / 2
+}
+
 /** The reading capability of one EVM chain. */
 export function createEvmReading(context: EvmChainContext, finality: FinalityPolicy): ReadingCapability {
   /**
@@ -375,6 +399,10 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
       return { transactionId, state: lookup.state, final: false, facts: [] }
     }
     const { receipt } = lookup
+    // Not enough nodes vouch for the block: as if not mined yet, so nothing acts on it or signs it.
+    if (!(await blockHashQuorum(context, receipt.blockNumber, receipt.blockHash))) {
+      return { transactionId, state: 'pending', final: false, facts: [] }
+    }
     const [{ confirmations, final }, facts] = await Promise.all([
       confirmationsOf(context, receipt.blockNumber, finality),
       // A reverted transaction moved nothing.
