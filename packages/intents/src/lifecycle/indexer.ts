@@ -307,7 +307,9 @@ export class Indexer {
       const reading = chain?.adapter.reading
       if (!chain || !reading) continue
       try {
-        const facts = await reading.readDeposits(transactionId)
+        // Fresh: facts the family kept as final may still be shallower than the chain entry's
+        // `finality` asks, and a reorganisation may yet remove them.
+        const facts = await reading.readDeposits(transactionId, { fresh: true })
         if (facts.state !== 'success') {
           if (facts.state === 'not_found' || facts.state === 'reverted')
             await this.#forget(chainId, transactionId)
