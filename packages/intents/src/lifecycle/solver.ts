@@ -376,11 +376,14 @@ export class Solver {
       return
     const replacement = await filling.replace(job.raw as string, this.#credentials(chain))
     if (!replacement) {
-      logger.warn('stuck transaction not replaced: its fees would pass the chain cap', {
-        jobId: job.id,
-        chainId: chain.id,
-        transactionId: job.transactionId,
-      })
+      logger.warn(
+        "stuck transaction not replaced (the fee cap is reached, or it is not the solver's to re-sign)",
+        {
+          jobId: job.id,
+          chainId: chain.id,
+          transactionId: job.transactionId,
+        },
+      )
       if (refused !== undefined) throw refused
       return
     }
