@@ -76,6 +76,7 @@ function start(options: {
   workers: boolean
   env?: Record<string, string>
   now?: () => number
+  solverIntervalMs?: number
 }): Promise<IntentsService> {
   return startIntentsService({
     configDir,
@@ -91,7 +92,7 @@ function start(options: {
     document: loaded,
     workers: options.workers,
     indexerIntervalMs: 150,
-    solverIntervalMs: 100,
+    solverIntervalMs: options.solverIntervalMs ?? 100,
     reorgCheckMs: 200,
     ...(options.now ? { now: options.now } : {}),
   })
@@ -343,6 +344,41 @@ t.test('a deposit reorganised away after its fill: recorded on the request and c
     'the operator sees it counted',
   )
 })
+
+t.test(
+  'a deposit reorganised away after it was acted on, before the fill went out: the fill is cancelled',
+  async (t) => {
+    await configure({})
+    // The solver passes once at start and then not for an hour: the fill stays queued.
+    const service = await start({ workers: true, solverIntervalMs: 3_600_000 })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const user = USERS[3]!
+    const recipient = USERS[1]!.address
+    const before = await evmBalance(destinationClient, recipient, NATIVE)
+    const { quote, requestId } = await quoteNative(client, user, recipient)
+    const depositBlock = await deposit(quote, user)
+    await settled(client, requestId, ['pending'])
+    t.same(await seen(service, requestId), { deposits: 1, fills: 1 }, 'acted on: the fill is queued')
+    await origin.faults.reorg(Number((await origin.faults.head()) - depositBlock + 1n))
+    const failed = await settled(client, requestId, ['failure', 'success', 'refund'])
+    t.equal(failed.status, 'failure')
+    t.equal(failed.failReason, 'DEPOSIT_REORGED')
+    t.equal((failed.details as ReorgDetails).depositReorged?.stage, 'before_fill')
+    const { rows } = await service.store.client.query<{ state: string }>(
+      'SELECT state FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    t.equal(rows[0]?.state, 'failed', 'the fill job is cancelled')
+    await service.solver.tick()
+    t.equal(await evmBalance(destinationClient, recipient, NATIVE), before, 'nothing was paid')
+    const metrics = await client.get('/metrics')
+    t.match(
+      metrics.text,
+      new RegExp(`pontis_deposit_reorgs_total\\{chain="${origin.chainId}",stage="before_fill"\\} [1-9]`),
+    )
+  },
+)
 
 t.test('a fill reorganised away before its confirmations is sent again and paid once', async (t) => {
   await configure({ [destination.chainId]: { finality: { confirmations: 3 } } })
