@@ -9,8 +9,8 @@ import {
   settlementConfirmations,
   type TransactionFacts,
 } from '@pontis/core'
-import { destinationAuthorizations } from '../quote/options.js'
 import type { DepositReorgStage, IntentsMetrics } from '../metrics.js'
+import { destinationAuthorizations } from '../quote/options.js'
 import type { StoredQuote } from '../quote/persist.js'
 import type { SqlClient, StoredRequest } from '../store/index.js'
 import type { LifecycleStore, NewJob, RecordedDeposit } from './lifecycle-store.js'
