@@ -79,3 +79,29 @@ t.test("no replacement of a transaction that is not the solver's", async (t) => 
   ) as (typeof DEV_ACCOUNTS)[number]
   t.equal(await filling.replace?.(await signed(other.privateKey, parseGwei('3')), credentials), undefined)
 })
+
+t.test('a type-4 fill keeps the delegations it carries (authorizationList)', async (t) => {
+  const delegating = privateKeyToAccount(`0x${'7c'.repeat(32)}`)
+  const authorization = await delegating.signAuthorization({
+    address: USERS[1]!.address,
+    chainId: 31337,
+    nonce: 0,
+  })
+  const solver = privateKeyToAccount(SOLVER.privateKey)
+  const stuck = await solver.signTransaction({
+    chainId: 31337,
+    type: 'eip7702',
+    nonce: await client.getTransactionCount({ address: solver.address, blockTag: 'pending' }),
+    to: delegating.address,
+    value: 0n,
+    gas: 100_000n,
+    maxFeePerGas: parseGwei('3'),
+    maxPriorityFeePerGas: parseGwei('1'),
+    authorizationList: [authorization],
+  })
+  const replacement = await filling.replace?.(stuck, credentials)
+  if (!replacement) throw new Error('no replacement under the cap')
+  const after = parseTransaction(replacement.raw as Hex)
+  t.equal(after.type, 'eip7702', 'still a type-4 transaction')
+  t.same(after.authorizationList, parseTransaction(stuck).authorizationList, 'with the same authorizations')
+})
