@@ -224,6 +224,13 @@ async function intentsBases(target: FuzzTarget): Promise<Record<string, readonly
     getRequestsV2: [{ name: 'by user', query: { user: USER } }],
     // Validated before the key is asked for: hostile limits are refused with or without one.
     listPartnerWebhookEvents: [{ name: 'own events', query: {} }],
+    // A wallet with no fees: hostile numbers must still be refused as input, never reach a 5xx.
+    claimAppFees: [
+      {
+        name: 'whole balance',
+        body: { chainId: 31337, currency: NATIVE, recipient: USER, amount: '1' },
+      },
+    ],
     indexTransaction: [
       { name: 'unknown transaction', body: { chainId: 31337, txHash: `0x${'ab'.repeat(32)}` } },
     ],

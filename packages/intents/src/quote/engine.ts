@@ -134,6 +134,8 @@ export class QuoteEngine {
     const originSwap = costs.originSwap ?? (await quoteOutputSwap(request, route, amountIn, costs, settings))
     const payout = computePayout(request, route, charges, costs, calls)
     const liquidity = liquidityClaim(route.destination, costs.solverBalance, payout.neededLiquidity)
+    // More than the whole balance is refused before any order is built (commitments are checked below).
+    if (liquidity) refuseUnlessAvailable(liquidity.claim, 0n, liquidity.describe)
     const priced: PricedQuote = {
       request,
       route,
