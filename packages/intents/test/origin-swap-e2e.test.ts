@@ -8,19 +8,16 @@
  * input the swap did not need, and the recipient gets at least `minimumAmount`. A native-settled
  * origin swap is refused with a catalogued 4xx. Every answer is checked against openapi/intents.yaml.
  */
-import { type IntentsApi, silentLogger } from '@pontis/core'
+import { createPontisClient, viemWalletAdapter } from '@pontis/client'
+import type { IntentsApi } from '@pontis/core'
 import {
   DEPOSITORY_ADDRESS,
   DEX_DEPLOYER,
-  devnetEnvironment,
   STABLECOIN_ADDRESS,
-  startDevnet,
   THIN_TOKEN_ADDRESS,
   UNISWAP_V3_SWAP_ROUTER_ADDRESS,
   USERS,
 } from '@pontis/devnet'
-import { loadOpenApiDocument } from '@pontis/http'
-import { createTestClient, type TestClient } from '@pontis/http/testing'
 import { erc20Abi } from '@pontis/plugin-evm'
 import t from 'tap'
 import {
@@ -28,7 +25,6 @@ import {
   createPublicClient,
   createWalletClient,
   decodeEventLog,
-  encodeFunctionData,
   type Hex,
   http,
   isAddressEqual,
@@ -36,52 +32,18 @@ import {
   type TransactionReceipt,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { waitFor } from '../../../test/helpers/wait.js'
-import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
-import { evmBalance } from './fixtures/e2e.js'
+import { evmBalance, startE2e } from './fixtures/e2e.js'
 
 type Quote = IntentsApi.QuoteResponse
-type Status = IntentsApi.StatusRecordV3
 type TransactionItem = Extract<Quote['steps'][number]['items'][number]['data'], { format: 'evm-transaction' }>
 const NATIVE = '0x0000000000000000000000000000000000000000'
 const THIN_IN = 10n * 10n ** 18n
 
-const devnet = await startDevnet({
-  chains: [
-    { chainId: 31337, port: 0 },
-    { chainId: 31338, port: 0 },
-  ],
-})
-t.teardown(() => devnet.stop())
-const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
-const service = await startIntentsService({
-  env: { ...devnetEnvironment(devnet), RATE_LIMITS: 'off' },
-  port: 0,
-  logger: silentLogger,
-  document: loaded,
-  indexerIntervalMs: 150,
-  solverIntervalMs: 100,
-})
-t.teardown(() => service.close())
-const [chainA, chainB] = devnet.chains as [(typeof devnet.chains)[0], (typeof devnet.chains)[0]]
-const clientA = createPublicClient({ chain: chainA.chain, transport: http(chainA.rpcUrl) }) as PublicClient
+const e2e = await startE2e(t, {}, { otherEvmChains: [31338] })
+const { service } = e2e
+const [chainA, chainB] = e2e.devnet.chains as [(typeof e2e.devnet.chains)[0], (typeof e2e.devnet.chains)[0]]
+const clientA = e2e.evm.client
 const clientB = createPublicClient({ chain: chainB.chain, transport: http(chainB.rpcUrl) }) as PublicClient
-
-async function send(
-  privateKey: Hex,
-  item: { to: string; data: string; value: string },
-): Promise<TransactionReceipt> {
-  const account = privateKeyToAccount(privateKey)
-  const wallet = createWalletClient({ account, chain: chainA.chain, transport: http(chainA.rpcUrl) })
-  const hash = await wallet.sendTransaction({
-    to: item.to as Address,
-    data: item.data as Hex,
-    value: BigInt(item.value),
-  })
-  const receipt = await clientA.waitForTransactionReceipt({ hash })
-  if (receipt.status !== 'success') throw new Error(`${hash} reverted`)
-  return receipt
-}
 
 /** The `Transfer`s of `token` in `receipt` matching `from` and `to` (either side any when absent), summed. */
 function transferred(receipt: TransactionReceipt, token: Address, sides: { from?: Address; to?: Address }) {
@@ -104,43 +66,47 @@ function transactionOf(step: Quote['steps'][number]): TransactionItem {
   return data
 }
 
-async function settle(client: TestClient, requestId: string): Promise<Status> {
-  return waitFor(
-    `request ${requestId} to be final`,
-    async () => (await client.get(`/intents/status/v3?requestId=${requestId}`)).body as Status,
-    {
-      until: (record) => ['success', 'failure', 'refund'].includes(record.status),
-      describe: (record) => record && { status: record.status, failReason: record.failReason },
-    },
-  )
-}
-
 const user = USERS[2]!
 const recipient = USERS[3]!.address
 
-// The user's THIN, from the deployer that minted it.
-await send(DEX_DEPLOYER.privateKey, {
-  to: THIN_TOKEN_ADDRESS,
-  value: '0',
-  data: encodeFunctionData({
+/** THIN for `owner`, from the deployer that minted it. */
+async function fundThin(owner: Address, amount: bigint) {
+  const deployer = createWalletClient({
+    account: privateKeyToAccount(DEX_DEPLOYER.privateKey),
+    chain: chainA.chain,
+    transport: http(chainA.rpcUrl),
+  })
+  const hash = await deployer.writeContract({
+    address: THIN_TOKEN_ADDRESS,
     abi: erc20Abi,
     functionName: 'transfer',
-    args: [user.address, THIN_IN],
-  }),
+    args: [owner, amount],
+  })
+  await clientA.waitForTransactionReceipt({ hash })
+}
+await fundThin(user.address, THIN_IN)
+
+/** A bridge of THIN on 31337 into `destinationCurrency` on 31338. */
+const thinBridge = (
+  from: Address,
+  to: Address,
+  destinationCurrency: string,
+  amount: bigint,
+  tradeType: 'EXACT_INPUT' | 'EXACT_OUTPUT' = 'EXACT_INPUT',
+) => ({
+  user: from,
+  recipient: to,
+  originChainId: 31337,
+  destinationChainId: 31338,
+  originCurrency: THIN_TOKEN_ADDRESS,
+  destinationCurrency,
+  amount: amount.toString(),
+  tradeType,
 })
 
 t.test('THIN on 31337 → USDC on 31338: swapped into USDC and deposited in one transaction', async (t) => {
-  const client = createTestClient(t, service.url, loaded.document)
-  const res = await client.post('/quote/v2', {
-    user: user.address,
-    recipient,
-    originChainId: 31337,
-    destinationChainId: 31338,
-    originCurrency: THIN_TOKEN_ADDRESS,
-    destinationCurrency: STABLECOIN_ADDRESS,
-    amount: THIN_IN.toString(),
-    tradeType: 'EXACT_INPUT',
-  })
+  const client = e2e.client(t)
+  const res = await client.post('/quote/v2', thinBridge(user.address, recipient, STABLECOIN_ADDRESS, THIN_IN))
   t.equal(res.status, 200, 'quoted')
   const quote = res.body as Quote
   const origin = quote.details.route?.origin
@@ -162,8 +128,9 @@ t.test('THIN on 31337 → USDC on 31338: swapped into USDC and deposited in one 
   const thinBefore = await evmBalance(clientA, user.address, THIN_TOKEN_ADDRESS)
   const depositoryBefore = await evmBalance(clientA, DEPOSITORY_ADDRESS, STABLECOIN_ADDRESS)
   const recipientBefore = await evmBalance(clientB, recipient, STABLECOIN_ADDRESS)
-  await send(user.privateKey, approve)
-  const receipt = await send(user.privateKey, deposit)
+  const receipt = await clientA.getTransactionReceipt({
+    hash: await e2e.evm.execute(quote, user.privateKey),
+  })
 
   const paidIn = thinBefore - (await evmBalance(clientA, user.address, THIN_TOKEN_ADDRESS))
   t.equal(
@@ -198,26 +165,63 @@ t.test('THIN on 31337 → USDC on 31338: swapped into USDC and deposited in one 
     requestId,
     'matched to its request from the transaction alone',
   )
-  const done = await settle(client, requestId)
-  t.equal(done.status, 'success')
+  const done = await e2e.waitForStatus(client, requestId)
   t.ok(done.inTxHashes.includes(receipt.transactionHash), 'inTxHashes has the swap deposit')
   const received = (await evmBalance(clientB, recipient, STABLECOIN_ADDRESS)) - recipientBefore
   t.equal(received, BigInt(quote.details.currencyOut.amount), 'the recipient got the quoted output')
   t.ok(received >= BigInt(quote.details.currencyOut.minimumAmount), 'at least minimumAmount')
 })
 
-t.test('an origin swap into the native currency is refused with a catalogued 4xx', async (t) => {
-  const client = createTestClient(t, service.url, loaded.document)
-  const res = await client.post('/quote/v2', {
-    user: user.address,
-    recipient,
-    originChainId: 31337,
-    destinationChainId: 31338,
-    originCurrency: THIN_TOKEN_ADDRESS,
-    destinationCurrency: NATIVE,
-    amount: THIN_IN.toString(),
-    tradeType: 'EXACT_INPUT',
+t.test('partner client: exactly 15 USDC on 31338 bought with THIN on 31337 (exact output)', async (t) => {
+  const buyer = USERS[1]!
+  const receiver = USERS[0]!.address
+  await fundThin(buyer.address, 2n * THIN_IN)
+  const body = thinBridge(buyer.address, receiver, STABLECOIN_ADDRESS, 15_000_000n, 'EXACT_OUTPUT')
+  // The document's shape first (the conformance checker fails the test on any mismatch).
+  t.equal((await e2e.client(t).post('/quote/v2', body)).status, 200)
+  const pontis = createPontisClient({ baseUrl: service.url })
+  const quote = await pontis.getQuote(body)
+  const maxIn = BigInt(quote.details.route?.origin?.inputCurrency?.amount ?? '0')
+  const guaranteed = BigInt(quote.details.route?.origin?.outputCurrency?.minimumAmount ?? '0')
+  t.ok(maxIn > 0n && maxIn <= 2n * THIN_IN, `at most ${maxIn} THIN`)
+  const thinBefore = await evmBalance(clientA, buyer.address, THIN_TOKEN_ADDRESS)
+  const receiverBefore = await evmBalance(clientB, receiver, STABLECOIN_ADDRESS)
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(buyer.privateKey),
+    chain: chainA.chain,
+    transport: http(chainA.rpcUrl),
   })
+  // No /transactions/index here: the indexer finds the tagged router transfer on its own.
+  const result = await pontis.executeQuote(quote, [viemWalletAdapter(wallet)], {
+    pollIntervalMs: 200,
+    timeoutMs: 120_000,
+  })
+  t.equal(result.status.status, 'success')
+  const receipt = await clientA.getTransactionReceipt({ hash: result.txHashes.at(-1) as Hex })
+  const paidIn = thinBefore - (await evmBalance(clientA, buyer.address, THIN_TOKEN_ADDRESS))
+  t.equal(
+    paidIn,
+    transferred(receipt, THIN_TOKEN_ADDRESS, { from: buyer.address }),
+    'THIN left only through the swap',
+  )
+  t.ok(paidIn <= maxIn, `the swap took ${paidIn} THIN, within the quoted ${maxIn}`)
+  // From the receipt: the depository's balance also moves with the solver's repayment of the first request.
+  t.equal(
+    transferred(receipt, STABLECOIN_ADDRESS, { to: DEPOSITORY_ADDRESS }),
+    guaranteed,
+    'the depository was paid exactly the swap output the quote priced',
+  )
+  t.equal(
+    (await evmBalance(clientB, receiver, STABLECOIN_ADDRESS)) - receiverBefore,
+    15_000_000n,
+    'the recipient got exactly the amount asked for',
+  )
+})
+
+t.test('an origin swap into the native currency is refused with a catalogued 4xx', async (t) => {
+  const client = e2e.client(t)
+  // Small: the earlier swaps moved the thin pool, and the impact limit must not answer first.
+  const res = await client.post('/quote/v2', thinBridge(user.address, recipient, NATIVE, THIN_IN / 10n))
   t.equal(res.status, 400)
   t.equal((res.body as { errorCode?: string }).errorCode, 'NO_SWAP_ROUTES_FOUND')
   t.match((res.body as { message?: string }).message, /USDC/, 'the message names what to ask for instead')
