@@ -226,3 +226,13 @@ t.test('an origin swap into the native currency is refused with a catalogued 4xx
   t.equal((res.body as { errorCode?: string }).errorCode, 'NO_SWAP_ROUTES_FOUND')
   t.match((res.body as { message?: string }).message, /USDC/, 'the message names what to ask for instead')
 })
+
+t.test('an origin swap is a transaction the user sends: usePermit is refused', async (t) => {
+  const res = await e2e.client(t).post('/quote/v2', {
+    ...thinBridge(user.address, recipient, STABLECOIN_ADDRESS, THIN_IN / 10n),
+    usePermit: true,
+  })
+  t.equal(res.status, 400)
+  t.equal((res.body as { errorCode?: string }).errorCode, 'UNSUPPORTED_EXECUTION_TYPE')
+  t.match((res.body as { message?: string }).message, 'remove usePermit', 'the message says what to change')
+})
