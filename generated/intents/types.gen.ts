@@ -1566,14 +1566,19 @@ export type StatusRecord = {
      * | depositing | pending | The deposit the service submitted is indexed and confirmed. |
      * | depositing | failure | The service could not submit the permitted deposit (`SIGNATURE_EXPIRED`, `INVALID_SIGNATURE`, `TRANSACTION_SUBMISSION_FAILED`); no funds moved. |
      * | waiting | refund | The deposit arrived after the `ttl` (`TTL_EXPIRED`), was too low (`DEPOSITED_AMOUNT_TOO_LOW_TO_FILL`, e.g. an underpaid strict deposit address) or in another currency (`INCORRECT_DEPOSIT_CURRENCY`); it is returned to `refundTo`. |
-     * | waiting | failure | Such a deposit could not be returned either (`refundFailReason`, e.g. `AMOUNT_TOO_LOW_TO_REFUND`). |
+     * | waiting | failure | Such a deposit could not be returned either (`refundFailReason`, e.g. `AMOUNT_TOO_LOW_TO_REFUND`); or the deposit was removed by a chain reorganisation before it was acted on and the `ttl` passed without another (`DEPOSIT_REORGED`, `details.depositReorged`). |
      * | depositing | refund | The permitted deposit landed after the `ttl`; it is returned to `refundTo`. |
      * | pending | submitted | The solver sent the fill on the destination chain. |
      * | pending | refund | The request cannot be filled; the deposit is returned to `refundTo`. |
-     * | pending | failure | The fill could not be submitted (`TRANSACTION_SUBMISSION_FAILED`); a refund follows. |
+     * | pending | failure | The fill could not be submitted (`TRANSACTION_SUBMISSION_FAILED`); a refund follows. Or a reorganisation removed the deposit before the fill was sent: the fill is cancelled (`DEPOSIT_REORGED`). |
      * | submitted | success | The fill is confirmed; funds reached the recipient. |
      * | submitted | failure | The fill reverted (`EXECUTION_REVERTED`, decoded revert data in `details`); a refund follows. |
      * | failure | refund | The deposit of a failed request was refunded (`failReason` keeps the failure's reason). |
+     *
+     * A deposit a reorganisation removes after its fill was sent leaves the status as it is;
+     * `details.depositReorged` (`transactionId`, `amount`, `currency`, `depositor`, `stage`:
+     * `before_fill` or `after_fill`) records it, as it does for a deposit removed while the
+     * request still waits. A fill repriced while stuck adds its replacement to `txHashes`.
      *
      * Transitions are idempotent (observing the same event again changes nothing and emits no
      * webhook) and never go backwards. `success`, `refund` and `fallback` are terminal; `failure`

@@ -95,6 +95,14 @@ t.test('against the services on the devnet', async (t) => {
   const services = await startServices(t)
 
   t.test('every check passes and the command exits 0', async (t) => {
+    // A partner's key, for the partner's own operations (its webhook, usage).
+    const created = await fetch(`${services.intentsUrl}/admin/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ label: 'contract test partner' }),
+    })
+    t.equal(created.status, 201, 'a partner key to test with')
+    const { secret } = (await created.json()) as { secret: string }
     const run = await pontis([
       'contract-test',
       '--url',
@@ -103,6 +111,8 @@ t.test('against the services on the devnet', async (t) => {
       services.oracleUrl,
       '--admin-token',
       ADMIN_TOKEN,
+      '--api-key',
+      secret,
       '--generated',
       '2',
     ])

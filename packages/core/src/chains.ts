@@ -123,6 +123,39 @@ export interface ChainEntry<PluginOptions = unknown> extends Omit<PublicChainRec
   readonly rpc: RpcConfig
   /** Private: family-specific options, validated by the plugin's `configSchema`. */
   readonly plugin?: PluginOptions
+  /** Private: confirmation depth the service waits for on this chain, above the family's own. */
+  readonly finality?: FinalityConfig
+  /** Private: where the deposit watcher starts on its first run. */
+  readonly indexer?: IndexerConfig
+}
+
+/**
+ * Confirmation depth on one chain, for every family: deposits are acted on, and fills and refunds
+ * count as final, only this deep (1 = included). The family's own rule still applies: the deeper
+ * of the two wins.
+ */
+export interface FinalityConfig {
+  /** Blocks for every deposit, fill and refund on the chain. */
+  readonly confirmations?: number
+  /** Deeper for large deposits: a deposit of `currency` above `above` (smallest unit) waits for `confirmations`. */
+  readonly highValue?: readonly HighValueRule[]
+}
+
+export interface HighValueRule {
+  /** Currency id in the family's own form (the address, mint, …), checked at start-up. */
+  readonly currency: string
+  /** Smallest-unit amount, decimal; deposits strictly above it are high value. */
+  readonly above: string
+  readonly confirmations: number
+}
+
+export interface IndexerConfig {
+  /**
+   * Block height (slot on SVM) the deposit watcher starts from on its first run, so deposits made
+   * before the service first started are found; without it the first run starts at the head.
+   * Ignored once the watcher has a cursor of its own.
+   */
+  readonly startBlock?: string
 }
 
 /** What a plugin's `createAdapter` receives: the entry with its options validated and defaulted. */
@@ -131,11 +164,11 @@ export type ChainConfig<PluginOptions = unknown> = Omit<ChainEntry<PluginOptions
 }
 
 /** The members of a chain entry that must never be served. */
-export const PRIVATE_CHAIN_FIELDS = ['rpc', 'plugin'] as const
+export const PRIVATE_CHAIN_FIELDS = ['rpc', 'plugin', 'finality', 'indexer'] as const
 
 /** The public record of a chain entry: everything but `rpc` and `plugin`, its `currencies` as Relay's `erc20Currencies`. */
 export function toPublicChainRecord(entry: ChainEntry | ChainConfig): PublicChainRecord {
-  const { rpc: _rpc, plugin: _plugin, currencies, ...record } = entry
+  const { rpc: _rpc, plugin: _plugin, finality: _finality, indexer: _indexer, currencies, ...record } = entry
   return currencies === undefined ? record : { ...record, erc20Currencies: currencies }
 }
 

@@ -13,6 +13,9 @@ const wsUrl = { type: 'string', pattern: '^wss?://\\S+$' } as const
 const imageUrl = { type: 'string', pattern: '^(https?://\\S+|/[^/\\s]\\S*)$' } as const
 const chainId = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const
 const fee = { type: 'number', minimum: 0 } as const
+/** A smallest-unit amount or a block height: decimal digits, no sign. */
+const decimalAmount = { type: 'string', pattern: '^(0|[1-9][0-9]{0,77})$' } as const
+const confirmations = { type: 'integer', minimum: 1, maximum: 10_000 } as const
 
 /** Chain names are lower-case slugs: they are ids in protocol messages. */
 export const CHAIN_NAME_PATTERN = '^[a-z0-9][a-z0-9_-]*$'
@@ -115,6 +118,27 @@ export const chainEntrySchema = {
     },
     // Checked by the family's plugin schema.
     plugin: { type: 'object' },
+    finality: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        confirmations,
+        highValue: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['currency', 'above', 'confirmations'],
+            properties: { currency: nonEmptyString, above: decimalAmount, confirmations },
+          },
+        },
+      },
+    },
+    indexer: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { startBlock: decimalAmount },
+    },
   },
 } as const satisfies JsonSchema
 

@@ -40,6 +40,8 @@ export type { LogFields, Logger } from './logger.js'
 export * from './plugin.js'
 // A bounded cache of chain reads.
 export { ReadCache } from './read-cache.js'
+// A node contradicting its chain's other nodes, counted with the RPC call metrics.
+export { reportRpcDisagreement } from './rpc-calls.js'
 // What `PluginDefinition.configSchema` is.
 // The step format of the execute API, for families that serve signatures the service redeems.
 export { SIGNATURE_STEP_FORMAT } from './step-formats.js'

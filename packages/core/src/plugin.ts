@@ -538,6 +538,20 @@ export interface DepositScan {
   readonly caughtUp: boolean
 }
 
+/**
+ * {@link ReadingCapability.startCursor} of families whose scan cursor is the last block height
+ * scanned, as a decimal string: the cursor just before `height`.
+ */
+export function lastScannedBefore(height: bigint): string {
+  return (height > 0n ? height - 1n : 0n).toString()
+}
+
+/** How a transaction's facts are read. */
+export interface ReadOptions {
+  /** Read from the chain, skipping any cache of final facts. */
+  readonly fresh?: boolean
+}
+
 /** How a balance is read. */
 export interface BalanceOptions {
   /** Count only funds received this many blocks deep (1 = in a block). */
@@ -546,12 +560,22 @@ export interface BalanceOptions {
 
 /** Reading chain state as facts. */
 export interface ReadingCapability {
-  readDeposits(transactionId: string): Promise<TransactionFacts<DepositFact>>
+  /**
+   * `options.fresh`: from the chain now, never from facts kept because they were final (the
+   * indexer asks so when it checks that a deposit it acted on was not reorganised away).
+   */
+  readDeposits(transactionId: string, options?: ReadOptions): Promise<TransactionFacts<DepositFact>>
   /**
    * Deposits into the chain's depository after `cursor` (from the current head when absent: a new
    * indexer does not replay history), in bounded steps.
    */
   scanDeposits?(cursor: string | undefined): Promise<DepositScan>
+  /**
+   * The cursor from which {@link scanDeposits} reads block `height` first: the indexer's first run
+   * starts there when the chain entry sets `indexer.startBlock`. Families whose scans can start at a
+   * height implement it; a chain entry with `startBlock` on any other family fails start-up.
+   */
+  startCursor?(height: bigint): string
   readFills?(transactionId: string): Promise<TransactionFacts<PayoutFact>>
   readRefunds?(transactionId: string): Promise<TransactionFacts<PayoutFact>>
   /**
@@ -623,6 +647,12 @@ export interface SignedTransaction {
   readonly raw: string
   /** What was actually sent (a deposit-address refund pays its own fee out of the amount). */
   readonly amount: bigint
+}
+
+/** A re-signed transaction that replaces another one (same nonce); it moves the same amount. */
+export interface ReplacementTransaction {
+  readonly transactionId: string
+  readonly raw: string
 }
 
 /** What became of a submitted transaction. */
@@ -713,6 +743,14 @@ export interface FillingCapability {
   ): Promise<SignedTransaction>
   /** How many legs (currencies) one repayment transaction carries; 1 when absent. */
   readonly maxRepaymentLegs?: number
+  /**
+   * A replacement of the signed transaction `raw` that is not being mined (underpriced after a
+   * fee spike, dropped from the mempool): the same nonce re-signed with higher fees, so the chain
+   * mines at most one of the two. Undefined when the fees would pass the chain's configured cap,
+   * or when `raw` is not the solver's to re-sign (a deposit address's). Families without a fee
+   * market omit it; the solver then keeps re-broadcasting the same bytes.
+   */
+  replace?(raw: string, credentials: SolverCredentials): Promise<ReplacementTransaction | undefined>
   /** Hands a signed transaction to the chain; broadcasting one the chain already has is not an error. */
   broadcast(raw: string): Promise<void>
   outcome(transactionId: string): Promise<TransactionOutcome>

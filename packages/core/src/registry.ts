@@ -276,6 +276,15 @@ export function createRegistry(options: CreateRegistryOptions = {}): Registry {
     for (const [index, solver] of (entry.solverAddresses ?? []).entries()) {
       check(`solverAddresses[${index}]`, solver, address('solver'))
     }
+    for (const [index, rule] of (entry.finality?.highValue ?? []).entries()) {
+      check(`finality.highValue[${index}].currency`, rule.currency, currency)
+    }
+    if (entry.indexer?.startBlock !== undefined && !adapter.reading?.startCursor) {
+      issues.push({
+        message: `${where}: indexer.startBlock: the ${entry.vmType} plugin cannot start its deposit scan at a height; remove indexer.startBlock`,
+        path: `${entryPath}.indexer.startBlock`,
+      })
+    }
     return issues
   }
 

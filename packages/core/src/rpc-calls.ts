@@ -7,8 +7,12 @@
  * APIs) are not reported.
  */
 
-/** How one call ended: an answer (any status below 500 but 429), a failure, or no answer in time. */
-export type RpcCallOutcome = 'ok' | 'error' | 'timeout'
+/**
+ * How one call ended: an answer (any status below 500 but 429), a failure, or no answer in time; or
+ * `disagreement`: the node answered a fact (a block hash at a height) the other configured nodes of
+ * its chain contradict, so it was not trusted ({@link reportRpcDisagreement}).
+ */
+export type RpcCallOutcome = 'ok' | 'error' | 'timeout' | 'disagreement'
 
 export interface RpcCallObservation {
   readonly chainId: number
@@ -60,12 +64,8 @@ export function watchRpcCalls(
   }
 }
 
-/**
- * Called by the HTTP layer when a call to `url` starts: answers the function to call with its
- * outcome, or undefined when nobody watches that URL (the common case costs one check).
- */
-export function rpcCallStarted(url: URL): ((outcome: RpcCallOutcome) => void) | undefined {
-  if (watches.size === 0) return undefined
+/** The observers watching `url`, with the chain each attributes it to. */
+function observersOf(url: URL): Array<{ observe: RpcCallObserver; chainId: number }> {
   const target = `${url.origin}${url.pathname}`
   const matched: Array<{ observe: RpcCallObserver; chainId: number }> = []
   for (const watch of watches) {
@@ -76,6 +76,36 @@ export function rpcCallStarted(url: URL): ((outcome: RpcCallOutcome) => void) | 
     )
     if (endpoint) matched.push({ observe: watch.observe, chainId: endpoint.chainId })
   }
+  return matched
+}
+
+/**
+ * A plugin found the node at `url` contradicting the other nodes of its chain (a different block
+ * hash for the same height): counted as a call with outcome `disagreement`.
+ */
+export function reportRpcDisagreement(url: string): void {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return
+  }
+  for (const { observe, chainId } of observersOf(parsed)) {
+    try {
+      observe({ chainId, outcome: 'disagreement', durationSeconds: 0 })
+    } catch {
+      // An observer's failure must never fail the read that reports.
+    }
+  }
+}
+
+/**
+ * Called by the HTTP layer when a call to `url` starts: answers the function to call with its
+ * outcome, or undefined when nobody watches that URL (the common case costs one check).
+ */
+export function rpcCallStarted(url: URL): ((outcome: RpcCallOutcome) => void) | undefined {
+  if (watches.size === 0) return undefined
+  const matched = observersOf(url)
   if (matched.length === 0) return undefined
   const started = performance.now()
   return (outcome) => {

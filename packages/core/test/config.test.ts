@@ -325,6 +325,13 @@ t.test('toPublicChainRecord drops rpc and plugin and keeps the rest', async (t) 
   const text = JSON.stringify(record)
   t.notOk(text.includes('KEY123'), 'no rpc secret')
   t.notOk(text.includes('k-999'), 'no header secret')
+  const operational = toPublicChainRecord({
+    ...entry,
+    finality: { confirmations: 3 },
+    indexer: { startBlock: '100' },
+  })
+  t.notOk('finality' in operational, 'the confirmation policy is private')
+  t.notOk('indexer' in operational, 'so is the start block')
 })
 
 t.test('hubSigningDomain carries every EIP-712 domain member', async (t) => {

@@ -75,6 +75,8 @@ t.test('local loads with no variables set and serves the devnet chains', async (
     readCacheSeconds: 2,
     depositAddressSeed: '0x7c3f5d0e9a1b2c4d6e8f0a1b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d',
     multicaller: '0xef11D1c2aA48826D4c41e54ab82D1Ff5Ad8A64Ca',
+    // The default cap on a stuck fill's repriced fee (1000 gwei).
+    maxReplacementFeePerGas: '1000000000000',
   })
   t.same(a.adapter.finality, { fastConfirmations: 1, slowConfirmations: 1, slowRequiresFinalized: false })
   t.equal(a.adapter.identity.nativeCurrencyId, '0x0000000000000000000000000000000000000000')

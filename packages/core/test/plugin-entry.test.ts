@@ -45,6 +45,7 @@ const PICKED_NAMES = [
   'isPontisError',
   'keepAliveFetch',
   'parseUnits',
+  'reportRpcDisagreement',
   'timedFetch',
   'unexpectedAnswer',
 ]

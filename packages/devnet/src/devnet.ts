@@ -66,6 +66,7 @@ import {
 import { type AnvilInstance, startAnvil } from './anvil.js'
 import { type BitcoinDevnet, type BitcoinDevnetOptions, startBitcoinDevnet } from './bitcoin/devnet.js'
 import { DEX_STABLECOIN_FUNDING, type DevnetDex, deployDex } from './dex.js'
+import { type EvmFaultPowers, evmFaultPowers } from './faults.js'
 import { HUB_ORACLE_DOMAIN_NAME, HUB_ORACLE_DOMAIN_VERSION } from './hub.js'
 import {
   type HyperliquidDevnet,
@@ -186,6 +187,8 @@ export interface DevnetChain {
   }
   /** The price feeds and the Uniswap v3 deployment with its seeded pools (see dex.ts). */
   dex: DevnetDex
+  /** Reorganisations, stalled mining, dropped transactions and fee spikes on demand (see faults.ts). */
+  faults: EvmFaultPowers
 }
 
 /** A running devnet. */
@@ -513,6 +516,7 @@ async function setUpChain(anvil: AnvilInstance, log: (message: string) => void):
       chain,
       contracts: { stablecoin, depository, multicaller, oracleHub, depositReceiver },
       dex,
+      faults: evmFaultPowers(anvil.rpcUrl),
     }
   }
 }

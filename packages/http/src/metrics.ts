@@ -80,7 +80,7 @@ export function createRpcCallMetrics(
 ): (observation: RpcCallObservation) => void {
   const calls = new Counter({
     name: 'pontis_rpc_calls_total',
-    help: "Calls to a chain's node (RPC or chain API), by chain id and outcome (ok, error: unreachable, 429 or 5xx; timeout: no answer in time).",
+    help: "Calls to a chain's node (RPC or chain API), by chain id and outcome (ok, error: unreachable, 429 or 5xx; timeout: no answer in time; disagreement: a block hash the chain's other nodes contradict, not trusted).",
     labelNames: ['chain', 'outcome'] as const,
     registers: [registry],
   })
@@ -92,11 +92,13 @@ export function createRpcCallMetrics(
     registers: [registry],
   })
   for (const chainId of chainIds) {
-    for (const outcome of ['ok', 'error', 'timeout']) calls.inc({ chain: String(chainId), outcome }, 0)
+    for (const outcome of ['ok', 'error', 'timeout', 'disagreement'])
+      calls.inc({ chain: String(chainId), outcome }, 0)
   }
   return ({ chainId, outcome, durationSeconds }) => {
     calls.inc({ chain: String(chainId), outcome })
-    duration.observe({ chain: String(chainId) }, durationSeconds)
+    // A disagreement is a verdict on an answer already timed, not a call of its own.
+    if (outcome !== 'disagreement') duration.observe({ chain: String(chainId) }, durationSeconds)
   }
 }
 

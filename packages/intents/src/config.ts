@@ -54,6 +54,8 @@ export interface IntentsEnvironment {
    */
   readonly webhookMaxAttempts: number | undefined
   readonly webhookRetryBaseMs: number | undefined
+  /** `SOLVER_REPLACE_AFTER_MS`: how long a broadcast transaction may go unmined before it is repriced. */
+  readonly solverReplaceAfterMs: number | undefined
   /** `WEBHOOKS_ALLOW_HTTP_LOOPBACK`, `WEBHOOKS_ALLOW_PRIVATE`. */
   readonly webhookPolicy: WebhookTargetPolicy
   /** `PUBLIC_BASE_URL`: where the service's own URLs (icons) start; else the request's origin. */
@@ -141,6 +143,7 @@ export function readIntentsEnvironment(env: EnvironmentVariables): IntentsEnviro
     readInteger(env, 'WEBHOOK_MAX_ATTEMPTS', { min: 1, max: MAX_ATTEMPTS, unit: ' of attempts' }),
   )
   const webhookRetryBaseMs = milliseconds('WEBHOOK_RETRY_BASE_MS')
+  const solverReplaceAfterMs = milliseconds('SOLVER_REPLACE_AFTER_MS')
   const webhookPolicy = collect(problems, () => webhookPolicyFromEnv(env))
   const rawPublicBaseUrl = readVariable(env, 'PUBLIC_BASE_URL')
   const publicBaseUrl =
@@ -170,6 +173,7 @@ export function readIntentsEnvironment(env: EnvironmentVariables): IntentsEnviro
     webhookTimeoutMs,
     webhookMaxAttempts,
     webhookRetryBaseMs,
+    solverReplaceAfterMs,
     webhookPolicy: webhookPolicy as WebhookTargetPolicy,
     publicBaseUrl,
     metricsToken,

@@ -24,6 +24,8 @@ export type QuoteKind = 'quote' | 'price'
 export type JobOutcome = 'confirmed' | 'reverted' | 'failed'
 /** How one webhook delivery attempt ended. */
 export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'dead' | 'disabled'
+/** When a reorganisation removed a deposit: before its fill was sent (nothing paid) or after (paid). */
+export type DepositReorgStage = 'before_fill' | 'after_fill'
 
 /** What the gauges read when scraped; each is set once the part it reads exists. */
 export interface IntentsMetricsSources {
@@ -50,6 +52,8 @@ export interface IntentsMetrics {
   webhookAttempted(outcome: WebhookAttemptOutcome): void
   /** `count` requests' repayments (or deposit-address sweeps) entered `state`. */
   repayment(kind: BooksKind, state: BooksState, count: number): void
+  /** A deposit a reorganisation removed, before its fill was sent or after. */
+  depositReorged(chainId: number, stage: DepositReorgStage): void
   rpcCall(observation: RpcCallObservation): void
 }
 
@@ -176,7 +180,16 @@ export function createIntentsMetrics(
       }
     },
   })
+  const depositReorgs = new Counter({
+    name: 'pontis_deposit_reorgs_total',
+    help: 'Deposits a chain reorganisation removed, by chain and stage (before_fill: nothing was paid; after_fill: the fill was sent for a deposit that no longer exists).',
+    labelNames: ['chain', 'stage'] as const,
+    registers,
+  })
   // Zeros, so an alert on increase() sees the first event.
+  for (const chain of options.chainIds ?? [])
+    for (const stage of ['before_fill', 'after_fill'] as const)
+      depositReorgs.inc({ chain: String(chain), stage }, 0)
   for (const kind of JOB_KINDS) for (const outcome of JOB_OUTCOMES) jobs.inc({ kind, outcome }, 0)
   for (const outcome of WEBHOOK_OUTCOMES) webhookAttempts.inc({ outcome }, 0)
   for (const [kind, states] of Object.entries(BOOKS_STATES))
@@ -199,6 +212,7 @@ export function createIntentsMetrics(
     repayment: (kind, state, count) => {
       if (count > 0) repayments.inc({ kind, state }, count)
     },
+    depositReorged: (chainId, stage) => depositReorgs.inc({ chain: String(chainId), stage }),
     rpcCall: createRpcCallMetrics(registry, options.chainIds ?? []),
   }
 }

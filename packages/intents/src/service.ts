@@ -49,6 +49,8 @@ export interface IntentsServiceOptions {
   readonly workers?: boolean
   /** Pause between indexer passes. Default 1000 ms. */
   readonly indexerIntervalMs?: number
+  /** How often the indexer reads deposits it acted on again, for reorganisations. Default 15 s. */
+  readonly reorgCheckMs?: number
   /** Pause between solver passes. Default 250 ms. */
   readonly solverIntervalMs?: number
   /** Pause between webhook delivery passes. Default 200 ms. */
@@ -163,7 +165,14 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
   const metrics = createIntentsMetrics({ chainIds: registry.chains().map((chain) => chain.id) })
   const lifecycle = new LifecycleStore(store, now, metrics)
   const appFees = new AppFeeLedger(store.client, now)
-  const indexer = new Indexer({ registry, lifecycle, logger, now })
+  const indexer = new Indexer({
+    registry,
+    lifecycle,
+    logger,
+    now,
+    metrics,
+    ...(options.reorgCheckMs !== undefined ? { reorgCheckMs: options.reorgCheckMs } : {}),
+  })
   const credentials = (vmType: string) => solverCredentialsFor(settings, vmType)
   const solver = new Solver({
     registry,
@@ -173,6 +182,9 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     credentials,
     metrics,
     ...(settingsFromEnv.solverLeaseMs !== undefined ? { leaseMs: settingsFromEnv.solverLeaseMs } : {}),
+    ...(settingsFromEnv.solverReplaceAfterMs !== undefined
+      ? { replaceAfterMs: settingsFromEnv.solverReplaceAfterMs }
+      : {}),
     ...(env.PONTIS_FAILPOINT ? { failpoint: crashAt(env.PONTIS_FAILPOINT, logger) } : {}),
   })
   const repayments = new Repayments({ registry, lifecycle, logger, now, credentials, metrics })

@@ -185,7 +185,7 @@ t.test(
         ).rows[0],
       { until: (seen) => seen?.state === 'paid', describe: (seen) => seen },
     )
-    t.equal(BigInt(repaid.amount), amountIn - fee, 'the solver is owed the deposit less the app fee')
+    t.equal(BigInt(repaid?.amount ?? -1), amountIn - fee, 'the solver is owed the deposit less the app fee')
     t.equal(
       (await clientA.getBalance({ address: DEPOSITORY_ADDRESS })) - depositoryBefore,
       fee,

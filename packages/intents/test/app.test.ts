@@ -40,10 +40,13 @@ type ErrorAnswer = { message: string; errorCode: string; errorData?: string }
 
 t.test('every operation of the document is routed', async (t) => {
   t.same([...operationIds].sort(), [
+    'claimAppFees',
     'createApiKey',
     'deleteApiKeyWebhook',
+    'executeAppFeeClaim',
     'executePermit',
     'getApiKey',
+    'getAppFeeBalances',
     'getChains',
     'getDashboard',
     'getDashboardAsset',
@@ -62,6 +65,7 @@ t.test('every operation of the document is routed', async (t) => {
     'getReadyz',
     'getRequestsV2',
     'getRequestsV3',
+    'getSolverInventory',
     'getSolverRepayments',
     'getSquareIcon',
     'getTokenPrice',

@@ -22,6 +22,7 @@ import {
   type ReadingCapability,
   type RegisteredChain,
   type Registry,
+  settlementConfirmations,
   type TransactionFacts,
 } from '@pontis/core'
 import { type Hex, isAddressEqual, recoverMessageAddress } from 'viem'
@@ -151,8 +152,11 @@ function requireFinal<Fact>(
       transactionId: facts.transactionId,
     })
   }
+  // Slow: the family's rule and as deep as the chain entry's `finality` asks.
   const final =
-    mode === 'fast' ? (facts.confirmations ?? 0) >= adapter.finality.fastConfirmations : facts.final
+    mode === 'fast'
+      ? (facts.confirmations ?? 0) >= adapter.finality.fastConfirmations
+      : facts.final && (facts.confirmations ?? Number.POSITIVE_INFINITY) >= settlementConfirmations(chain)
   if (!final) {
     throw new PontisError(
       'TRANSACTION_NOT_FOUND',

@@ -19,6 +19,7 @@ import {
   PontisError,
   type RefundRequest,
   type RepaymentRequest,
+  type ReplacementTransaction,
   repaymentLegs,
   type SignedTransaction,
   type SigningOptions,
@@ -38,12 +39,14 @@ import {
   maxUint256,
   type PrivateKeyAccount,
   parseTransaction,
+  recoverTransactionAddress,
   recoverTypedDataAddress,
   type SignedAuthorization,
   size,
   slice,
   type Transaction,
   type TransactionReceipt,
+  type TransactionSerialized,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import {
@@ -135,8 +138,18 @@ function messagesOf(error: unknown): string {
   return parts.join(' | ')
 }
 
+/** A replacement offers at least 25 % more per gas than the transaction it replaces (nodes want 10 %). */
+const REPLACEMENT_BUMP_PERCENT = 125n
+/** The cap on replacement fees when the chain entry sets none: 1000 gwei. */
+export const DEFAULT_MAX_REPLACEMENT_FEE_PER_GAS = 1_000_000_000_000n
+
 /** The filling capability of a chain with a multicaller (and, for depository refunds, a depository). */
-export function createEvmFilling(context: EvmChainContext, finality: FinalityPolicy): FillingCapability {
+export function createEvmFilling(
+  context: EvmChainContext,
+  finality: FinalityPolicy,
+  options: { readonly maxReplacementFeePerGas?: bigint } = {},
+): FillingCapability {
+  const maxReplacementFee = options.maxReplacementFeePerGas ?? DEFAULT_MAX_REPLACEMENT_FEE_PER_GAS
   const chainName = `${context.label.displayName} (${context.label.id})`
   const isNative = (currency: string) => isNativeCurrency(context, currency)
 
@@ -562,6 +575,47 @@ export function createEvmFilling(context: EvmChainContext, finality: FinalityPol
     },
 
     ...(context.depository ? { signPermitDeposit, signRepayment, maxRepaymentLegs: MAX_REPAYMENT_LEGS } : {}),
+
+    async replace(raw: string, credentials: SolverCredentials): Promise<ReplacementTransaction | undefined> {
+      const solver = signerOf(credentials.solverKey, 'solverKey')
+      if (!isHex(raw, { strict: true })) throw new PontisError('INVALID_REQUEST', 'raw must be 0x-hex')
+      // Only the solver's own transactions: a deposit address signs as itself.
+      const sender = await recoverTransactionAddress({ serializedTransaction: raw as TransactionSerialized })
+      if (!isAddressEqual(sender, solver.address)) return undefined
+      const stuck = parseTransaction(raw)
+      if (stuck.to === undefined || stuck.to === null || stuck.nonce === undefined) return undefined
+      const bump = (fee: bigint) => (fee * REPLACEMENT_BUMP_PERCENT + 99n) / 100n
+      const oldMax = stuck.maxFeePerGas ?? stuck.gasPrice ?? 0n
+      const oldPriority = stuck.maxPriorityFeePerGas ?? stuck.gasPrice ?? 0n
+      // Fresh fees: the read cache may still hold the ones from before a spike.
+      const market = await rpc(context.label, () =>
+        context.eip1559
+          ? context.client.estimateFeesPerGas({ type: 'eip1559', chain: null })
+          : context.client
+              .getGasPrice()
+              .then((gasPrice) => ({ maxFeePerGas: gasPrice, maxPriorityFeePerGas: gasPrice })),
+      )
+      const maxFeePerGas = [bump(oldMax), market.maxFeePerGas ?? 0n].reduce((a, b) => (a > b ? a : b))
+      if (maxFeePerGas > maxReplacementFee) return undefined
+      const wantedPriority = [bump(oldPriority), market.maxPriorityFeePerGas ?? 0n].reduce((a, b) =>
+        a > b ? a : b,
+      )
+      const maxPriorityFeePerGas = wantedPriority < maxFeePerGas ? wantedPriority : maxFeePerGas
+      const replacement = await signTransaction(
+        solver,
+        {
+          to: stuck.to,
+          data: stuck.data ?? '0x',
+          value: stuck.value ?? 0n,
+          gas: stuck.gas ?? FALLBACK_GAS.fill,
+        },
+        { maxFeePerGas, maxPriorityFeePerGas },
+        BigInt(stuck.nonce),
+        // A type-4 fill keeps the delegations it carries (authorizationList).
+        stuck.authorizationList?.length ? stuck.authorizationList : undefined,
+      )
+      return { transactionId: keccak256(replacement), raw: replacement }
+    },
 
     async broadcast(raw: string): Promise<void> {
       if (!isHex(raw, { strict: true }))

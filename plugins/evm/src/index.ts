@@ -16,6 +16,7 @@ import {
   invalidCurrencyError,
   isCurrencyRole,
   PontisError,
+  reportRpcDisagreement,
 } from '@pontis/core/plugin'
 import { type Address, getAddress, type Hex, isAddress, isAddressEqual, recoverMessageAddress } from 'viem'
 import { createEvmFilling } from './filling.js'
@@ -66,6 +67,11 @@ export interface EvmPluginConfig {
    * `contracts.multicaller`. A chain with neither has no filling capability.
    */
   readonly multicaller?: string
+  /**
+   * The most a replacement of a stuck transaction may offer per gas (wei, decimal): the solver
+   * re-signs a fill that is not mined with higher fees up to this cap, then waits. Default 1000 gwei.
+   */
+  readonly maxReplacementFeePerGas?: string
 }
 
 /** JSON Schema of {@link EvmPluginConfig}; defaults are applied by the registry. */
@@ -82,6 +88,7 @@ export const evmConfigSchema = {
     readCacheSeconds: { type: 'number', minimum: 0, maximum: 60, default: 2 },
     depositAddressSeed: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
     multicaller: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
+    maxReplacementFeePerGas: { type: 'string', pattern: '^[1-9][0-9]{0,30}$', default: '1000000000000' },
   },
 } as const
 
@@ -140,6 +147,14 @@ export function createEvmIdentity(chain?: ChainLabel): IdentityCapability {
 
 const TRANSACTION_HASH = /^0x[0-9a-fA-F]{64}$/
 
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host
+  } catch {
+    return 'an unparsable URL'
+  }
+}
+
 export default definePlugin<EvmPluginConfig>({
   vmType: 'evm',
   name: '@pontis/plugin-evm',
@@ -191,6 +206,22 @@ export default definePlugin<EvmPluginConfig>({
       depositAddressSeed: chain.plugin.depositAddressSeed as Hex | undefined,
       maxLogBlockRange: chain.plugin.maxLogBlockRange,
       swapRouter: uniswap?.router,
+      witnesses: (chain.rpc.fallbackUrls ?? []).map((url) => ({
+        url,
+        client: createRpcClient({
+          url,
+          ...(chain.rpc.timeoutMs !== undefined ? { timeoutMs: chain.rpc.timeoutMs } : {}),
+          ...(chain.rpc.headers ? { headers: chain.rpc.headers } : {}),
+        }),
+      })),
+      onDisagreement: (witness, blockNumber) => {
+        // The host only: an RPC URL may carry a provider key.
+        context.logger.warn('a node answered another block hash than the others; not trusted', {
+          node: hostOf(witness.url),
+          blockNumber: blockNumber.toString(),
+        })
+        reportRpcDisagreement(witness.url)
+      },
     }
     const swaps = swapsOf(evm, uniswap)
     return {
@@ -203,7 +234,17 @@ export default definePlugin<EvmPluginConfig>({
         head: String(await rpc(label, () => evm.client.getBlockNumber({ cacheTime: 0 }))),
       }),
       // Fills go through the multicaller; without one this chain cannot be a solver's destination.
-      ...(evm.multicaller ? { filling: createEvmFilling(evm, finality) } : {}),
+      ...(evm.multicaller
+        ? {
+            filling: createEvmFilling(
+              evm,
+              finality,
+              chain.plugin.maxReplacementFeePerGas === undefined
+                ? {}
+                : { maxReplacementFeePerGas: BigInt(chain.plugin.maxReplacementFeePerGas) },
+            ),
+          }
+        : {}),
     }
   },
 })

@@ -84,6 +84,19 @@ export interface EvmChainContext {
    * the depository a token are that request's deposit. None: the chain runs no origin swaps.
    */
   readonly swapRouter?: Address | undefined
+  /**
+   * The chain's other configured nodes (`rpc.fallbackUrls`), each asked on its own: a fact is
+   * trusted only when a majority of all the nodes agree on the hash of its block.
+   */
+  readonly witnesses?: readonly RpcWitness[]
+  /** Told about a witness that answered another block hash for the same height. */
+  readonly onDisagreement?: (witness: RpcWitness, blockNumber: bigint) => void
+}
+
+/** One more node of the chain, asked separately to confirm what the main client read. */
+export interface RpcWitness {
+  readonly url: string
+  readonly client: PublicClient
 }
 
 /** EIP-1559 fee caps (both the gas price on legacy chains). */

@@ -2,9 +2,11 @@ import {
   type DepositFact,
   type DepositScan,
   type FinalityPolicy,
+  lastScannedBefore,
   type PayoutFact,
   PontisError,
   type ReadingCapability,
+  type ReadOptions,
   type ScannedDeposit,
   type TransactionFacts,
   type WithdrawalFact,
@@ -32,7 +34,7 @@ import {
   toHex,
 } from 'viem'
 import { CALL_REQUEST_TYPES, depositoryAbi, erc20Abi, multicallerAbi } from './abi.js'
-import { type EvmChainContext, isNativeCurrency, readAllowance } from './quoting.js'
+import { type EvmChainContext, isNativeCurrency, type RpcWitness, readAllowance } from './quoting.js'
 import { rpc } from './rpc.js'
 import { confirmationsOf, findTransaction, lookUpReceipt } from './transactions.js'
 
@@ -353,6 +355,30 @@ function refundFacts(
   return facts
 }
 
+/**
+ * Whether a majority of the chain's nodes (the main client counts as one, each witness as one)
+ * answer `blockHash` for `blockNumber`. Without witnesses, true. A witness answering another hash is
+ * reported and does not count; one that fails to answer does not count either.
+ */
+export async function blockHashQuorum(
+  context: EvmChainContext,
+  blockNumber: bigint,
+  blockHash: Hex,
+): Promise<boolean> {
+  const witnesses = context.witnesses ?? []
+  if (witnesses.length === 0) return true
+  const answers = await Promise.allSettled(
+    witnesses.map((witness) => witness.client.getBlock({ blockNumber }).then((block) => block.hash)),
+  )
+  let agreeing = 1
+  for (const [position, answer] of answers.entries()) {
+    if (answer.status !== 'fulfilled') continue
+    if (answer.value === blockHash) agreeing++
+    else context.onDisagreement?.(witnesses[position] as RpcWitness, blockNumber)
+  }
+  return agreeing > (witnesses.length + 1) / 2
+}
+
 /** The reading capability of one EVM chain. */
 export function createEvmReading(context: EvmChainContext, finality: FinalityPolicy): ReadingCapability {
   /**
@@ -369,6 +395,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
   async function factsOf<Fact>(
     kind: 'deposits' | 'fills' | 'refunds',
     transactionId: string,
+    fresh: boolean,
     extract: (
       receipt: TransactionReceipt,
       transaction: () => Promise<Transaction | undefined>,
@@ -382,7 +409,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
     }
     const hash = transactionId as Hex
     const key = `${kind}:${hash.toLowerCase()}`
-    const kept = finalFacts.get(key) as TransactionFacts<Fact> | undefined
+    const kept = fresh ? undefined : (finalFacts.get(key) as TransactionFacts<Fact> | undefined)
     if (kept !== undefined && kept.blockNumber !== undefined) {
       // Still final (a finalized block stays finalized, confirmations only grow); the count is fresh
       // from the head the reads share (cached for a second), never below the one it was kept with.
@@ -408,6 +435,10 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
       return { transactionId, state: lookup.state, final: false, facts: [] }
     }
     const { receipt } = lookup
+    // Not enough nodes vouch for the block: as if not mined yet, so nothing acts on it or signs it.
+    if (!(await blockHashQuorum(context, receipt.blockNumber, receipt.blockHash))) {
+      return { transactionId, state: 'pending', final: false, facts: [] }
+    }
     const [{ confirmations, final }, facts] = await Promise.all([
       confirmationsOf(context, receipt.blockNumber, finality),
       // A reverted transaction moved nothing.
@@ -434,8 +465,8 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
     }
 
   const reading: ReadingCapability = {
-    async readDeposits(transactionId: string): Promise<TransactionFacts<DepositFact>> {
-      return factsOf('deposits', transactionId, async (receipt, transaction) => {
+    async readDeposits(transactionId: string, options?: ReadOptions): Promise<TransactionFacts<DepositFact>> {
+      return factsOf('deposits', transactionId, options?.fresh === true, async (receipt, transaction) => {
         const depository = context.depository
         if (!depository) return []
         const facts: DepositFact[] = receipt.logs.flatMap((log) => {
@@ -458,6 +489,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
       factsOf(
         'fills',
         transactionId,
+        false,
         withTransaction((transaction, receipt) => fillFacts(context, transaction, receipt)),
       ),
 
@@ -465,6 +497,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
       factsOf(
         'refunds',
         transactionId,
+        false,
         withTransaction((transaction, receipt) => refundFacts(context, transaction, receipt)),
       ),
 
@@ -495,6 +528,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
   if (!depository) return reading
   return {
     ...reading,
+    startCursor: lastScannedBefore,
     /**
      * Deposits of blocks `cursor + 1 ..= min(head, cursor + maxLogBlockRange)`. The cursor is the
      * last block scanned, as a decimal string; without one the scan starts at the head (no history).

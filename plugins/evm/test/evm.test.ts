@@ -128,6 +128,7 @@ t.test('plugin options: defaults applied, mistakes named', async (t) => {
     eip1559: true,
     maxLogBlockRange: 1000,
     readCacheSeconds: 2,
+    maxReplacementFeePerGas: '1000000000000',
   })
   t.same(chain.adapter.finality, { fastConfirmations: 1, slowConfirmations: 2, slowRequiresFinalized: true })
 
@@ -144,6 +145,7 @@ t.test('plugin options: defaults applied, mistakes named', async (t) => {
     pollingIntervalMs: 2000,
     maxLogBlockRange: 1000,
     readCacheSeconds: 2,
+    maxReplacementFeePerGas: '1000000000000',
   })
 
   const error = await registry

@@ -17,6 +17,7 @@ import {
   type BalanceOptions,
   type DepositFact,
   type DepositScan,
+  lastScannedBefore,
   type PayoutFact,
   PontisError,
   parseUnits,
@@ -220,6 +221,7 @@ export function createLighterReading(context: LighterChainContext): ReadingCapab
     readRefunds: (transactionId) =>
       factsOf(context, transactionId, (transfer) => payoutOf(context, transfer)),
     scanDeposits: (cursor) => scanLighterDeposits(context, cursor),
+    startCursor: lastScannedBefore,
 
     async readBalance(owner: string, currencyId: string, _options?: BalanceOptions): Promise<bigint> {
       const index = String(parseAccountIndex(owner, 'address', context.label))

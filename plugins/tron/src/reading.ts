@@ -6,6 +6,7 @@
  */
 import {
   type DepositFact,
+  lastScannedBefore,
   type PayoutFact,
   PontisError,
   type ReadingCapability,
@@ -112,6 +113,7 @@ export function createTronReading(context: TronChainContext): ReadingCapability 
     readDeposits: (transactionId: string) =>
       readTransfer<DepositFact>(context, transactionId, (transfer) => depositFactOf(context, transfer)),
     scanDeposits: (cursor: string | undefined) => scanTronDeposits(context, cursor),
+    startCursor: lastScannedBefore,
     readFills: payout,
     readRefunds: payout,
     readBalance: (owner: string, currencyId: string) => readTronBalance(context, owner, currencyId),

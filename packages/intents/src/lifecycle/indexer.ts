@@ -1,12 +1,15 @@
 import {
   canonicalId,
   type DepositFact,
+  depositConfirmations,
   type Logger,
   PontisError,
   type RegisteredChain,
   type Registry,
+  settlementConfirmations,
   type TransactionFacts,
 } from '@pontis/core'
+import type { DepositReorgStage, IntentsMetrics } from '../metrics.js'
 import { destinationAuthorizations } from '../quote/options.js'
 import type { StoredQuote } from '../quote/persist.js'
 import type { SqlClient, StoredRequest } from '../store/index.js'
@@ -14,12 +17,8 @@ import type { LifecycleStore, NewJob, RecordedDeposit } from './lifecycle-store.
 
 /** Confirmations before a transaction's deposits are acted on: the most any of them needs. */
 function requiredConfirmations(chain: RegisteredChain, deposits: readonly DepositFact[]): number {
-  const { finality } = chain.adapter
-  const needed = deposits.map(
-    (deposit) =>
-      finality.confirmationsFor?.(deposit.currencyId, deposit.amount) ?? finality.slowConfirmations,
-  )
-  return Math.max(finality.slowConfirmations, ...needed)
+  const needed = deposits.map((deposit) => depositConfirmations(chain, deposit.currencyId, deposit.amount))
+  return Math.max(settlementConfirmations(chain), ...needed)
 }
 
 /** A deposit as the indexer handles it, whichever way it was found (scan or reindex). */
@@ -81,6 +80,24 @@ export function refundRecipient(request: StoredRequest): string {
   return request.depositAddress && recovery !== undefined ? recovery : request.refundTo
 }
 
+/** How long after a deposit was first seen it is still read again for reorganisations (1 hour). */
+const SETTLED_WATCH_MS = 60 * 60 * 1000
+
+/** A deposit row a reorganisation removed. */
+interface GoneDepositRow {
+  readonly log_index: number
+  readonly request_id: string | null
+  readonly outcome: Outcome
+  readonly amount: string
+  readonly currency: string
+  readonly depositor: string
+}
+
+/** What a request's record says of a deposit a reorganisation removed. */
+function goneFacts(transactionId: string, row: GoneDepositRow) {
+  return { transactionId, amount: String(row.amount), currency: row.currency, depositor: row.depositor }
+}
+
 /** Why a confirmed deposit its request cannot take is refunded. */
 const REFUND_REASONS: Partial<Record<Outcome, string>> = {
   too_low: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL',
@@ -127,17 +144,26 @@ export class Indexer {
   readonly #lifecycle: LifecycleStore
   readonly #logger: Logger
   readonly #now: () => number
+  readonly #metrics: Pick<IntentsMetrics, 'depositReorged'> | undefined
+  readonly #reorgCheckMs: number
+  #lastReorgCheck = 0
 
   constructor(options: {
     registry: Registry
     lifecycle: LifecycleStore
     logger: Logger
     now?: () => number
+    /** Counts deposits removed by reorganisations. */
+    metrics?: Pick<IntentsMetrics, 'depositReorged'>
+    /** How often deposits already acted on are read again for reorganisations. Default 15 s. */
+    reorgCheckMs?: number
   }) {
     this.#registry = options.registry
     this.#lifecycle = options.lifecycle
     this.#logger = options.logger
     this.#now = options.now ?? Date.now
+    this.#metrics = options.metrics
+    this.#reorgCheckMs = options.reorgCheckMs ?? 15_000
   }
 
   /** One pass: scan every chain, act on deposits that reached their confirmations, check deposit addresses. */
@@ -151,18 +177,31 @@ export class Indexer {
     }
     await this.#confirmPending()
     await this.#watchDepositAddresses()
+    if (this.#now() - this.#lastReorgCheck >= this.#reorgCheckMs) {
+      this.#lastReorgCheck = this.#now()
+      await this.#watchSettledDeposits()
+    }
+    await this.#expireReorgedRequests()
   }
 
   async #scan(chain: RegisteredChain): Promise<void> {
     const scanDeposits = chain.adapter.reading?.scanDeposits
     if (!scanDeposits) return
     for (let steps = 0; steps < 20; steps++) {
-      const cursor = await this.#lifecycle.cursor(chain.id)
+      const cursor = (await this.#lifecycle.cursor(chain.id)) ?? this.#firstCursor(chain)
       const scan = await scanDeposits.call(chain.adapter.reading, cursor)
       for (const deposit of scan.deposits) await this.#see(chain, { ...deposit, chainId: chain.id })
       await this.#lifecycle.saveCursor(chain.id, scan.cursor)
       if (scan.caughtUp) return
     }
+  }
+
+  /** Where a chain's first scan starts: the configured start block, else (undefined) the head. */
+  #firstCursor(chain: RegisteredChain): string | undefined {
+    const startBlock = chain.entry.indexer?.startBlock
+    const startCursor = chain.adapter.reading?.startCursor
+    // The registry refuses a start block on a family without startCursor.
+    return startBlock === undefined || !startCursor ? undefined : startCursor(BigInt(startBlock))
   }
 
   /**
@@ -301,7 +340,9 @@ export class Indexer {
       const reading = chain?.adapter.reading
       if (!chain || !reading) continue
       try {
-        const facts = await reading.readDeposits(transactionId)
+        // Fresh: facts the family kept as final may still be shallower than the chain entry's
+        // `finality` asks, and a reorganisation may yet remove them.
+        const facts = await reading.readDeposits(transactionId, { fresh: true })
         if (facts.state !== 'success') {
           if (facts.state === 'not_found' || facts.state === 'reverted')
             await this.#forget(chainId, transactionId)
@@ -316,12 +357,109 @@ export class Indexer {
     }
   }
 
-  /** A deposit that vanished (reorg) or reverted was never real: drop it before it was acted on. */
+  /**
+   * A deposit that vanished (reorg) or reverted before it was acted on was never real: dropped, no
+   * fill. Its request keeps waiting (another deposit may still come) and its record says what went.
+   */
   async #forget(chainId: number, transactionId: string): Promise<void> {
-    await this.#lifecycle.requests.client.query(
-      'DELETE FROM deposits WHERE chain_id = $1 AND transaction_id = $2 AND NOT confirmed',
+    const { rows } = await this.#lifecycle.requests.client.query<GoneDepositRow>(
+      `DELETE FROM deposits WHERE chain_id = $1 AND transaction_id = $2 AND NOT confirmed
+       RETURNING log_index, request_id, outcome, amount, currency, depositor`,
       [chainId, transactionId],
     )
+    for (const row of rows) {
+      if (row.request_id === null || row.outcome !== 'matched') continue
+      await this.#recordReorg(row.request_id, chainId, transactionId, row, 'before_fill')
+    }
+  }
+
+  /**
+   * Deposits acted on in the last {@link SETTLED_WATCH_MS}, read again: one a reorganisation removed
+   * is marked. Its fill, when still queued and unclaimed, is cancelled and the request fails with
+   * `DEPOSIT_REORGED`; a fill already sent cannot be taken back, so the request's record says so,
+   * the operator is told (error log) and the metric counts it.
+   */
+  async #watchSettledDeposits(): Promise<void> {
+    const { client } = this.#lifecycle.requests
+    const { rows } = await client.query<{ chain_id: number; transaction_id: string }>(
+      `SELECT chain_id, transaction_id FROM deposits WHERE confirmed AND reorged_at IS NULL AND seen_at > $1
+       GROUP BY chain_id, transaction_id ORDER BY max(seen_at) DESC LIMIT 100`,
+      [this.#now() - SETTLED_WATCH_MS],
+    )
+    for (const { chain_id: chainId, transaction_id: transactionId } of rows) {
+      const reading = this.#registry.tryChain(chainId)?.adapter.reading
+      if (!reading) continue
+      try {
+        const facts = await reading.readDeposits(transactionId, { fresh: true })
+        if (facts.state !== 'not_found' && facts.state !== 'reverted') continue
+        await this.#settledDepositGone(Number(chainId), transactionId)
+      } catch (error) {
+        this.#logger.warn('deposit reorg check failed', { chainId, transactionId, error: String(error) })
+      }
+    }
+  }
+
+  async #settledDepositGone(chainId: number, transactionId: string): Promise<void> {
+    const { rows } = await this.#lifecycle.requests.client.query<GoneDepositRow>(
+      `UPDATE deposits SET reorged_at = $3 WHERE chain_id = $1 AND transaction_id = $2 AND confirmed AND reorged_at IS NULL
+       RETURNING log_index, request_id, outcome, amount, currency, depositor`,
+      [chainId, transactionId, this.#now()],
+    )
+    for (const row of rows) {
+      if (row.request_id === null || row.outcome !== 'matched') continue
+      const requestId = row.request_id
+      // Only a fill no solver holds is cancelled; one being signed or sent goes ahead.
+      const cancelled = await this.#lifecycle.requests.client.query<{ id: string }>(
+        `UPDATE solver_jobs SET state = 'failed', reason = 'the deposit was removed by a reorganisation', updated_at = $2
+         WHERE job_key = $1 AND state = 'queued' AND (lease_until IS NULL OR lease_until < $2) RETURNING id`,
+        [`fill:${requestId}`, this.#now()],
+      )
+      if (cancelled.rows.length > 0) {
+        await this.#lifecycle.transition(requestId, {
+          to: 'failure',
+          failReason: 'DEPOSIT_REORGED',
+          details: { depositReorged: { ...goneFacts(transactionId, row), stage: 'before_fill' } },
+        })
+        this.#metrics?.depositReorged(chainId, 'before_fill')
+        this.#logger.warn('deposit reorganised away; its fill was cancelled', {
+          chainId,
+          transactionId,
+          requestId,
+        })
+        continue
+      }
+      await this.#recordReorg(requestId, chainId, transactionId, row, 'after_fill')
+      this.#logger.error('deposit reorganised away after its fill was sent', {
+        chainId,
+        transactionId,
+        requestId,
+      })
+    }
+  }
+
+  /** Notes on the request (its status unchanged) that its deposit is gone, and counts it. */
+  async #recordReorg(
+    requestId: string,
+    chainId: number,
+    transactionId: string,
+    row: GoneDepositRow,
+    stage: DepositReorgStage,
+  ): Promise<void> {
+    const request = await this.#lifecycle.requests.getRequest(requestId)
+    if (!request) return
+    await this.#lifecycle.transition(requestId, {
+      to: request.status,
+      details: { depositReorged: { ...goneFacts(transactionId, row), stage } },
+    })
+    this.#metrics?.depositReorged(chainId, stage)
+  }
+
+  /** Waiting requests whose deposit was reorganised away and whose TTL has passed: `DEPOSIT_REORGED`. */
+  async #expireReorgedRequests(): Promise<void> {
+    const expired = await this.#lifecycle.expiredWithReorgedDeposit(this.#now(), 100)
+    for (const request of expired) {
+      await this.#lifecycle.transition(request.id, { to: 'failure', failReason: 'DEPOSIT_REORGED' })
+    }
   }
 
   async #act(chain: RegisteredChain, transactionId: string): Promise<void> {
@@ -541,8 +679,7 @@ export class Indexer {
       if (!chain || !reading || !request.depositAddress) continue
       try {
         // As deep as the chain's policy wants for this amount (Bitcoin: 2 blocks above a threshold).
-        const minConfirmations =
-          chain.adapter.finality.confirmationsFor?.(request.originCurrency, request.amountIn) ?? 1
+        const minConfirmations = depositConfirmations(chain, request.originCurrency, request.amountIn)
         const balance = await reading.readBalance(request.depositAddress, request.originCurrency, {
           minConfirmations,
         })

@@ -53,6 +53,10 @@ export interface SolverJob {
   readonly attempts: number
   /** When it was queued (Unix ms). */
   readonly createdAt: number
+  /** Earlier transactions of the job, replaced by the current one (same nonce, lower fees), oldest first. */
+  readonly replaced: readonly { readonly transactionId: string; readonly raw: string }[]
+  /** When the current transaction was first broadcast (Unix ms); null before. */
+  readonly broadcastAt: number | null
 }
 
 export interface NewJob {
@@ -91,10 +95,12 @@ interface JobRow {
   amount: string | null
   attempts: number
   created_at: string | number
+  replaced: Array<{ transactionId: string; raw: string }>
+  broadcast_at: string | number | null
 }
 
 const JOB_COLUMNS =
-  'id, job_key, request_id, kind, chain_id, payload, state, transaction_id, raw, amount, attempts, created_at'
+  'id, job_key, request_id, kind, chain_id, payload, state, transaction_id, raw, amount, attempts, created_at, replaced, broadcast_at'
 
 function jobFromRow(row: JobRow): SolverJob {
   return {
@@ -110,6 +116,8 @@ function jobFromRow(row: JobRow): SolverJob {
     amount: row.amount === null ? null : BigInt(row.amount),
     attempts: row.attempts,
     createdAt: Number(row.created_at),
+    replaced: row.replaced ?? [],
+    broadcastAt: row.broadcast_at === null ? null : Number(row.broadcast_at),
   }
 }
 
@@ -342,6 +350,49 @@ export class LifecycleStore {
     return rows.length > 0
   }
 
+  /** Notes the first broadcast of the job's current transaction (kept by later re-broadcasts). */
+  async markBroadcast(jobId: number): Promise<void> {
+    await this.#client.query(
+      'UPDATE solver_jobs SET broadcast_at = COALESCE(broadcast_at, $2) WHERE id = $1',
+      [jobId, this.#now()],
+    )
+  }
+
+  /**
+   * Makes `replacement` the job's current transaction, the current one joining `replaced`, before
+   * the replacement is broadcast (write-ahead, as {@link storeSigned}). Only while `owner` holds the
+   * lease and the job still follows `current`.
+   */
+  async storeReplacement(
+    jobId: number,
+    owner: string,
+    current: string,
+    replacement: { transactionId: string; raw: string },
+  ): Promise<boolean> {
+    const { rows } = await this.#client.query<{ id: string }>(
+      `UPDATE solver_jobs SET replaced = replaced || jsonb_build_array(jsonb_build_object('transactionId', transaction_id, 'raw', raw)),
+         transaction_id = $4, raw = $5, broadcast_at = NULL, updated_at = $6
+       WHERE id = $1 AND lease_owner = $2 AND lease_until >= $6 AND transaction_id = $3 RETURNING id`,
+      [
+        jobId,
+        owner,
+        canonicalId(current),
+        canonicalId(replacement.transactionId),
+        replacement.raw,
+        this.#now(),
+      ],
+    )
+    return rows.length > 0
+  }
+
+  /** The job follows `earlier` again: an earlier transaction of it was mined after all. */
+  async adoptReplaced(jobId: number, earlier: { transactionId: string; raw: string }): Promise<void> {
+    await this.#client.query(
+      'UPDATE solver_jobs SET transaction_id = $2, raw = $3, updated_at = $4 WHERE id = $1',
+      [jobId, canonicalId(earlier.transactionId), earlier.raw, this.#now()],
+    )
+  }
+
   async setJobState(
     jobId: number,
     state: JobState,
@@ -419,6 +470,15 @@ export class LifecycleStore {
   /** Waiting requests with a deposit address, for the deposit-address watcher. */
   async waitingWithDepositAddress(limit: number): Promise<StoredRequest[]> {
     return this.#store.listRequests(`status = 'waiting' AND deposit_address IS NOT NULL`, [], limit)
+  }
+
+  /** Requests past their TTL still waiting, whose deposit a reorganisation removed. */
+  async expiredWithReorgedDeposit(now: number, limit: number): Promise<StoredRequest[]> {
+    return this.#store.listRequests(
+      `status = 'waiting' AND expires_at < $1 AND details -> 'depositReorged' IS NOT NULL`,
+      [now],
+      limit,
+    )
   }
 
   /** Requests past their TTL still waiting for a deposit. */

@@ -9,6 +9,7 @@ import {
   type Registry,
   type SignedTransaction,
   type SolverCredentials,
+  settlementConfirmations,
 } from '@pontis/core'
 import { AppFeeLedger, accrueAppFees } from '../app-fees/ledger.js'
 import type { IntentsMetrics } from '../metrics.js'
@@ -30,6 +31,12 @@ export interface SolverOptions {
   readonly pollMs?: number
   /** Attempts before a job that keeps failing is given up. */
   readonly maxAttempts?: number
+  /**
+   * How long a broadcast transaction may stay unmined (pending, or dropped and refused again)
+   * before it is replaced with higher fees, on chains that can ({@link FillingCapability.replace}).
+   * Default 60 s.
+   */
+  readonly replaceAfterMs?: number
   readonly now?: () => number
   /**
    * Crash-test hook: called at named points of a job of `kind` (`after-sign`: the signed bytes are
@@ -315,6 +322,7 @@ export class Solver {
     const filling = this.#filling(registry.chain(job.chainId))
     await filling.broadcast(job.raw as string)
     this.#options.failpoint?.('after-send', job.kind)
+    await lifecycle.markBroadcast(job.id)
     await lifecycle.setJobState(job.id, 'broadcast', {
       releaseLease: true,
       notBefore: this.#now() + (this.#options.pollMs ?? 500),
@@ -329,20 +337,34 @@ export class Solver {
 
   async #follow(job: SolverJob): Promise<void> {
     const { lifecycle, registry } = this.#options
-    const filling = this.#filling(registry.chain(job.chainId))
-    const outcome = await filling.outcome(job.transactionId as string)
+    const chain = registry.chain(job.chainId)
+    const filling = this.#filling(chain)
+    let outcome = await filling.outcome(job.transactionId as string)
+    if (outcome.state === 'pending' || outcome.state === 'not_found') {
+      // A transaction this one replaced may have been mined instead (same nonce): follow that one.
+      for (const earlier of job.replaced) {
+        const mined = await filling.outcome(earlier.transactionId)
+        if (mined.state !== 'success' && mined.state !== 'reverted') continue
+        await lifecycle.adoptReplaced(job.id, earlier)
+        job = { ...job, transactionId: earlier.transactionId, raw: earlier.raw }
+        outcome = mined
+        break
+      }
+    }
     const later = () =>
       lifecycle.setJobState(job.id, 'broadcast', {
         releaseLease: true,
         notBefore: this.#now() + (this.#options.pollMs ?? 500),
       })
-    if (outcome.state === 'not_found') {
-      // Dropped or never received (a crash before broadcast completed): the same bytes again.
-      await filling.broadcast(job.raw as string)
+    if (outcome.state === 'not_found' || outcome.state === 'pending') {
+      await this.#keepMoving(job, chain, filling, outcome.state)
       await later()
       return
     }
-    if (outcome.state === 'pending' || (outcome.state === 'success' && !outcome.final)) {
+    // Final by the family's rule and as deep as the chain entry's `finality` asks.
+    const deepEnough =
+      outcome.final && (outcome.confirmations ?? Number.POSITIVE_INFINITY) >= settlementConfirmations(chain)
+    if (outcome.state === 'success' && !deepEnough) {
       await later()
       return
     }
@@ -380,6 +402,59 @@ export class Solver {
       await lifecycle.setJobState(job.id, state, extra, tx)
       await settleBooksJob(tx, job, state, this.#now(), metrics)
     })
+  }
+
+  /**
+   * A transaction not mined yet. Dropped (or never received, after a crash before the broadcast
+   * completed): the same bytes again. Unmined for longer than `replaceAfterMs`, or refused when sent
+   * again (underpriced after a fee spike): replaced by the same nonce with higher fees, stored before
+   * it is broadcast, so the chain mines one of them only and nobody is paid twice.
+   */
+  async #keepMoving(
+    job: SolverJob,
+    chain: RegisteredChain,
+    filling: FillingCapability,
+    state: 'pending' | 'not_found',
+  ): Promise<void> {
+    const { lifecycle, logger } = this.#options
+    let refused: unknown
+    if (state === 'not_found') {
+      try {
+        await filling.broadcast(job.raw as string)
+      } catch (error) {
+        if (!filling.replace) throw error
+        refused = error
+      }
+    }
+    if (refused === undefined) await lifecycle.markBroadcast(job.id)
+    const stuckFor = this.#now() - (job.broadcastAt ?? this.#now())
+    if (!filling.replace || (refused === undefined && stuckFor < (this.#options.replaceAfterMs ?? 60_000)))
+      return
+    const replacement = await filling.replace(job.raw as string, this.#credentials(chain))
+    if (!replacement) {
+      logger.warn(
+        "stuck transaction not replaced (the fee cap is reached, or it is not the solver's to re-sign)",
+        {
+          jobId: job.id,
+          chainId: chain.id,
+          transactionId: job.transactionId,
+        },
+      )
+      if (refused !== undefined) throw refused
+      return
+    }
+    if (!(await lifecycle.storeReplacement(job.id, this.#owner, job.transactionId as string, replacement)))
+      return
+    logger.info('stuck transaction replaced with higher fees', {
+      jobId: job.id,
+      chainId: chain.id,
+      replaced: job.transactionId,
+      transactionId: replacement.transactionId,
+    })
+    await filling.broadcast(replacement.raw)
+    await lifecycle.markBroadcast(job.id)
+    if (job.kind === 'fill' && job.requestId !== null)
+      await lifecycle.transition(job.requestId, { to: 'submitted', txHash: replacement.transactionId })
   }
 
   async #onConfirmed(job: SolverJob, tx: SqlClient): Promise<void> {

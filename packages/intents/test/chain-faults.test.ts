@@ -1,0 +1,488 @@
+/**
+ * The lifecycle under chain faults on the EVM devnet (real anvil, real PostgreSQL, HTTP only),
+ * caused through the devnet's fault powers (packages/devnet/src/faults.ts).
+ */
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type IntentsApi, silentLogger } from '@pontis/core'
+import { type DevnetChain, devnetEnvironment, startDevnet, USERS } from '@pontis/devnet'
+import { loadOpenApiDocument } from '@pontis/http'
+import { createTestClient, type TestClient } from '@pontis/http/testing'
+import t, { type Test } from 'tap'
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  type Hex,
+  http,
+  type PublicClient,
+  parseTransaction,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { REPO_CONFIG_DIR } from '../../../test/helpers/environments.js'
+import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
+import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
+import { evmBalance, freshIndexerPass } from './fixtures/e2e.js'
+import { openTestSchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
+
+type Quote = IntentsApi.QuoteResponse
+type Status = IntentsApi.StatusRecordV3
+const NATIVE = '0x0000000000000000000000000000000000000000'
+
+t.setTimeout(4 * PROCESS_START_BOUND_MS)
+
+const devnet = await startDevnet({
+  chains: [
+    { chainId: 31337, port: 0 },
+    { chainId: 31338, port: 0 },
+  ],
+})
+t.teardown(() => devnet.stop())
+const [origin, destination] = devnet.chains as [DevnetChain, DevnetChain]
+const originClient = createPublicClient({
+  chain: origin.chain,
+  transport: http(origin.rpcUrl),
+}) as PublicClient
+const destinationClient = createPublicClient({
+  chain: destination.chain,
+  transport: http(destination.rpcUrl),
+}) as PublicClient
+const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
+const database = await openTestSchema(t, 'faults')
+
+// The two EVM chains only, with the chain entries each test sets.
+const configDir = await mkdtemp(join(tmpdir(), 'pontis-faults-'))
+t.teardown(() => rm(configDir, { recursive: true, force: true }))
+await cp(REPO_CONFIG_DIR, configDir, { recursive: true })
+const chainsFile = join(configDir, 'chains.local.json')
+type ChainEntryJson = { id: number } & Record<string, unknown>
+const repoChains = (JSON.parse(await readFile(chainsFile, 'utf8')) as { chains: ChainEntryJson[] }).chains
+
+/** Writes the chains file with `extra` merged into each EVM chain's entry, by chain id. */
+async function configure(extra: Record<number, Record<string, unknown>>): Promise<void> {
+  const config = JSON.parse(await readFile(join(REPO_CONFIG_DIR, 'chains.local.json'), 'utf8')) as {
+    chains: ChainEntryJson[]
+  }
+  config.chains = repoChains
+    .filter((chain) => chain.id === origin.chainId || chain.id === destination.chainId)
+    .map((chain) => ({ ...chain, ...extra[chain.id] }))
+  await writeFile(chainsFile, JSON.stringify(config))
+}
+
+function start(options: {
+  workers: boolean
+  env?: Record<string, string>
+  now?: () => number
+  solverIntervalMs?: number
+}): Promise<IntentsService> {
+  return startIntentsService({
+    configDir,
+    env: {
+      ...devnetEnvironment(devnet),
+      RATE_LIMITS: 'off',
+      DATABASE_URL: TEST_DATABASE_URL,
+      DATABASE_SCHEMA: database.schema,
+      ...options.env,
+    },
+    port: 0,
+    logger: silentLogger,
+    document: loaded,
+    workers: options.workers,
+    indexerIntervalMs: 150,
+    solverIntervalMs: options.solverIntervalMs ?? 100,
+    reorgCheckMs: 200,
+    ...(options.now ? { now: options.now } : {}),
+  })
+}
+
+async function quoteNative(client: TestClient, user: (typeof USERS)[number], recipient: Address) {
+  const res = await client.post('/quote/v2', {
+    user: user.address,
+    recipient,
+    originChainId: origin.chainId,
+    destinationChainId: destination.chainId,
+    originCurrency: NATIVE,
+    destinationCurrency: NATIVE,
+    amount: '50000000000000000',
+    tradeType: 'EXACT_INPUT',
+  })
+  if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${res.text}`)
+  const quote = res.body as Quote
+  return { quote, requestId: quote.steps.at(-1)?.requestId as string }
+}
+
+/** Sends the quote's transactions from `user`, as a wallet does; answers the last one's block. */
+async function deposit(quote: Quote, user: (typeof USERS)[number]): Promise<bigint> {
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(user.privateKey as Hex),
+    chain: origin.chain,
+    transport: http(origin.rpcUrl),
+  })
+  let block: bigint | undefined
+  for (const step of quote.steps) {
+    for (const item of step.items) {
+      const data = item.data as { format: string; to: Address; data: Hex; value: string }
+      const hash = await wallet.sendTransaction({ to: data.to, data: data.data, value: BigInt(data.value) })
+      block = (await originClient.waitForTransactionReceipt({ hash })).blockNumber
+    }
+  }
+  if (block === undefined) throw new Error('the quote has no transaction')
+  return block
+}
+
+const statusOf = async (client: TestClient, requestId: string): Promise<Status> =>
+  (await client.get(`/intents/status/v3?requestId=${requestId}`)).body as Status
+
+function settled(client: TestClient, requestId: string, wanted: readonly string[]): Promise<Status> {
+  return waitFor(`request ${requestId} to be ${wanted.join(' or ')}`, () => statusOf(client, requestId), {
+    until: (record) => wanted.includes(record.status),
+    describe: (record) => record && { status: record.status, failReason: record.failReason },
+  })
+}
+
+t.test('a deposit made before the first start is found from the configured start block', async (t) => {
+  await configure({})
+  // The first start only quotes: no watcher has run, so it has no cursor yet.
+  const quoting = await start({ workers: false })
+  t.teardown(() => quoting.close())
+  const user = USERS[0]!
+  const recipient = USERS[3]!.address
+  const { quote, requestId } = await quoteNative(
+    createTestClient(t, quoting.url, loaded.document),
+    user,
+    recipient,
+  )
+  const depositBlock = await deposit(quote, user)
+  // More blocks after the deposit: a watcher starting at the head would never see it.
+  await origin.faults.mine(3)
+
+  await configure({ [origin.chainId]: { indexer: { startBlock: String(depositBlock) } } })
+  const service = await start({ workers: true })
+  t.teardown(() => service.close())
+  const client = createTestClient(t, service.url, loaded.document)
+  const before = await evmBalance(destinationClient, recipient, NATIVE)
+  const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+  t.equal(done.status, 'success', 'filled without a manual /transactions/index')
+  t.equal(
+    (await evmBalance(destinationClient, recipient, NATIVE)) - before,
+    BigInt(quote.details.currencyOut.amount),
+    'the recipient got the quoted output',
+  )
+})
+
+/** The fill job of `requestId`: its current transaction and the ones it replaced. */
+async function fillJob(service: IntentsService, requestId: string) {
+  const { rows } = await service.store.client.query<{
+    raw: Hex
+    transaction_id: string
+    replaced: Array<{ transactionId: string; raw: Hex }>
+  }>('SELECT raw, transaction_id, replaced FROM solver_jobs WHERE job_key = $1', [
+    `fill:${requestId.toLowerCase()}`,
+  ])
+  const job = rows[0]
+  if (!job) throw new Error(`no fill job for ${requestId}`)
+  return job
+}
+
+/**
+ * Quotes and deposits with destination mining paused, so the fill stays unmined; `fault` then acts
+ * on the broadcast fill. Checks the request ends `success`, the recipient paid exactly once, by a
+ * replacement with the same nonce and higher fees.
+ */
+async function stuckFill(
+  t: Test,
+  user: (typeof USERS)[number],
+  recipient: Address,
+  fault: (fill: Hex, service: IntentsService, requestId: string) => Promise<void>,
+): Promise<void> {
+  await configure({})
+  const service = await start({ workers: true, env: { SOLVER_REPLACE_AFTER_MS: '1500' } })
+  t.teardown(() => service.close())
+  const client = createTestClient(t, service.url, loaded.document)
+  await destination.faults.pauseMining()
+  t.teardown(() => destination.faults.resumeMining())
+  const before = await evmBalance(destinationClient, recipient, NATIVE)
+  const { quote, requestId } = await quoteNative(client, user, recipient)
+  await deposit(quote, user)
+  const submitted = await settled(client, requestId, ['submitted'])
+  const fill = submitted.txHashes[0] as Hex
+  await fault(fill, service, requestId)
+  const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+  t.equal(done.status, 'success', 'the request succeeds')
+  const job = await fillJob(service, requestId)
+  t.ok(job.replaced.length >= 1, 'the fill was replaced')
+  t.equal(job.replaced[0]?.transactionId, fill, 'the first one broadcast is among the replaced')
+  const mined = parseTransaction(job.raw)
+  for (const earlier of job.replaced) {
+    const replaced = parseTransaction(earlier.raw)
+    t.equal(replaced.nonce, mined.nonce, 'the same nonce: only one of them can be mined')
+    t.ok((mined.maxFeePerGas ?? 0n) > (replaced.maxFeePerGas ?? 0n), 'the mined one pays more per gas')
+    t.equal(
+      await destinationClient.request({
+        method: 'eth_getTransactionReceipt',
+        params: [earlier.transactionId as Hex],
+      }),
+      null,
+      'a replaced one is not mined',
+    )
+  }
+  t.ok(done.txHashes.includes(job.transaction_id), 'the status shows the mined fill')
+  t.equal(
+    (await evmBalance(destinationClient, recipient, NATIVE)) - before,
+    BigInt(quote.details.currencyOut.amount),
+    'the recipient is paid once, the quoted output',
+  )
+}
+
+t.test('a fill priced out by a base-fee spike is replaced with higher fees and paid once', async (t) => {
+  await stuckFill(t, USERS[1]!, USERS[2]!.address, async () => {
+    // Mined into a block whose base fee the fill's max fee is below: anvil evicts the fill, and
+    // sending the same bytes again is refused.
+    await destination.faults.spikeBaseFee(500n * 10n ** 9n)
+    await destination.faults.mine()
+    await destination.faults.resumeMining()
+  })
+})
+
+t.test('a fill dropped from the mempool and left unmined is sent again, then repriced', async (t) => {
+  await stuckFill(t, USERS[2]!, USERS[1]!.address, async (fill, service, requestId) => {
+    await destination.faults.dropTransaction(fill)
+    // Mining stays paused: the same bytes go back to the mempool and stay there, until the solver
+    // replaces them (SOLVER_REPLACE_AFTER_MS) …
+    await waitFor(
+      'the fill to be replaced',
+      async () => (await fillJob(service, requestId)).replaced.length > 0,
+    )
+    // … and the replacement is what the next block takes.
+    await destination.faults.resumeMining()
+  })
+})
+
+/** How many deposits of `requestId` the indexer has recorded, and how many fill jobs it queued. */
+async function seen(
+  service: IntentsService,
+  requestId: string,
+): Promise<{ deposits: number; fills: number }> {
+  const id = requestId.toLowerCase()
+  const { rows } = await service.store.client.query<{ deposits: number; fills: number }>(
+    `SELECT (SELECT count(*)::int FROM deposits WHERE request_id = $1) AS deposits,
+            (SELECT count(*)::int FROM solver_jobs WHERE job_key = $2) AS fills`,
+    [id, `fill:${id}`],
+  )
+  return rows[0] ?? { deposits: 0, fills: 0 }
+}
+
+type ReorgDetails = { depositReorged?: { transactionId: string; stage: string; amount: string } }
+
+t.test(
+  'a deposit reorganised away before its confirmations: no fill, waiting, then DEPOSIT_REORGED after the TTL',
+  async (t) => {
+    await configure({ [origin.chainId]: { finality: { confirmations: 3 } } })
+    let clockOffset = 0
+    const service = await start({ workers: true, now: () => Date.now() + clockOffset })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const user = USERS[3]!
+    const { quote, requestId } = await quoteNative(client, user, USERS[0]!.address)
+    await deposit(quote, user)
+    await waitFor('the deposit to be recorded', async () => (await seen(service, requestId)).deposits === 1)
+    // One block deep of the three the chain entry asks for: the deposit's block goes.
+    await origin.faults.rollback(1)
+    const noted = await waitFor(
+      'the record to note the reorganised deposit',
+      () => statusOf(client, requestId),
+      {
+        until: (record) => (record.details as ReorgDetails | null)?.depositReorged !== undefined,
+      },
+    )
+    t.equal(noted.status, 'waiting', 'the request waits again')
+    t.equal((noted.details as ReorgDetails).depositReorged?.stage, 'before_fill')
+    t.equal((noted.details as ReorgDetails).depositReorged?.amount, quote.details.currencyIn.amount)
+    await origin.faults.mine(4)
+    await freshIndexerPass(service)
+    t.same(await seen(service, requestId), { deposits: 0, fills: 0 }, 'no deposit kept, no fill queued')
+    t.equal((await statusOf(client, requestId)).status, 'waiting', 'more blocks change nothing')
+
+    // Past any quote lifetime (at most 86400 s).
+    clockOffset = 2 * 86_400_000
+    const failed = await settled(client, requestId, ['failure'])
+    t.equal(failed.failReason, 'DEPOSIT_REORGED', 'after the TTL: failed, saying why')
+  },
+)
+
+t.test('a deposit reorganised away after its fill: recorded on the request and counted', async (t) => {
+  await configure({})
+  const service = await start({ workers: true })
+  t.teardown(() => service.close())
+  const client = createTestClient(t, service.url, loaded.document)
+  const user = USERS[0]!
+  const { quote, requestId } = await quoteNative(client, user, USERS[2]!.address)
+  const depositBlock = await deposit(quote, user)
+  t.equal((await settled(client, requestId, ['success', 'failure', 'refund'])).status, 'success')
+  await origin.faults.reorg(Number((await origin.faults.head()) - depositBlock + 1n))
+  const noted = await waitFor(
+    'the record to note the reorganised deposit',
+    () => statusOf(client, requestId),
+    {
+      until: (record) => (record.details as ReorgDetails | null)?.depositReorged !== undefined,
+    },
+  )
+  t.equal(noted.status, 'success', 'the fill was paid: the status stays')
+  t.equal(
+    (noted.details as ReorgDetails).depositReorged?.stage,
+    'after_fill',
+    'the record says the fill went out',
+  )
+  t.equal((noted.details as ReorgDetails).depositReorged?.transactionId, noted.inTxHashes[0])
+  const metrics = await client.get('/metrics')
+  t.match(
+    metrics.text,
+    new RegExp(`pontis_deposit_reorgs_total\\{chain="${origin.chainId}",stage="after_fill"\\} 1\\b`),
+    'the operator sees it counted',
+  )
+})
+
+t.test(
+  'a deposit reorganised away after it was acted on, before the fill went out: the fill is cancelled',
+  async (t) => {
+    await configure({})
+    // The solver passes once at start and then not for an hour: the fill stays queued.
+    const service = await start({ workers: true, solverIntervalMs: 3_600_000 })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const user = USERS[3]!
+    const recipient = USERS[1]!.address
+    const before = await evmBalance(destinationClient, recipient, NATIVE)
+    const { quote, requestId } = await quoteNative(client, user, recipient)
+    const depositBlock = await deposit(quote, user)
+    await settled(client, requestId, ['pending'])
+    t.same(await seen(service, requestId), { deposits: 1, fills: 1 }, 'acted on: the fill is queued')
+    await origin.faults.reorg(Number((await origin.faults.head()) - depositBlock + 1n))
+    const failed = await settled(client, requestId, ['failure', 'success', 'refund'])
+    t.equal(failed.status, 'failure')
+    t.equal(failed.failReason, 'DEPOSIT_REORGED')
+    t.equal((failed.details as ReorgDetails).depositReorged?.stage, 'before_fill')
+    const { rows } = await service.store.client.query<{ state: string }>(
+      'SELECT state FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    t.equal(rows[0]?.state, 'failed', 'the fill job is cancelled')
+    await service.solver.tick()
+    t.equal(await evmBalance(destinationClient, recipient, NATIVE), before, 'nothing was paid')
+    const metrics = await client.get('/metrics')
+    t.match(
+      metrics.text,
+      new RegExp(`pontis_deposit_reorgs_total\\{chain="${origin.chainId}",stage="before_fill"\\} [1-9]`),
+    )
+  },
+)
+
+t.test('a fill reorganised away before its confirmations is sent again and paid once', async (t) => {
+  await configure({ [destination.chainId]: { finality: { confirmations: 3 } } })
+  const service = await start({ workers: true })
+  t.teardown(() => service.close())
+  const client = createTestClient(t, service.url, loaded.document)
+  const user = USERS[1]!
+  const recipient = USERS[3]!.address
+  const before = await evmBalance(destinationClient, recipient, NATIVE)
+  const { quote, requestId } = await quoteNative(client, user, recipient)
+  await deposit(quote, user)
+  const submitted = await settled(client, requestId, ['submitted'])
+  const fill = submitted.txHashes[0] as Hex
+  const receipt = () =>
+    destinationClient.request({ method: 'eth_getTransactionReceipt', params: [fill] }) as Promise<unknown>
+  await waitFor('the fill to be mined', receipt)
+  t.equal((await statusOf(client, requestId)).status, 'submitted', 'one block of three: not final yet')
+  await destination.faults.rollback(1)
+  t.equal(await receipt(), null, 'the fill is gone from the chain')
+  await waitFor('the solver to send the fill again', receipt)
+  await destination.faults.mine(2)
+  const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+  t.equal(done.status, 'success')
+  t.same(done.txHashes, [fill], 'the same signed bytes, mined again')
+  t.equal(
+    (await evmBalance(destinationClient, recipient, NATIVE)) - before,
+    BigInt(quote.details.currencyOut.amount),
+    'the recipient is paid once',
+  )
+})
+
+/**
+ * A JSON-RPC proxy on loopback in front of `target` that answers another hash for block `lieAbout`
+ * (when set); everything else passes through unchanged.
+ */
+async function lyingNode(t: Test, target: string): Promise<{ url: string; lieAbout?: bigint }> {
+  const node: { url: string; lieAbout?: bigint } = { url: '' }
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', async () => {
+      const body = Buffer.concat(chunks).toString()
+      const answer = await fetch(target, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      })
+      const text = await answer.text()
+      const request = JSON.parse(body) as { method?: string; params?: unknown[] }
+      const lied =
+        node.lieAbout !== undefined &&
+        request.method === 'eth_getBlockByNumber' &&
+        request.params?.[0] === `0x${node.lieAbout.toString(16)}`
+      const reply = JSON.parse(text) as { result?: { hash?: string } }
+      if (lied && reply.result) reply.result.hash = `0x${'ab'.repeat(32)}`
+      res
+        .writeHead(answer.status, { 'content-type': 'application/json' })
+        .end(lied ? JSON.stringify(reply) : text)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  node.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return node
+}
+
+t.test(
+  'a node lying about a block hash is reported and outvoted; alone against one honest node, nothing is trusted',
+  async (t) => {
+    const liar = await lyingNode(t, origin.rpcUrl)
+    const user = USERS[2]!
+    const recipient = USERS[0]!.address
+    await configure({ [origin.chainId]: { rpc: { url: origin.rpcUrl, fallbackUrls: [liar.url] } } })
+    const twoNodes = await start({ workers: true })
+    t.teardown(() => twoNodes.close())
+    const client = createTestClient(t, twoNodes.url, loaded.document)
+    const { quote, requestId } = await quoteNative(client, user, recipient)
+    liar.lieAbout = (await origin.faults.head()) + 1n
+    t.equal(await deposit(quote, user), liar.lieAbout, 'the deposit is in the block the node lies about')
+    await waitFor('the deposit to be recorded', async () => (await seen(twoNodes, requestId)).deposits === 1)
+    await freshIndexerPass(twoNodes)
+    t.same(
+      await seen(twoNodes, requestId),
+      { deposits: 1, fills: 0 },
+      'one honest node of two is no majority: no fill',
+    )
+    t.equal((await statusOf(client, requestId)).status, 'waiting')
+    const metrics = await client.get('/metrics')
+    t.match(
+      metrics.text,
+      new RegExp(`pontis_rpc_calls_total\\{chain="${origin.chainId}",outcome="disagreement"\\} [1-9]`),
+      'the disagreement is counted',
+    )
+    await twoNodes.close()
+
+    // A third node, honest: two of three agree, and the deposit is acted on.
+    const honest = await lyingNode(t, origin.rpcUrl)
+    await configure({
+      [origin.chainId]: { rpc: { url: origin.rpcUrl, fallbackUrls: [liar.url, honest.url] } },
+    })
+    const threeNodes = await start({ workers: true })
+    t.teardown(() => threeNodes.close())
+    const api = createTestClient(t, threeNodes.url, loaded.document)
+    const done = await settled(api, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success', 'filled once a majority vouches for the block')
+  },
+)
