@@ -22,12 +22,19 @@ import { type Address, getAddress, type Hex, isAddress, isAddressEqual, recoverM
 import { createEvmFilling } from './filling.js'
 import { createEvmMarketData } from './market-data.js'
 import { createEvmQuoting, EVM_PERMIT_KIND, type EvmChainContext } from './quoting.js'
-import { uniswapV3Contracts, uniswapV3Source } from './uniswap.js'
+import {
+  type UniswapV3Contracts,
+  uniswapV3Contracts,
+  uniswapV3DepositSwap,
+  uniswapV3Source,
+} from './uniswap.js'
 
 /** The chain's swap sources: its Uniswap v3 deployment, when `contracts` names one. */
-function swapSourcesOf(evm: EvmChainContext, contracts: ChainConfig<EvmPluginConfig>['contracts']) {
-  const uniswap = uniswapV3Contracts(contracts)
-  return uniswap ? [uniswapV3Source(evm, uniswap)] : []
+/** The chain's swap sources, and the origin swap its deposits run (a Uniswap v3 deployment's router). */
+function swapsOf(evm: EvmChainContext, uniswap: UniswapV3Contracts | undefined) {
+  return uniswap
+    ? { sources: [uniswapV3Source(evm, uniswap)], depositSwap: uniswapV3DepositSwap(evm, uniswap) }
+    : { sources: [] }
 }
 
 import { createEvmReading } from './reading.js'
@@ -170,6 +177,7 @@ export default definePlugin<EvmPluginConfig>({
     const depository = chain.protocol?.v2?.depository
     const multicaller = chain.plugin.multicaller ?? chain.contracts?.multicaller
     const depositReceiver = chain.contracts?.relayReceiver
+    const uniswap = uniswapV3Contracts(chain.contracts)
     const evm: EvmChainContext = {
       label,
       chainId: chain.id,
@@ -197,6 +205,7 @@ export default definePlugin<EvmPluginConfig>({
       eip1559: chain.plugin.eip1559,
       depositAddressSeed: chain.plugin.depositAddressSeed as Hex | undefined,
       maxLogBlockRange: chain.plugin.maxLogBlockRange,
+      swapRouter: uniswap?.router,
       witnesses: (chain.rpc.fallbackUrls ?? []).map((url) => ({
         url,
         client: createRpcClient({
@@ -214,10 +223,11 @@ export default definePlugin<EvmPluginConfig>({
         reportRpcDisagreement(witness.url)
       },
     }
+    const swaps = swapsOf(evm, uniswap)
     return {
       identity,
       finality,
-      quoting: createEvmQuoting(evm, swapSourcesOf(evm, chain.contracts)),
+      quoting: createEvmQuoting(evm, swaps.sources, swaps.depositSwap),
       reading: createEvmReading(evm, finality),
       marketData: createEvmMarketData(evm),
       probe: async () => ({

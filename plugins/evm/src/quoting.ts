@@ -5,6 +5,7 @@ import {
   type DestinationCall,
   type FillCostRequest,
   type OriginCostRequest,
+  type OriginSwapQuote,
   PontisError,
   type PreparedStep,
   type QuotingCapability,
@@ -26,6 +27,7 @@ import { privateKeyToAddress } from 'viem/accounts'
 import { depositoryAbi, erc20Abi, multicallerAbi, RECEIVE_WITH_AUTHORIZATION_TYPES } from './abi.js'
 import { checkedAuthorizations } from './authorizations.js'
 import { type ReadCache, rpc } from './rpc.js'
+import type { DepositSwap, DepositSwapRequest } from './uniswap.js'
 
 const ZERO_ID: Hex = `0x${'00'.repeat(32)}`
 
@@ -77,6 +79,11 @@ export interface EvmChainContext {
   readonly depositAddressSeed: Hex | undefined
   /** Most blocks per `eth_getLogs` call. */
   readonly maxLogBlockRange: number
+  /**
+   * The swap router of the chain's origin swaps: its transactions tagged with a request id that pay
+   * the depository a token are that request's deposit. None: the chain runs no origin swaps.
+   */
+  readonly swapRouter?: Address | undefined
   /**
    * The chain's other configured nodes (`rpc.fallbackUrls`), each asked on its own: a fact is
    * trusted only when a majority of all the nodes agree on the hash of its block.
@@ -349,7 +356,37 @@ function depositGas(
 export function createEvmQuoting(
   context: EvmChainContext,
   swapSources: readonly SwapSource[] = [],
+  depositSwap?: DepositSwap,
 ): QuotingCapability {
+  /** The swap-and-deposit of a request with an origin swap (only offered with `depositSwap`). */
+  const swapDepositOf = (request: {
+    requestId: string
+    depositor: string
+    amount: bigint
+    originSwap: OriginSwapQuote
+    usePermit: boolean
+  }): { swap: DepositSwap; request: DepositSwapRequest } => {
+    if (!depositSwap) {
+      throw new PontisError('NO_SWAP_ROUTES_FOUND', `${context.label.displayName} runs no origin swaps.`)
+    }
+    if (request.usePermit) {
+      throw new PontisError(
+        'UNSUPPORTED_EXECUTION_TYPE',
+        `An origin swap on ${context.label.displayName} is a transaction the user sends; remove usePermit or deposit a listed currency.`,
+      )
+    }
+    return {
+      swap: depositSwap,
+      request: {
+        quote: request.originSwap,
+        depositor: request.depositor,
+        depository: depositoryOf(context),
+        amount: request.amount,
+        requestId: request.requestId,
+      },
+    }
+  }
+
   const supportsPermit = (currencyId: string): Promise<boolean> => {
     if (isNative(context, currencyId)) return Promise.resolve(false)
     return context.cache.read(
@@ -375,6 +412,10 @@ export function createEvmQuoting(
   }
 
   const originGas = async (request: OriginCostRequest): Promise<bigint> => {
+    if (request.originSwap) {
+      const { swap, request: deposit } = swapDepositOf({ ...request, originSwap: request.originSwap })
+      return swap.gas(deposit)
+    }
     if (request.viaDepositAddress) return GAS.transfer
     if (request.usePermit) return GAS.permitDeposit
     if (wantsDirectDeposit(request)) {
@@ -407,6 +448,7 @@ export function createEvmQuoting(
     supportsGasTopup: true,
     supportsPermit,
     ...(swapSources.length > 0 ? { swapSources } : {}),
+    ...(depositSwap && context.depository ? { depositsCanSwap: true } : {}),
 
     async estimateOriginCost(request: OriginCostRequest): Promise<CostEstimate> {
       const [units, fees] = await Promise.all([originGas(request), feeTerms(context)])
@@ -478,6 +520,10 @@ export function createEvmQuoting(
     },
 
     async buildDepositSteps(request: DepositStepsRequest): Promise<readonly PreparedStep[]> {
+      if (request.originSwap) {
+        const { swap, request: deposit } = swapDepositOf({ ...request, originSwap: request.originSwap })
+        return swap.steps(deposit)
+      }
       const fees = await feeTerms(context)
       if (request.depositAddress) {
         const call = { to: request.depositAddress as Address, value: request.amount, data: '0x' as Hex }

@@ -246,16 +246,52 @@ function directTokenDeposit(
   }
 }
 
-/** True when the receipt has a token `Transfer` to `recipient` emitted by the transaction's target. */
-function hasTransferTo(receipt: TransactionReceipt, recipient: Address): boolean {
+/**
+ * An origin swap's deposit: a transaction to the chain's swap router with the request id appended,
+ * whose output the router pays to the depository (one token `Transfer` to it in the receipt). The
+ * depository emits nothing for it, so the transaction says whose deposit it is, as for the direct form.
+ */
+function swapDeposit(
+  context: EvmChainContext,
+  depository: Address,
+  transaction: Transaction,
+  receipt: Parameters<typeof taggedTokenTransfer>[1],
+): DepositFact | undefined {
+  const router = context.swapRouter
+  const input = transaction.input
+  if (!router || !transaction.to || !isAddressEqual(transaction.to, router) || size(input) < 36)
+    return undefined
+  const incoming = receipt.logs.filter(
+    (log) => log.topics[0] === TRANSFER_TOPIC && log.topics[2]?.toLowerCase() === addressTopic(depository),
+  )
+  const [log] = incoming
+  if (incoming.length !== 1 || !log || log.logIndex === null) return undefined
+  const event = decodeEventLog({ abi: erc20Abi, eventName: 'Transfer', data: log.data, topics: log.topics })
+  return {
+    index: log.logIndex,
+    depository,
+    depositId: slice(input, size(input) - 32).toLowerCase() as Hex,
+    depositor: getAddress(transaction.from),
+    currencyId: getAddress(log.address),
+    amount: event.args.value,
+  }
+}
+
+const addressTopic = (address: Address): string => `0x${address.slice(2).toLowerCase().padStart(64, '0')}`
+
+/**
+ * True when the receipt has a token `Transfer` to `recipient` emitted by the transaction's target,
+ * or any token's when the target is the swap router (an origin swap's deposit).
+ */
+function hasTransferTo(context: EvmChainContext, receipt: TransactionReceipt, recipient: Address): boolean {
   const target = receipt.to
   if (!target) return false
-  const topic = `0x${recipient.slice(2).toLowerCase().padStart(64, '0')}`
+  const viaRouter = context.swapRouter !== undefined && isAddressEqual(target, context.swapRouter)
   return receipt.logs.some(
     (log) =>
-      isAddressEqual(log.address, target) &&
+      (viaRouter || isAddressEqual(log.address, target)) &&
       log.topics[0] === TRANSFER_TOPIC &&
-      log.topics[2]?.toLowerCase() === topic,
+      log.topics[2]?.toLowerCase() === addressTopic(recipient),
   )
 }
 
@@ -439,9 +475,12 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
           return fact ? [fact] : []
         })
         // No depository event: a direct token deposit, if the calldata says so (fetched only then).
-        if (facts.length > 0 || !hasTransferTo(receipt, depository)) return facts
+        if (facts.length > 0 || !hasTransferTo(context, receipt, depository)) return facts
         const found = await transaction()
-        const direct = found ? directTokenDeposit(context, depository, found, receipt) : undefined
+        const direct = found
+          ? (directTokenDeposit(context, depository, found, receipt) ??
+            swapDeposit(context, depository, found, receipt))
+          : undefined
         return direct ? [direct] : []
       })
     },
@@ -546,7 +585,8 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
       for (const [hash, { blockNumber, logs: transferLogs }] of candidates) {
         const transaction = await findTransaction(context, hash)
         const fact = transaction
-          ? directTokenDeposit(context, depository, transaction, { logs: transferLogs })
+          ? (directTokenDeposit(context, depository, transaction, { logs: transferLogs }) ??
+            swapDeposit(context, depository, transaction, { logs: transferLogs }))
           : undefined
         if (fact) seen(blockNumber, hash, fact)
       }

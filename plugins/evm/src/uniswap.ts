@@ -468,3 +468,83 @@ function approveStep(
     items: [{ data: transactionData(context, request.user, call, GAS.erc20Approve, fees) }],
   }
 }
+
+/**
+ * The origin swap of a deposit, in one transaction: the router's `exactOutput` pays exactly the
+ * deposit amount to the depository (output recipient) and takes at most the quoted input from the
+ * user, who keeps the rest (native input: `refundETH` returns it). The request id rides after the
+ * router call, so reads attribute the depository's incoming transfer to the request (see reading's
+ * `swapDeposit`). An exact-input quote becomes an exact output of its guaranteed minimum: the deposit
+ * is then exactly the amount priced, with any surplus left as unspent input.
+ */
+export interface DepositSwap {
+  /** The router, whose tagged transactions carry such deposits. */
+  readonly router: Address
+  steps(request: DepositSwapRequest): Promise<readonly PreparedStep[]>
+  gas(request: DepositSwapRequest): Promise<bigint>
+}
+
+/** One request's swap-and-deposit. */
+export interface DepositSwapRequest {
+  readonly quote: SwapQuote
+  readonly depositor: string
+  readonly depository: Address
+  /** The deposit: exactly this much of the quote's output currency. */
+  readonly amount: bigint
+  readonly requestId: string
+}
+
+/** The deployment as a deposit's origin swap (see {@link DepositSwap}). */
+export function uniswapV3DepositSwap(context: EvmChainContext, contracts: UniswapV3Contracts): DepositSwap {
+  const asSwap = (request: DepositSwapRequest): SwapStepsRequest => {
+    if (isNativeCurrency(context, request.quote.toCurrency)) {
+      throw new PontisError(
+        'NO_SWAP_ROUTES_FOUND',
+        `An origin swap on ${context.label.displayName} deposits through the ${UNISWAP_V3_SOURCE} router, which can pay the depository a token but not the native currency with the request id; ask for a token-settled destination currency (e.g. USDC), or deposit a listed currency.`,
+      )
+    }
+    const route = request.quote.route as UniswapRoute
+    const exactOutput: UniswapRoute = {
+      ...route,
+      tradeType: 'EXACT_OUTPUT',
+      exactAmount: request.amount.toString(),
+      limitAmount: request.quote.amountIn.toString(),
+    }
+    return {
+      quote: { ...request.quote, route: exactOutput },
+      user: request.depositor,
+      recipient: request.depository,
+      requestId: request.requestId,
+      // The deposit's own validity is the quote's; the router only needs a bound.
+      deadline: 2 ** 32 - 1,
+    }
+  }
+  return {
+    router: contracts.router,
+    async gas(request) {
+      const swap = asSwap(request)
+      const [gas, approval] = await Promise.all([
+        swapGas(context, contracts, swap),
+        needsApproval(context, contracts, swap),
+      ])
+      return gas + (approval ? GAS.erc20Approve : 0n)
+    },
+    async steps(request) {
+      const swap = asSwap(request)
+      const [fees, approval] = await Promise.all([feeTerms(context), needsApproval(context, contracts, swap)])
+      const gas = approval ? fallbackSwapGas(swap) : await swapGas(context, contracts, swap)
+      const call = swapCall(context, contracts, swap)
+      const { quote } = request
+      return [
+        ...(approval ? [approveStep(context, contracts, swap, fees)] : []),
+        {
+          id: 'deposit',
+          kind: 'transaction',
+          action: 'Confirm transaction in your wallet',
+          description: `Swap and deposit on ${context.label.displayName} (${quote.hops} hop${quote.hops === 1 ? '' : 's'} via ${quote.sources.join(', ')}), tagged with your request id`,
+          items: [{ data: transactionData(context, request.depositor, call, gas, fees) }],
+        },
+      ]
+    },
+  }
+}

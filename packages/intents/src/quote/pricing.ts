@@ -100,7 +100,8 @@ export async function estimateCosts(
         'floor',
       )
     : 0n
-  const slippageBps = slippageBpsFor(request, route.sameAsset, settings)
+  // An origin swap is a market trade whatever the two ends are: it gets the cross-asset tolerance.
+  const slippageBps = slippageBpsFor(request, route.sameAsset && !swap, settings)
   let amount = BigInt(request.amount)
   const originSwap =
     swap && request.tradeType === 'EXACT_INPUT'
