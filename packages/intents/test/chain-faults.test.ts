@@ -287,10 +287,15 @@ t.test(
     const client = createTestClient(t, service.url, loaded.document)
     const user = USERS[3]!
     const { quote, requestId } = await quoteNative(client, user, USERS[0]!.address)
-    await deposit(quote, user)
+    const depositBlock = await deposit(quote, user)
     await waitFor('the deposit to be recorded', async () => (await seen(service, requestId)).deposits === 1)
-    // One block deep of the three the chain entry asks for: the deposit's block goes.
-    await origin.faults.rollback(1)
+    // Short of the three confirmations the chain entry asks for, the deposit's block goes, with any
+    // block mined after it (the solver's repayments of earlier tests' fills mine some): mining is
+    // paused while the depth is read, so no new block slips in between.
+    await origin.faults.pauseMining()
+    const depth = (await originClient.getBlockNumber()) - depositBlock + 1n
+    await origin.faults.rollback(Number(depth))
+    await origin.faults.resumeMining()
     const noted = await waitFor(
       'the record to note the reorganised deposit',
       () => statusOf(client, requestId),
