@@ -60,10 +60,14 @@ async function evaluate(
   let stoppedWith: number | null = null
   try {
     const url = `${pathToFileURL(scriptPath).href}?run=${++evaluations}`
+    const listening = new Set(process.listeners('SIGTERM'))
     await within(`${scriptPath} to give up`, import(url), { timeoutMs })
     stoppedWith = code
     if (stoppedWith === null) {
-      process.emit('SIGTERM', 'SIGTERM')
+      // Only the handlers the script installed: an emitted SIGTERM would also run tap's own exit
+      // handler, which writes this process's coverage there and stops recording the rest.
+      for (const handler of process.listeners('SIGTERM'))
+        if (!listening.has(handler)) (handler as (signal: NodeJS.Signals) => void)('SIGTERM')
       await within(`${scriptPath} to stop on SIGTERM`, exited.promise, { timeoutMs })
     }
   } finally {

@@ -191,7 +191,11 @@ const EXPECTED: Record<string, Record<string, Reason>> = {
     '$.refundFailReason': `${SPEC}, Request status record: "refundFailReason | string"`,
     '$.details.${string}': detailsObject,
   },
-  RequestsV3AnswerUnlisted: {},
+  RequestsV3AnswerUnlisted: {
+    '$.requests[].data.referrerAddress': addition(
+      "the quote's `referrerAddress`, which the history routes also filter by",
+    ),
+  },
   RequestsV2AnswerUnlisted: {},
   IndexAnswerUnlisted: {
     '$.requestId': addition('the request the transaction was matched to'),
