@@ -5,24 +5,17 @@
  * prints is log lines (never a stack trace), exactly one of them at level error, naming the
  * variable to change.
  * Every variable the intent service reads is covered, and the config files' `${VAR}` placeholders.
- *
- * A few cases per script start a real process (`child: true`), which shows the process stops with
- * that exit code and prints nothing else. The others run the same script inside this process, one
- * at a time, each evaluated afresh: with `process.env` set to the case's, the standard streams
- * recorded and `process.exit` recording the code instead of exiting. A child costs about 2 CPU-s of
- * loading the code base: with one per case this file took 87 CPU-s, now about 31.
  */
 import { spawn } from 'node:child_process'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { runScriptInProcess } from './helpers/main-script.js'
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 /** How long a start with a bad setting may take to stop by itself before it counts as hung. */
 const STOP_WITHIN_MS = 120_000
 
-// A few processes start here, each loading part of the code base, and every case loads a config.
+// Some forty processes start here, six at a time, each loading part of the code base: more than
+// the default file budget on a busy machine.
 t.setTimeout(900_000)
 const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test'
 
@@ -31,18 +24,11 @@ interface StartCase {
   readonly name: string
   readonly variable: string
   readonly env: Record<string, string>
-  /** Started as a real process (the others run in this one). */
-  readonly child?: true
 }
 
 /** One bad setting per case; everything else is the local environment's defaults. */
 const INTENTS_CASES: readonly StartCase[] = [
-  {
-    name: 'a port that is not a number',
-    variable: 'INTENTS_PORT',
-    env: { INTENTS_PORT: 'http' },
-    child: true,
-  },
+  { name: 'a port that is not a number', variable: 'INTENTS_PORT', env: { INTENTS_PORT: 'http' } },
   { name: 'a port out of range', variable: 'INTENTS_PORT', env: { INTENTS_PORT: '70000' } },
   { name: 'a host that cannot be bound', variable: 'HOST', env: { HOST: 'no-such-host.invalid' } },
   { name: 'a proxy switch that is not true or false', variable: 'TRUST_PROXY', env: { TRUST_PROXY: 'yes' } },
@@ -66,7 +52,6 @@ const INTENTS_CASES: readonly StartCase[] = [
     name: 'a database nobody listens for',
     variable: 'DATABASE_URL',
     env: { DATABASE_URL: 'postgres://postgres:hunter2@127.0.0.1:1/test' },
-    child: true,
   },
   {
     name: 'an invalid schema name',
@@ -128,7 +113,6 @@ const INTENTS_CASES: readonly StartCase[] = [
     name: 'a solver key outside the curve (solver file placeholder)',
     variable: 'SOLVER_PRIVATE_KEY',
     env: { SOLVER_PRIVATE_KEY: `0x${'0'.repeat(64)}` },
-    child: true,
   },
   {
     name: 'a family key that is no key (solver file placeholder)',
@@ -160,12 +144,7 @@ const START_CASES: readonly StartCase[] = [
     variable: 'ORACLE_SIGNERS_THRESHOLD',
     env: { ORACLE_SIGNERS_THRESHOLD: 'x' },
   },
-  {
-    name: 'a devnet switch that is not on or off',
-    variable: 'DEVNET',
-    env: { DEVNET: 'false' },
-    child: true,
-  },
+  { name: 'a devnet switch that is not on or off', variable: 'DEVNET', env: { DEVNET: 'false' } },
 ]
 
 const ORACLE_CASES: readonly StartCase[] = [
@@ -175,7 +154,6 @@ const ORACLE_CASES: readonly StartCase[] = [
     name: 'an RPC URL that is no URL (chain file placeholder)',
     variable: 'LOCAL_A_RPC_URL',
     env: { LOCAL_A_RPC_URL: 'not-a-url' },
-    child: true,
   },
 ]
 
@@ -184,34 +162,21 @@ interface Outcome {
   readonly lines: readonly string[]
 }
 
-/** The environment a case starts with: the local environment's defaults and the case's setting. */
-function caseEnvironment(env: Record<string, string>): Record<string, string | undefined> {
-  // No user from the account: a DATABASE_URL without one must fail whoever runs the test.
-  const { USER: _user, PGUSER: _pguser, LOGNAME: _logname, ...inherited } = process.env
-  return {
-    ...inherited,
-    ENVIRONMENT: 'local',
-    DEVNET: 'off',
-    INTENTS_PORT: '0',
-    HTTP_PORT: '0',
-    LOG_LEVEL: 'info',
-    ...env,
-  }
-}
-
-/** The printed lines that count: the oracle warns that it signs with the development key (local only). */
-function outcomeOf(code: number | null, output: string): Outcome {
-  const lines = output
-    .split('\n')
-    .filter((line) => line.trim() !== '' && !line.includes('ECDSA_PRIVATE_KEY is not set'))
-  return { code, lines }
-}
-
 /** Starts the script with the case's setting and waits for it to exit (it must: start-up fails). */
 function run(script: string, env: Record<string, string>): Promise<Outcome> {
+  // No user from the account: a DATABASE_URL without one must fail whoever runs the test.
+  const { USER: _user, PGUSER: _pguser, LOGNAME: _logname, ...inherited } = process.env
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: repoRoot,
-    env: caseEnvironment(env),
+    env: {
+      ...inherited,
+      ENVIRONMENT: 'local',
+      DEVNET: 'off',
+      INTENTS_PORT: '0',
+      HTTP_PORT: '0',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -227,29 +192,23 @@ function run(script: string, env: Record<string, string>): Promise<Outcome> {
     child.once('error', reject)
     child.once('close', (code) => {
       clearTimeout(timer)
-      resolve(outcomeOf(code, output))
+      // The oracle warns that it signs with the development key (local only): not an error line.
+      const lines = output
+        .split('\n')
+        .filter((line) => line.trim() !== '' && !line.includes('ECDSA_PRIVATE_KEY is not set'))
+      resolve({ code, lines })
     })
   })
 }
 
 async function check(t: Test, script: string, cases: readonly StartCase[]): Promise<void> {
-  // The children together, a few at a time; the cases run here one after the other.
-  const children = cases.filter((item) => item.child)
-  const outcomes = new Map<StartCase, Outcome>()
-  for (let start = 0; start < children.length; start += 6) {
-    const batch = children.slice(start, start + 6)
-    const results = await Promise.all(batch.map((item) => run(script, item.env)))
-    for (const [index, item] of batch.entries()) outcomes.set(item, results[index] as Outcome)
+  // A few at a time: each start loads the plugins, a few seconds on a busy machine.
+  const outcomes: Outcome[] = []
+  for (let start = 0; start < cases.length; start += 6) {
+    outcomes.push(...(await Promise.all(cases.slice(start, start + 6).map((item) => run(script, item.env)))))
   }
-  for (const item of cases) {
-    if (item.child) continue
-    const { code, output } = await runScriptInProcess(join(repoRoot, script), caseEnvironment(item.env), {
-      timeoutMs: STOP_WITHIN_MS,
-    })
-    outcomes.set(item, outcomeOf(code, output))
-  }
-  for (const item of cases) {
-    const { code, lines } = outcomes.get(item) as Outcome
+  for (const [index, item] of cases.entries()) {
+    const { code, lines } = outcomes[index] as Outcome
     const shown = lines.join('\n').slice(0, 2000)
     t.not(code, 0, `${item.name}: exits non-zero`)
     t.notOk(code === null, `${item.name}: stops by itself within ${STOP_WITHIN_MS / 1000} s`)

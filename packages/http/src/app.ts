@@ -228,33 +228,14 @@ function checked(outcome: ReturnType<OperationValidator>): {
   return outcome
 }
 
-/** What an app compiles from its document: routing and every operation's request validator. */
-interface CompiledDocument {
-  readonly api: OpenAPIBackend
-  readonly operations: readonly Operation[]
-  readonly validators: ReadonlyMap<string, OperationValidator>
-}
-
 /**
- * Compiled documents by content. Compiling (openapi-backend's dereferencing and Ajv) is most of an
- * app's start, about 0.5 CPU-s for openapi/intents.yaml; what it yields depends on the document
- * alone and is only read afterwards, so apps of one document in a process (tests start many) share it.
+ * Builds the Koa app for one OpenAPI document: every operation is routed by @koa/router from the
+ * document's paths, validated by openapi-backend with Ajv 2020, and answered by the handler of its
+ * operationId. Failures of any kind answer the document's error body; nothing escapes as a bare 500.
  */
-const compiledDocuments = new Map<string, Promise<CompiledDocument>>()
-
-function compiledDocument(loaded: LoadedDocument): Promise<CompiledDocument> {
-  const key = JSON.stringify(loaded.document)
-  let compiled = compiledDocuments.get(key)
-  if (compiled === undefined) {
-    compiled = compileDocument(loaded)
-    compiledDocuments.set(key, compiled)
-    // A document that does not compile is reported again, with its own path, by the next app.
-    compiled.catch(() => compiledDocuments.delete(key))
-  }
-  return compiled
-}
-
-async function compileDocument(loaded: LoadedDocument): Promise<CompiledDocument> {
+export async function createApiApp(options: ApiAppOptions): Promise<ApiApp> {
+  const { loaded, logger } = options
+  const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES
   const api = new OpenAPIBackend({
     definition: structuredClone(loaded.document) as unknown as Document,
     // The document was validated as 3.1 by loadOpenApiDocument; `quick` skips openapi-backend's
@@ -272,27 +253,6 @@ async function compileDocument(loaded: LoadedDocument): Promise<CompiledDocument
   const operations = api.getOperations()
   if (operations.length === 0) throw new Error(`${loaded.path}: openapi-backend found no operations`)
 
-  // Every validator is compiled here, so the first request does not pay for it.
-  const openAjv = createOpenApiAjv({ coerceTypes: false })
-  const validators = new Map(
-    operations.map((operation) => [
-      operation.operationId ?? '',
-      createOperationValidator(api, operation, openAjv),
-    ]),
-  )
-  return { api, operations, validators }
-}
-
-/**
- * Builds the Koa app for one OpenAPI document: every operation is routed by @koa/router from the
- * document's paths, validated by openapi-backend with Ajv 2020, and answered by the handler of its
- * operationId. Failures of any kind answer the document's error body; nothing escapes as a bare 500.
- */
-export async function createApiApp(options: ApiAppOptions): Promise<ApiApp> {
-  const { loaded, logger } = options
-  const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES
-  const { api, operations, validators } = await compiledDocument(loaded)
-
   const handlers: Record<string, OperationHandler<OperationRequest, OperationResponse>> = {
     getDocumentation: () => ({
       status: 200,
@@ -305,6 +265,14 @@ export async function createApiApp(options: ApiAppOptions): Promise<ApiApp> {
   const unknown = Object.keys(options.handlers).filter((id) => !operationIds.includes(id))
   if (unknown.length > 0)
     throw new Error(`handlers for operations not in ${loaded.path}: ${unknown.join(', ')}`)
+  // Every validator is compiled here, so the first request does not pay for it.
+  const openAjv = createOpenApiAjv({ coerceTypes: false })
+  const validators = new Map(
+    operations.map((operation) => [
+      operation.operationId ?? '',
+      createOperationValidator(api, operation, openAjv),
+    ]),
+  )
   const validatorOf = (operationId: string): OperationValidator => {
     const validator = validators.get(operationId)
     if (!validator) throw new Error(`no operation ${operationId} in ${loaded.path}`)

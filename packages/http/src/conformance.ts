@@ -40,30 +40,6 @@ function mediaTypeOf(contentType: string | undefined): string {
   return (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase()
 }
 
-/** A document's Ajv and the validators compiled from it so far, by JSON pointer. */
-interface CompiledSchemas {
-  readonly ajv: ReturnType<typeof createOpenApiAjv>
-  readonly validators: Map<string, ValidateFunction>
-}
-
-/**
- * By document content: a test file makes a checker per client it starts, and compiling a response
- * schema again for each (the quote's is the largest) cost more than the checks.
- */
-const compiledSchemas = new Map<string, CompiledSchemas>()
-
-function compiledSchemasOf(document: OpenApiDocument): CompiledSchemas {
-  const key = JSON.stringify(document)
-  let compiled = compiledSchemas.get(key)
-  if (compiled === undefined) {
-    const ajv = createOpenApiAjv()
-    ajv.addSchema(structuredClone(document) as JsonObject, DOCUMENT_ID, undefined, false)
-    compiled = { ajv, validators: new Map() }
-    compiledSchemas.set(key, compiled)
-  }
-  return compiled
-}
-
 /**
  * Checks answers against an OpenAPI 3.1 document: the status must be documented (exact, range or
  * `default`), the content type declared, the body valid against its schema, and every required
@@ -72,11 +48,12 @@ function compiledSchemasOf(document: OpenApiDocument): CompiledSchemas {
 export class ConformanceChecker {
   readonly #document: OpenApiDocument
   readonly #routes: Route[] = []
-  readonly #compiled: CompiledSchemas
+  readonly #ajv = createOpenApiAjv()
+  readonly #validators = new Map<string, ValidateFunction>()
 
   constructor(document: OpenApiDocument) {
     this.#document = document
-    this.#compiled = compiledSchemasOf(document)
+    this.#ajv.addSchema(document as JsonObject, DOCUMENT_ID, undefined, false)
     for (const [path, item] of Object.entries(document.paths)) {
       const pattern = path.replaceAll(/[.*+?^$()|[\]\\]/g, '\\$&').replaceAll(/\\?\{[^}]+\\?\}/g, '[^/]+')
       const regex = new RegExp(`^${pattern.replaceAll(/\{[^}]+\}/g, '[^/]+')}$`)
@@ -105,11 +82,10 @@ export class ConformanceChecker {
   }
 
   #validator(pointer: string): ValidateFunction {
-    const { ajv, validators } = this.#compiled
-    let validate = validators.get(pointer)
+    let validate = this.#validators.get(pointer)
     if (!validate) {
-      validate = ajv.compile({ $ref: `${DOCUMENT_ID}#${pointer}` })
-      validators.set(pointer, validate)
+      validate = this.#ajv.compile({ $ref: `${DOCUMENT_ID}#${pointer}` })
+      this.#validators.set(pointer, validate)
     }
     return validate
   }

@@ -11,8 +11,6 @@ import { fileURLToPath } from 'node:url'
 import { silentLogger } from '@pontis/core'
 import t from 'tap'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { runScriptInProcess, type ScriptRun } from '../../../test/helpers/main-script.js'
-import { PROCESS_START_BOUND_MS } from '../../../test/helpers/wait.js'
 import { startOracleService } from '../src/index.js'
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url))
@@ -83,14 +81,9 @@ function mixedCaseWithWrongChecksum(address: string): string {
   return result
 }
 
-/** The environment main.ts starts with: nothing of this process's own but PATH. */
-function mainEnvironment(env: Record<string, string>): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HTTP_PORT: '0', VAULT_SECRETS_DIR: emptyVault, ...env }
-}
-
-async function runMain(env: Record<string, string>): Promise<ScriptRun> {
+async function runMain(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: mainEnvironment(env),
+    env: { PATH: process.env.PATH ?? '', HTTP_PORT: '0', VAULT_SECRETS_DIR: emptyVault, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -130,19 +123,7 @@ t.test('main exits 1 naming the variable for each start-up failure', async (t) =
     ],
     [{ SIGNING_MODULE: 'aws-kms' }, /AWS_KMS_KEY_ID and AWS_REGION/],
   ]
-  // Two start as the operator starts main.ts (the process exits 1); the others run main.ts in this
-  // process (test/helpers/main-script.ts), which spares a process start of about 2 CPU-s each.
-  const inChild = new Set([0, cases.length - 1])
-  const children = await Promise.all(
-    cases.map(([env], index) => (inChild.has(index) ? runMain(env) : undefined)),
-  )
-  const results: ScriptRun[] = []
-  for (const [index, [env]] of cases.entries()) {
-    results.push(
-      children[index] ??
-        (await runScriptInProcess(MAIN, mainEnvironment(env), { timeoutMs: PROCESS_START_BOUND_MS })),
-    )
-  }
+  const results = await Promise.all(cases.map(([env]) => runMain(env)))
   results.forEach((result, index) => {
     const [env, expected] = cases[index]!
     t.equal(result.code, 1, `exit code for ${JSON.stringify(Object.keys(env))}`)

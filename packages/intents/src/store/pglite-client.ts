@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { PGlite, type PGliteOptions } from '@electric-sql/pglite'
+import { PGlite } from '@electric-sql/pglite'
 import type { Logger } from '@pontis/core'
 import {
   checkChannelName,
@@ -22,28 +22,6 @@ export interface PgliteClientOptions {
 }
 
 /**
- * A freshly initialised in-memory cluster, dumped once per process: initdb is most of a PGlite
- * start (about 1.6 CPU-s), restoring the dump about 0.4 s. Test files open many in-memory stores.
- */
-let freshCluster: Promise<Blob> | undefined
-
-/** A new in-memory PGlite: the first one of the process initialises, the others restore its snapshot. */
-async function createInMemoryPglite(parsers: PGliteOptions['parsers']): Promise<PGlite> {
-  if (freshCluster === undefined) {
-    const db = PGlite.create({ parsers })
-    // Dumped before any statement of ours runs, so every restored copy is as fresh as this one.
-    freshCluster = db.then((fresh) => fresh.dumpDataDir('none'))
-    // A failed dump only costs the next stores the full initialisation.
-    freshCluster.catch(() => {
-      freshCluster = undefined
-    })
-    await freshCluster.catch(() => undefined)
-    return db
-  }
-  return PGlite.create({ loadDataDir: await freshCluster, parsers })
-}
-
-/**
  * Opens embedded PostgreSQL (PGlite). PGlite is a single connection that runs one query at a time;
  * its own `transaction` API holds that connection for the whole transaction, so other callers wait
  * instead of interleaving statements into it.
@@ -54,11 +32,10 @@ export async function createPgliteClient(options: PgliteClientOptions = {}): Pro
   // (`memory://` and other URL forms are not directories.)
   if (options.dataDir && !options.dataDir.includes('://'))
     await mkdir(dirname(options.dataDir), { recursive: true })
-  const parsers = { [INT8_OID]: parseInt8 }
-  const db =
-    options.dataDir === undefined
-      ? await createInMemoryPglite(parsers)
-      : await PGlite.create({ dataDir: options.dataDir, parsers })
+  const db = await PGlite.create({
+    dataDir: options.dataDir,
+    parsers: { [INT8_OID]: parseInt8 },
+  })
   try {
     // Session-level, outside any transaction, so it holds for every later statement; the schema
     // itself may not exist yet (the migrations create it), Postgres resolves the path per lookup.
