@@ -5,9 +5,8 @@
  * account's own storage. Authorizations the chain would skip are refused at quote time. Every
  * answer is checked against openapi/intents.yaml.
  */
-import { type IntentsApi, silentLogger } from '@pontis/core'
-import { devnetEnvironment, startDevnet, USERS } from '@pontis/devnet'
-import { loadOpenApiDocument } from '@pontis/http'
+import type { IntentsApi } from '@pontis/core'
+import { type DevnetChain, USERS } from '@pontis/devnet'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
 import t from 'tap'
 import {
@@ -24,7 +23,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { compileContracts } from '../../devnet/scripts/compile.js'
-import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
+import { startE2e } from './fixtures/e2e.js'
 
 const NATIVE = '0x0000000000000000000000000000000000000000'
 type Quote = IntentsApi.QuoteResponse
@@ -52,25 +51,10 @@ const [probe] = compileContracts(new Map([['DelegationProbe.sol', PROBE_SOURCE]]
 if (!probe) throw new Error('solc produced no DelegationProbe')
 const probeAbi = probe.abi as unknown as Abi
 
-const devnet = await startDevnet({
-  chains: [
-    { chainId: 31337, port: 0 },
-    { chainId: 31338, port: 0 },
-  ],
-})
-t.teardown(() => devnet.stop())
-const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
-const service = await startIntentsService({
-  env: { ...devnetEnvironment(devnet), RATE_LIMITS: 'off' },
-  port: 0,
-  logger: silentLogger,
-  document: loaded,
-  indexerIntervalMs: 150,
-  solverIntervalMs: 100,
-})
-t.teardown(() => service.close())
-const [chainA, chainB] = devnet.chains as [(typeof devnet.chains)[0], (typeof devnet.chains)[0]]
-const clientA = createPublicClient({ chain: chainA.chain, transport: http(chainA.rpcUrl) }) as PublicClient
+const e2e = await startE2e(t, {}, { otherEvmChains: [31338] })
+const { service, loaded } = e2e
+const [chainA, chainB] = e2e.devnet.chains as [DevnetChain, DevnetChain]
+const clientA = e2e.evm.client
 const clientB = createPublicClient({ chain: chainB.chain, transport: http(chainB.rpcUrl) }) as PublicClient
 
 /** The probe deployed on the destination by a funded devnet account. */
