@@ -236,23 +236,7 @@ function checked(outcome: ReturnType<OperationValidator>): {
 export async function createApiApp(options: ApiAppOptions): Promise<ApiApp> {
   const { loaded, logger } = options
   const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES
-  const api = new OpenAPIBackend({
-    definition: structuredClone(loaded.document) as unknown as Document,
-    // The document was validated as 3.1 by loadOpenApiDocument; `quick` skips openapi-backend's
-    // 3.0-only check, which would otherwise leave the router with no operations.
-    quick: true,
-    strict: true,
-    coerceTypes: true,
-    // Query and path values arrive as text and are coerced; JSON bodies are validated as sent.
-    customizeAjv: (_ajv, ajvOptions, context) =>
-      createOpenApiAjv({
-        coerceTypes: context === ValidationContext.Params ? (ajvOptions.coerceTypes ?? false) : false,
-      }),
-  })
-  await api.init()
-  const operations = api.getOperations()
-  if (operations.length === 0) throw new Error(`${loaded.path}: openapi-backend found no operations`)
-
+  const { api, operations, validators } = await compiledDocument(loaded)
   const handlers: Record<string, OperationHandler<OperationRequest, OperationResponse>> = {
     getDocumentation: () => ({
       status: 200,
@@ -265,14 +249,6 @@ export async function createApiApp(options: ApiAppOptions): Promise<ApiApp> {
   const unknown = Object.keys(options.handlers).filter((id) => !operationIds.includes(id))
   if (unknown.length > 0)
     throw new Error(`handlers for operations not in ${loaded.path}: ${unknown.join(', ')}`)
-  // Every validator is compiled here, so the first request does not pay for it.
-  const openAjv = createOpenApiAjv({ coerceTypes: false })
-  const validators = new Map(
-    operations.map((operation) => [
-      operation.operationId ?? '',
-      createOperationValidator(api, operation, openAjv),
-    ]),
-  )
   const validatorOf = (operationId: string): OperationValidator => {
     const validator = validators.get(operationId)
     if (!validator) throw new Error(`no operation ${operationId} in ${loaded.path}`)
@@ -639,4 +615,55 @@ function routeFor(
       ctx.body = JSON.stringify(response.body)
     }
   }
+}
+
+interface CompiledDocument {
+  readonly api: OpenAPIBackend
+  readonly operations: readonly Operation[]
+  readonly validators: ReadonlyMap<string, OperationValidator>
+}
+
+/**
+ * openapi-backend and Ajv compile a document once per process (about 1 CPU-s for the intents
+ * document): the router, matcher and validators depend on the document only, never on the handlers,
+ * so every app built on one loaded document shares them.
+ */
+const compiledDocuments = new WeakMap<LoadedDocument, Promise<CompiledDocument>>()
+
+function compiledDocument(loaded: LoadedDocument): Promise<CompiledDocument> {
+  const cached = compiledDocuments.get(loaded)
+  if (cached) return cached
+  const compiled = compileDocument(loaded)
+  compiledDocuments.set(loaded, compiled)
+  compiled.catch(() => compiledDocuments.delete(loaded))
+  return compiled
+}
+
+async function compileDocument(loaded: LoadedDocument): Promise<CompiledDocument> {
+  const api = new OpenAPIBackend({
+    definition: structuredClone(loaded.document) as unknown as Document,
+    // The document was validated as 3.1 by loadOpenApiDocument; `quick` skips openapi-backend's
+    // 3.0-only check, which would otherwise leave the router with no operations.
+    quick: true,
+    strict: true,
+    coerceTypes: true,
+    // Query and path values arrive as text and are coerced; JSON bodies are validated as sent.
+    customizeAjv: (_ajv, ajvOptions, context) =>
+      createOpenApiAjv({
+        coerceTypes: context === ValidationContext.Params ? (ajvOptions.coerceTypes ?? false) : false,
+      }),
+  })
+  await api.init()
+  const operations = api.getOperations()
+  if (operations.length === 0) throw new Error(`${loaded.path}: openapi-backend found no operations`)
+
+  // Every validator is compiled here, so the first request does not pay for it.
+  const openAjv = createOpenApiAjv({ coerceTypes: false })
+  const validators = new Map(
+    operations.map((operation) => [
+      operation.operationId ?? '',
+      createOperationValidator(api, operation, openAjv),
+    ]),
+  )
+  return { api, operations, validators }
 }

@@ -19,6 +19,14 @@ export interface PgliteClientOptions {
   readonly schema?: string
   /** Receives errors thrown by `listen` handlers. */
   readonly logger?: Logger
+  /** A data directory dumped by {@link PgliteSqlClient.dump} to start from (in memory only). */
+  readonly loadDataDir?: Blob
+}
+
+/** A PGlite client, which can also dump its data directory (to start other in-memory databases from). */
+export interface PgliteSqlClient extends SqlClient {
+  /** The whole data directory as an uncompressed tarball. */
+  dump(): Promise<Blob>
 }
 
 /**
@@ -26,7 +34,7 @@ export interface PgliteClientOptions {
  * its own `transaction` API holds that connection for the whole transaction, so other callers wait
  * instead of interleaving statements into it.
  */
-export async function createPgliteClient(options: PgliteClientOptions = {}): Promise<SqlClient> {
+export async function createPgliteClient(options: PgliteClientOptions = {}): Promise<PgliteSqlClient> {
   const schema = checkSchemaName(options.schema)
   // PGlite creates only the last directory of its data dir; a fresh clone has none of the parents.
   // (`memory://` and other URL forms are not directories.)
@@ -34,6 +42,7 @@ export async function createPgliteClient(options: PgliteClientOptions = {}): Pro
     await mkdir(dirname(options.dataDir), { recursive: true })
   const db = await PGlite.create({
     dataDir: options.dataDir,
+    ...(options.loadDataDir && !options.dataDir ? { loadDataDir: options.loadDataDir } : {}),
     parsers: { [INT8_OID]: parseInt8 },
   })
   try {
@@ -54,6 +63,7 @@ export async function createPgliteClient(options: PgliteClientOptions = {}): Pro
     exec: async (sql) => {
       await db.exec(sql)
     },
+    dump: () => db.dumpDataDir('none'),
     transaction: (fn) =>
       db.transaction((tx) =>
         fn(
