@@ -5,7 +5,9 @@
  */
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { Parser, type Result } from 'tap-parser'
+import { SNAPSHOT_DIR_VARIABLE } from '../packages/intents/src/store/memory-snapshots.js'
 
 type CoverageMetric = 'lines' | 'statements' | 'functions' | 'branches'
 const COVERAGE_SUMMARY = '.tap/report/coverage-summary.json'
@@ -33,7 +35,12 @@ function coverageFailures(): string[] {
 const args = ['tap', '-R', 'tap', ...process.argv.slice(2)]
 const child = spawn('npx', args, {
   stdio: ['ignore', 'pipe', 'inherit'],
-  env: { ...process.env, FORCE_COLOR: '0' },
+  env: {
+    ...process.env,
+    FORCE_COLOR: '0',
+    // Every process the suite starts opens its in-memory stores from one migrated snapshot.
+    [SNAPSHOT_DIR_VARIABLE]: process.env[SNAPSHOT_DIR_VARIABLE] ?? resolve('.tap', 'pglite-snapshots'),
+  },
 })
 
 let passed = 0

@@ -1,5 +1,6 @@
 import type { IntentsApi, Logger } from '@pontis/core'
 import { type HistoryPage, type HistoryQuery, queryHistory } from './history.js'
+import { keepMigratedSnapshot, migratedSnapshot } from './memory-snapshots.js'
 import { type AppliedMigration, runMigrations } from './migrations.js'
 import { createPgClient } from './pg-client.js'
 import { createPgliteClient } from './pglite-client.js'
@@ -475,30 +476,22 @@ export async function openRequestStore(options: OpenRequestStoreOptions = {}): P
   return migrated(new RequestStore(client, { now: options.now }), client)
 }
 
-/**
- * Freshly migrated in-memory databases, per schema, as dumped data directories. Starting PGlite from
- * one skips `initdb` and the migrations (about 2 CPU-s down to 0.5 per store), which counts where a
- * process opens many in-memory stores (tests, benchmarks).
- */
-const migratedMemorySnapshots = new Map<string, Promise<Blob | undefined>>()
-
 async function openPgliteStore(options: OpenRequestStoreOptions): Promise<RequestStore> {
+  const schema = options.schema ?? DEFAULT_SCHEMA
   const inMemory = options.dataDir === undefined
-  const snapshotKey = options.schema ?? DEFAULT_SCHEMA
-  const snapshot = inMemory ? await migratedMemorySnapshots.get(snapshotKey) : undefined
-  const client = await createPgliteClient({
-    dataDir: options.dataDir,
-    schema: options.schema,
-    ...(snapshot ? { loadDataDir: snapshot } : {}),
-  })
-  const store = await migrated(new RequestStore(client, { now: options.now }), client)
-  if (inMemory && !migratedMemorySnapshots.has(snapshotKey)) {
-    // Dumped before the store is handed out, so the snapshot holds the migrations and nothing else;
-    // a failed dump only means the next store starts from scratch.
-    const dump = client.dump().catch(() => undefined)
-    migratedMemorySnapshots.set(snapshotKey, dump)
-    await dump
+  const snapshot = inMemory ? await migratedSnapshot(schema) : undefined
+  if (snapshot) {
+    try {
+      const client = await createPgliteClient({ schema: options.schema, loadDataDir: snapshot })
+      return await migrated(new RequestStore(client, { now: options.now }), client)
+    } catch {
+      // An unreadable snapshot costs only the time it saves: start from scratch.
+    }
   }
+  const client = await createPgliteClient({ dataDir: options.dataDir, schema: options.schema })
+  const store = await migrated(new RequestStore(client, { now: options.now }), client)
+  // Taken before the store is handed out, so the snapshot holds the migrations and nothing else.
+  if (inMemory) await keepMigratedSnapshot(schema, () => client.dump(), snapshot)
   return store
 }
 
