@@ -11,15 +11,25 @@
  * openapi/intents.yaml.
  */
 import { createPontisClient, viemWalletAdapter } from '@pontis/client'
-import type { IntentsApi } from '@pontis/core'
+import { type IntentsApi, loadRegistry, silentLogger } from '@pontis/core'
 import {
   DEX_DEPLOYER,
+  devnetEnvironment,
+  ORACLE_SIGNER,
   STABLECOIN_ADDRESS,
   THIN_TOKEN_ADDRESS,
   UNISWAP_V3_SWAP_ROUTER_ADDRESS,
   USERS,
   WETH_ADDRESS,
 } from '@pontis/devnet'
+import { listen, loadOpenApiDocument } from '@pontis/http'
+import { createTestClient } from '@pontis/http/testing'
+import {
+  createOracleApp,
+  createSigner,
+  DEFAULT_ORACLE_APP_CONFIG,
+  ORACLE_DOCUMENT_PATH,
+} from '@pontis/oracle'
 import { erc20Abi } from '@pontis/plugin-evm'
 import t from 'tap'
 import {
@@ -48,6 +58,23 @@ const { service } = e2e
 const chainB = e2e.devnet.chains[1] as (typeof e2e.devnet.chains)[0]
 const clientB = createPublicClient({ chain: chainB.chain, transport: http(chainB.rpcUrl) }) as PublicClient
 const wethAbi = parseAbi(['event Withdrawal(address indexed src, uint256 wad)'])
+
+// An oracle on the same chains, to attest a swap fill as the settlement does.
+const oracleRegistry = await loadRegistry({ env: devnetEnvironment(e2e.devnet), logger: silentLogger })
+t.teardown(() => oracleRegistry.close())
+const oracleDocument = await loadOpenApiDocument(ORACLE_DOCUMENT_PATH)
+const oracle = await listen(
+  await createOracleApp({
+    registry: oracleRegistry,
+    signer: await createSigner({ module: 'raw-private-key', privateKey: ORACLE_SIGNER.privateKey }),
+    logger: silentLogger,
+    document: oracleDocument,
+    config: { ...DEFAULT_ORACLE_APP_CONFIG, rateLimit: { max: 100_000, windowMs: 1000 } },
+  }),
+  { port: 0 },
+)
+t.teardown(() => oracle.close())
+type Attested = { messages: Array<{ result: Record<string, unknown> }> }
 
 /** The `Transfer`s of `token` to `to` in `receipt`, summed. */
 function transferredTo(receipt: TransactionReceipt, token: Address, to: Address): bigint {
@@ -120,7 +147,9 @@ t.test(
     const user = USERS[0]!
     const recipient = USERS[1]!.address
     const client = e2e.client(t)
-    const body = bridge(user.address, recipient, STABLECOIN_ADDRESS, THIN_TOKEN_ADDRESS, USDC(30))
+    const body = bridge(user.address, recipient, STABLECOIN_ADDRESS, THIN_TOKEN_ADDRESS, USDC(30), {
+      includeProtocolData: true,
+    })
     const res = await client.post('/quote/v2', body)
     t.equal(res.status, 200, 'quoted')
     const quote = res.body as Quote
@@ -169,6 +198,34 @@ t.test(
       await evmBalance(clientB, UNISWAP_V3_SWAP_ROUTER_ADDRESS, STABLECOIN_ADDRESS),
       0n,
       'nothing is left with the router',
+    )
+    t.equal(
+      (quote.protocol?.v2?.orderData.output.payments[0]?.currency ?? '').toLowerCase(),
+      THIN_TOKEN_ADDRESS.toLowerCase(),
+      "the order promises THIN, the swap's output",
+    )
+
+    // The oracle attests the fill: the order's THIN payment, read from the swap's logs, is paid in full.
+    const attest = createTestClient(t, oracle.url, oracleDocument.document)
+    const deposit = await attest.post('/attestations/depository-deposits/v1', {
+      chainId: 31337,
+      transactionId: done.inTxHashes[0],
+    })
+    t.equal(deposit.status, 200, 'the deposit is attested')
+    const onchainId = (deposit.body as Attested).messages[0]?.result.onchainId
+    const order = quote.protocol?.v2?.orderData
+    const fill = await attest.post('/attestations/solver-fills/v1', {
+      // The quote gives the salt as hex; the oracle's document takes it in decimal.
+      order: { ...order, salt: BigInt(order?.salt ?? 0).toString() },
+      orderSignature: quote.protocol?.v2?.orderSignature,
+      inputs: [{ transactionId: done.inTxHashes[0], onchainId, inputIndex: 0 }],
+      fill: { transactionId: receipt.transactionHash },
+    })
+    t.equal(fill.status, 200, `the fill is attested ${fill.status === 200 ? '' : JSON.stringify(fill.body)}`)
+    t.same(
+      (fill.body as Attested).messages[0]?.result,
+      { orderId: requestId, status: 1, totalWeightedInputPaymentBpsDiff: '0' },
+      'SUCCESSFUL: the recipient got at least the minimum in THIN',
     )
   },
 )
