@@ -760,7 +760,7 @@ export const QuoteRequestSchema = {
         },
         includedDestinationSwapSources: {
             $ref: '#/components/schemas/SwapSourceList',
-            description: 'Swap sources to include on the destination chain. Fills do not swap, so a cross-chain request refuses it (`UNSUPPORTED_ROUTE`); on a same-chain swap it filters the one swap leg when `includedOriginSwapSources` is absent.'
+            description: 'Swap sources to include on the destination chain. A cross-chain request whose output is a token the solver does not hold is filled as a destination swap: the solver pays its own currency of the input\'s asset and the fill transaction swaps it into the output, with `minimumAmount` enforced on chain; this list (else `includedSwapSources`) filters that leg. Given for an output of another asset that the solver does hold (e.g. USDC in, ETH out), it asks for such a swap instead of the solver\'s own stock. Where the route has no destination swap (same asset, or fills that cannot swap) it is refused (`UNSUPPORTED_ROUTE`); on a same-chain swap it filters the one swap leg when `includedOriginSwapSources` is absent.'
         },
         originGasOverhead: {
             type: 'integer',
@@ -2123,7 +2123,7 @@ export const RouteLegSchema = {
             items: {
                 type: 'string'
             },
-            description: 'The swap sources the leg goes through, in order (origin swaps).'
+            description: 'The swap sources the leg goes through, in order (origin and destination swaps).'
         }
     }
 } as const;

@@ -317,9 +317,13 @@ const cases: Record<string, Case> = {
     refused: { ...sameChainSwap, includedOriginSwapSources: ['no-such-source'] },
     code: 'NO_SWAP_ROUTES_FOUND',
   },
+  // Named for an output of another asset than the input (USDC in, ETH out), it asks for a destination
+  // swap through those sources instead of the solver's own ETH (destination-swap-e2e.test.ts fills one).
   includedDestinationSwapSources: {
-    refused: { ...sameChainSwap, includedDestinationSwapSources: ['no-such-source'] },
-    code: 'NO_SWAP_ROUTES_FOUND',
+    changes: { ...stablecoin, destinationCurrency: NATIVE, includedDestinationSwapSources: ['uniswap-v3'] },
+    baseline: { ...stablecoin, destinationCurrency: NATIVE },
+    observe: (a) =>
+      (json(a).details.route as { destination?: { router?: string } } | undefined)?.destination?.router,
   },
   originGasOverhead: {
     changes: { ...stablecoin, usePermit: true, originGasOverhead: 500000 },

@@ -157,8 +157,9 @@ const REFUSED_ON_THIS_ROUTE: Partial<Record<keyof RelayQuoteRequest, string>> = 
   maxRouteLength: 'UNSUPPORTED_ROUTE',
   useSharedAccounts: 'UNSUPPORTED_ROUTE',
   includeComputeUnitLimit: 'UNSUPPORTED_ROUTE',
-  // Fills do not swap, so there is no destination swap source to choose (the origin's sources
-  // filter by includedSwapSources and the others, accepted wherever the origin has swap sources).
+  // A same-asset bridge has no destination swap whose sources it could choose (a destination swap
+  // fills another asset or an unlisted token: destination-swap-e2e.test.ts); the origin's sources
+  // filter by includedSwapSources and the others, accepted wherever the origin has swap sources.
   includedDestinationSwapSources: 'UNSUPPORTED_ROUTE',
 }
 

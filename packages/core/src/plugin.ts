@@ -209,8 +209,25 @@ export interface SwapQuote {
    * (LP fees included; 0 when the source cannot tell). Decides SWAP_IMPACT_TOO_HIGH.
    */
   readonly priceImpactBps: number
-  /** The source's own route data, handed back to {@link SwapSource.buildSwapSteps} or the deposit steps. */
+  /**
+   * The source's own route data, handed back to {@link SwapSource.buildSwapSteps}, the deposit steps
+   * or the fill. JSON-safe (strings, numbers, arrays, objects): a destination swap's route is stored
+   * with its request and read back when the fill is signed.
+   */
   readonly route: unknown
+}
+
+/**
+ * A destination swap the fill runs in its own transaction: the fill's payment (`currencyId`,
+ * `amount`, the solver's inventory) goes into the swap as an exact input, and the recipient gets the
+ * swap's output in `quote.toCurrency`, at least `minimumAmountOut` or the whole fill reverts (and the
+ * request is refunded on its origin). Only offered on chains with {@link QuotingCapability.fillsCanSwap}.
+ */
+export interface DestinationSwap {
+  /** The route, priced by one of the chain's {@link QuotingCapability.swapSources}. */
+  readonly quote: SwapQuote
+  /** The output the recipient must get; enforced on chain. */
+  readonly minimumAmountOut: bigint
 }
 
 /** A quote's origin swap, run inside the deposit transaction. */
@@ -311,6 +328,8 @@ export interface FillCostRequest {
   readonly topupNativeAmount: bigint
   /** Delegations the fill carries (only with `supportsDestinationAuthorizations`); none when absent. */
   readonly authorizations?: readonly DestinationAuthorization[]
+  /** The payment is swapped into another token for the recipient (only with `fillsCanSwap`). */
+  readonly destinationSwap?: DestinationSwap
 }
 
 /** The origin-chain steps a user executes for one request. */
@@ -447,6 +466,11 @@ export interface QuotingCapability {
   readonly swapSources?: readonly SwapSource[]
   /** True when `buildDepositSteps` can run an `originSwap` before the deposit. */
   readonly depositsCanSwap?: boolean
+  /**
+   * True when fills on this chain can swap the solver's payment into a token the recipient asked for
+   * (a {@link DestinationSwap} through one of `swapSources`), in the fill transaction itself.
+   */
+  readonly fillsCanSwap?: boolean
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -618,6 +642,12 @@ export interface FillRequest {
    * quote would be skipped by the chain: PontisError INVALID_EXTRA_TXS instead).
    */
   readonly authorizations?: readonly DestinationAuthorization[]
+  /**
+   * The payment (`currencyId`, `amount`) is swapped into `destinationSwap.quote.toCurrency` for the
+   * recipient in the same transaction (only on chains with `fillsCanSwap`); reads of the fill then
+   * report the recipient's payout in that token, as the swap's logs show it.
+   */
+  readonly destinationSwap?: DestinationSwap
 }
 
 /** Where refunded (or swept) funds come from on this (origin) chain. */

@@ -10,6 +10,7 @@
 
 import {
   type AddressRole,
+  type DestinationSwap,
   type FillingCapability,
   type FillRequest,
   type FinalityPolicy,
@@ -76,6 +77,7 @@ import {
   lookUpReceipt,
   revertDataOf,
 } from './transactions.js'
+import { type FillSwap, type FillSwapPlan, type FillSwapRequest, multicallerExecutor } from './uniswap.js'
 
 /**
  * Expiration of depository refund requests: none. The depository's replay key is the struct hash of
@@ -147,8 +149,9 @@ export const DEFAULT_MAX_REPLACEMENT_FEE_PER_GAS = 1_000_000_000_000n
 export function createEvmFilling(
   context: EvmChainContext,
   finality: FinalityPolicy,
-  options: { readonly maxReplacementFeePerGas?: bigint } = {},
+  options: { readonly maxReplacementFeePerGas?: bigint; readonly fillSwap?: FillSwap } = {},
 ): FillingCapability {
+  const fillSwap = options.fillSwap
   const maxReplacementFee = options.maxReplacementFeePerGas ?? DEFAULT_MAX_REPLACEMENT_FEE_PER_GAS
   const chainName = `${context.label.displayName} (${context.label.id})`
   const isNative = (currency: string) => isNativeCurrency(context, currency)
@@ -238,6 +241,14 @@ export function createEvmFilling(
       orderId,
     ])
 
+  /** The payments and calls of a fill whose payment is swapped (only on chains with a fill swap). */
+  async function destinationSwapPlan(multicaller: Address, request: FillSwapRequest): Promise<FillSwapPlan> {
+    if (!fillSwap) {
+      throw new PontisError('NO_SWAP_ROUTES_FOUND', `${chainName} runs no destination swaps in its fills.`)
+    }
+    return fillSwap.plan(request, await multicallerExecutor(context, multicaller))
+  }
+
   async function signFill(
     request: FillRequest,
     credentials: SolverCredentials,
@@ -252,17 +263,35 @@ export function createEvmFilling(
     const recipient = address(request.recipient, 'recipient')
     const token = currency(request.currencyId)
     const native = context.nativeCurrencyId as Address
-    const payments = [{ token: isNative(token) ? native : token, recipient, amount: request.amount }]
-    if (request.topupNativeAmount > 0n)
-      payments.push({ token: native, recipient, amount: request.topupNativeAmount })
-    const calls = request.calls.map((call, index) => {
+    const userCalls = request.calls.map((call, index) => {
       // Whole bytes only: an odd digit count is a truncated or mangled call.
       if (!isHex(call.data, { strict: true }) || call.data.length % 2 !== 0) {
         throw new PontisError('INVALID_EXTRA_TXS', `txs[${index}].data must be 0x-hex calldata.`, { index })
       }
       return { to: address(call.to, 'contract'), value: call.value, data: call.data }
     })
-    const paymentsValue = (isNative(token) ? request.amount : 0n) + request.topupNativeAmount
+    const swap = request.destinationSwap
+      ? await destinationSwapPlan(multicaller, {
+          swap: request.destinationSwap,
+          currencyId: token,
+          amount: request.amount,
+          recipient,
+          orderId,
+        })
+      : undefined
+    if (swap && userCalls.length > 0) {
+      throw new PontisError('UNSUPPORTED_ROUTE', 'A fill that swaps runs no other destination calls.')
+    }
+    const payments = swap
+      ? [...swap.payments]
+      : [{ token: isNative(token) ? native : token, recipient, amount: request.amount }]
+    if (request.topupNativeAmount > 0n)
+      payments.push({ token: native, recipient, amount: request.topupNativeAmount })
+    const calls = swap ? [...swap.calls] : userCalls
+    const paymentsValue = payments.reduce(
+      (sum, payment) => (isNative(payment.token) ? sum + payment.amount : sum),
+      0n,
+    )
     const value = paymentsValue + calls.reduce((sum, call) => sum + call.value, 0n)
     const data = fillData(orderId, payments, calls)
     const authorizationList = request.authorizations?.length
@@ -274,7 +303,10 @@ export function createEvmFilling(
       request.callsGasLimit === undefined
         ? estimate(
             { account: solver.address, to: multicaller, data, value, ...delegations },
-            FALLBACK_GAS.fill,
+            // A swap that would revert now (its minimum) is still sent: the chain's verdict refunds it.
+            swap && fillSwap
+              ? FALLBACK_GAS.fill + fillSwap.gas(request.destinationSwap as DestinationSwap)
+              : FALLBACK_GAS.fill,
           )
         : estimate(
             {

@@ -26,6 +26,7 @@ import {
   type UniswapV3Contracts,
   uniswapV3Contracts,
   uniswapV3DepositSwap,
+  uniswapV3FillSwap,
   uniswapV3Source,
 } from './uniswap.js'
 
@@ -33,7 +34,11 @@ import {
 /** The chain's swap sources, and the origin swap its deposits run (a Uniswap v3 deployment's router). */
 function swapsOf(evm: EvmChainContext, uniswap: UniswapV3Contracts | undefined) {
   return uniswap
-    ? { sources: [uniswapV3Source(evm, uniswap)], depositSwap: uniswapV3DepositSwap(evm, uniswap) }
+    ? {
+        sources: [uniswapV3Source(evm, uniswap)],
+        depositSwap: uniswapV3DepositSwap(evm, uniswap),
+        fillSwap: uniswapV3FillSwap(evm, uniswap),
+      }
     : { sources: [] }
 }
 
@@ -227,8 +232,8 @@ export default definePlugin<EvmPluginConfig>({
     return {
       identity,
       finality,
-      quoting: createEvmQuoting(evm, swaps.sources, swaps.depositSwap),
-      reading: createEvmReading(evm, finality),
+      quoting: createEvmQuoting(evm, swaps.sources, swaps.depositSwap, swaps.fillSwap),
+      reading: createEvmReading(evm, finality, swaps.fillSwap),
       marketData: createEvmMarketData(evm),
       probe: async () => ({
         head: String(await rpc(label, () => evm.client.getBlockNumber({ cacheTime: 0 }))),
@@ -236,13 +241,12 @@ export default definePlugin<EvmPluginConfig>({
       // Fills go through the multicaller; without one this chain cannot be a solver's destination.
       ...(evm.multicaller
         ? {
-            filling: createEvmFilling(
-              evm,
-              finality,
-              chain.plugin.maxReplacementFeePerGas === undefined
+            filling: createEvmFilling(evm, finality, {
+              ...(swaps.fillSwap ? { fillSwap: swaps.fillSwap } : {}),
+              ...(chain.plugin.maxReplacementFeePerGas === undefined
                 ? {}
-                : { maxReplacementFeePerGas: BigInt(chain.plugin.maxReplacementFeePerGas) },
-            ),
+                : { maxReplacementFeePerGas: BigInt(chain.plugin.maxReplacementFeePerGas) }),
+            }),
           }
         : {}),
     }

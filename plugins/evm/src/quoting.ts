@@ -27,7 +27,7 @@ import { privateKeyToAddress } from 'viem/accounts'
 import { depositoryAbi, erc20Abi, multicallerAbi, RECEIVE_WITH_AUTHORIZATION_TYPES } from './abi.js'
 import { checkedAuthorizations } from './authorizations.js'
 import { type ReadCache, rpc } from './rpc.js'
-import type { DepositSwap, DepositSwapRequest } from './uniswap.js'
+import type { DepositSwap, DepositSwapRequest, FillSwap } from './uniswap.js'
 
 const ZERO_ID: Hex = `0x${'00'.repeat(32)}`
 
@@ -357,6 +357,7 @@ export function createEvmQuoting(
   context: EvmChainContext,
   swapSources: readonly SwapSource[] = [],
   depositSwap?: DepositSwap,
+  fillSwap?: FillSwap,
 ): QuotingCapability {
   /** The swap-and-deposit of a request with an origin swap (only offered with `depositSwap`). */
   const swapDepositOf = (request: {
@@ -449,6 +450,7 @@ export function createEvmQuoting(
     supportsPermit,
     ...(swapSources.length > 0 ? { swapSources } : {}),
     ...(depositSwap && context.depository ? { depositsCanSwap: true } : {}),
+    ...(fillSwap && context.multicaller ? { fillsCanSwap: true } : {}),
 
     async estimateOriginCost(request: OriginCostRequest): Promise<CostEstimate> {
       const [units, fees] = await Promise.all([originGas(request), feeTerms(context)])
@@ -461,6 +463,28 @@ export function createEvmQuoting(
     },
 
     async estimateFillCost(request: FillCostRequest): Promise<CostEstimate> {
+      if (request.destinationSwap) {
+        if (!fillSwap || !context.multicaller || request.calls.length > 0) {
+          throw new PontisError(
+            'UNSUPPORTED_ROUTE',
+            `Fills on ${context.label.displayName} swap only through its multicaller, and run no other calls then.`,
+          )
+        }
+        // Not simulated: the solver's payment to the executor and its approval are made in the fill
+        // itself, so a simulation would price a state that does not exist yet.
+        const units =
+          GAS.orderIdTail +
+          MULTICALLER_OVERHEAD +
+          fillSwap.gas(request.destinationSwap) +
+          (request.topupNativeAmount > 0n ? GAS.transfer : 0n)
+        const fees = await feeTerms(context)
+        return {
+          currencyId: context.nativeCurrencyId,
+          amount: units * fees.maxFeePerGas,
+          units,
+          unitPrice: fees.maxFeePerGas,
+        }
+      }
       if (context.multicaller) return estimateMulticallerFill(context, context.multicaller, request)
       const payer = request.payer as Address
       const tail = request.orderId as Hex

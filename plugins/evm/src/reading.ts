@@ -37,6 +37,7 @@ import { CALL_REQUEST_TYPES, depositoryAbi, erc20Abi, multicallerAbi } from './a
 import { type EvmChainContext, isNativeCurrency, type RpcWitness, readAllowance } from './quoting.js'
 import { rpc } from './rpc.js'
 import { confirmationsOf, findTransaction, lookUpReceipt } from './transactions.js'
+import type { FillSwap } from './uniswap.js'
 
 const TRANSACTION_HASH = /^0x[0-9a-fA-F]{64}$/
 
@@ -120,6 +121,7 @@ function fillFacts(
   context: EvmChainContext,
   transaction: Transaction,
   receipt: TransactionReceipt,
+  fillSwap?: FillSwap,
 ): PayoutFact[] {
   const to = transaction.to
   const input = transaction.input
@@ -133,7 +135,7 @@ function fillFacts(
       return []
     }
     if (decoded.functionName !== 'fill') return []
-    const [argument, payments] = decoded.args
+    const [argument, payments, calls] = decoded.args
     if (argument.toLowerCase() !== orderId) return []
     const filled = receipt.logs.some(
       (log) =>
@@ -142,7 +144,7 @@ function fillFacts(
         log.topics[1]?.toLowerCase() === orderId,
     )
     if (!filled) return []
-    return payments.map((payment, index) => ({
+    const paid: PayoutFact[] = payments.map((payment, index) => ({
       index,
       orderId,
       recipient: getAddress(payment.recipient),
@@ -151,6 +153,10 @@ function fillFacts(
         : getAddress(payment.token),
       amount: payment.amount,
     }))
+    // A destination swap pays the recipient what the swap's logs show (indexes are log indexes,
+    // after the payments' positions so the two never collide).
+    const swapped = fillSwap ? fillSwap.facts(calls, receipt.logs, orderId) : []
+    return [...paid, ...swapped.map((fact) => ({ ...fact, index: payments.length + fact.index }))]
   }
   if (size(input) === 32) {
     return transaction.value > 0n
@@ -380,7 +386,11 @@ export async function blockHashQuorum(
 }
 
 /** The reading capability of one EVM chain. */
-export function createEvmReading(context: EvmChainContext, finality: FinalityPolicy): ReadingCapability {
+export function createEvmReading(
+  context: EvmChainContext,
+  finality: FinalityPolicy,
+  fillSwap?: FillSwap,
+): ReadingCapability {
   /**
    * Facts of final transactions by kind and hash (see {@link FINAL_FACTS_KEPT}). Only what is final
    * for the slow rule goes in; the confirmations are counted again from the head on every read.
@@ -490,7 +500,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
         'fills',
         transactionId,
         false,
-        withTransaction((transaction, receipt) => fillFacts(context, transaction, receipt)),
+        withTransaction((transaction, receipt) => fillFacts(context, transaction, receipt, fillSwap)),
       ),
 
     readRefunds: (transactionId: string) =>

@@ -6,6 +6,8 @@
  */
 import {
   type CostEstimate,
+  type DestinationSwap,
+  type PayoutFact,
   PontisError,
   type PreparedStep,
   type SwapQuote,
@@ -17,15 +19,20 @@ import {
 import {
   type Address,
   concat,
+  decodeEventLog,
+  decodeFunctionData,
   encodeFunctionData,
   encodePacked,
   getAddress,
   type Hex,
   isAddress,
+  isAddressEqual,
+  type Log,
   parseAbi,
+  size,
   zeroAddress,
 } from 'viem'
-import { erc20Abi } from './abi.js'
+import { erc20Abi, multicallerAbi } from './abi.js'
 import {
   type EvmChainContext,
   type FeeTerms,
@@ -80,6 +87,7 @@ const routerAbi = parseAbi([
   'function refundETH() payable',
   'function multicall(bytes[] data) payable returns (bytes[] results)',
 ])
+const wethAbi = parseAbi(['event Withdrawal(address indexed src, uint256 wad)'])
 
 /** One pool of a path: its tokens in trade order and its fee tier. */
 interface Hop {
@@ -547,4 +555,223 @@ export function uniswapV3DepositSwap(context: EvmChainContext, contracts: Uniswa
       ]
     },
   }
+}
+
+/** One payment of a multicaller fill. */
+export interface FillPayment {
+  readonly token: Address
+  readonly recipient: Address
+  readonly amount: bigint
+}
+
+/** One call of a multicaller fill (run from its executor). */
+export interface FillCall {
+  readonly to: Address
+  readonly value: bigint
+  readonly data: Hex
+}
+
+/** A fill's payment turned into a destination swap: what the multicaller pays and calls instead. */
+export interface FillSwapPlan {
+  readonly payments: readonly FillPayment[]
+  readonly calls: readonly FillCall[]
+  /** Native value the swap needs from the fill (native inventory goes in as the router call's value). */
+  readonly value: bigint
+}
+
+/** One fill's destination swap. */
+export interface FillSwapRequest {
+  readonly swap: DestinationSwap
+  /** The solver's payment that goes into the swap: exactly this much of `currencyId`. */
+  readonly currencyId: string
+  readonly amount: bigint
+  readonly recipient: string
+  readonly orderId: string
+}
+
+/**
+ * The deployment as a fill's destination swap, run from the multicaller's executor in the fill
+ * transaction: native inventory goes to the router as the call's value; a token is paid to the
+ * executor, which approves the router for exactly that amount. The swap is always an exact input of
+ * the whole payment (`amountOutMinimum` = the swap's guaranteed output), so nothing stays with the
+ * executor or the router; a swap below its minimum reverts the whole fill.
+ */
+export interface FillSwap {
+  readonly router: Address
+  plan(request: FillSwapRequest, executor: Address): FillSwapPlan
+  /** Gas of the swap part of the fill (the payment to the executor, its approval and the swap). */
+  gas(swap: DestinationSwap): bigint
+  /**
+   * What a successful fill paid its recipient through the swap, read from the receipt's logs: the
+   * output token's `Transfer`s to the recipient, or WETH's `Withdrawal` by the router for native output.
+   */
+  facts(
+    calls: readonly { to: Address; data: Hex }[],
+    logs: readonly Pick<Log, 'address' | 'data' | 'topics' | 'logIndex'>[],
+    orderId: Hex,
+  ): PayoutFact[]
+}
+
+/** The multicaller's executor, from which fill calls run (immutable, so read once). */
+export function multicallerExecutor(context: EvmChainContext, multicaller: Address): Promise<Address> {
+  return context.cache.read(
+    `multicaller-executor:${multicaller}`,
+    () =>
+      rpc(context.label, () =>
+        context.client.readContract({ address: multicaller, abi: multicallerAbi, functionName: 'executor' }),
+      ),
+    24 * 60 * 60_000,
+  )
+}
+
+/** The deployment as a fill's destination swap (see {@link FillSwap}). */
+export function uniswapV3FillSwap(context: EvmChainContext, contracts: UniswapV3Contracts): FillSwap {
+  return {
+    router: contracts.router,
+    plan(request, executor) {
+      const { swap } = request
+      if (swap.quote.source !== UNISWAP_V3_SOURCE) {
+        throw new PontisError(
+          'NO_SWAP_ROUTES_FOUND',
+          `${context.label.displayName} fills swap through ${UNISWAP_V3_SOURCE} only, not ${swap.quote.source}.`,
+        )
+      }
+      if (swap.quote.fromCurrency.toLowerCase() !== request.currencyId.toLowerCase()) {
+        throw new PontisError(
+          'INVALID_REQUEST',
+          `The destination swap takes ${swap.quote.fromCurrency}, not the fill's ${request.currencyId}.`,
+        )
+      }
+      const route = swap.quote.route as UniswapRoute
+      const exactInput: UniswapRoute = {
+        ...route,
+        tradeType: 'EXACT_INPUT',
+        exactAmount: request.amount.toString(),
+        limitAmount: swap.minimumAmountOut.toString(),
+      }
+      const call = swapCall(context, contracts, {
+        quote: {
+          ...swap.quote,
+          amountIn: request.amount,
+          minimumAmountOut: swap.minimumAmountOut,
+          route: exactInput,
+        },
+        user: executor,
+        recipient: request.recipient,
+        requestId: request.orderId,
+        // The fill is sent when it is signed; the request's own deadline was checked before.
+        deadline: 2 ** 32 - 1,
+      })
+      if (isNativeCurrency(context, request.currencyId))
+        return { payments: [], calls: [call], value: call.value }
+      const token = getAddress(request.currencyId)
+      const approve = encodeFunctionData({
+        abi: erc20Abi,
+        functionName: 'approve',
+        args: [contracts.router, request.amount],
+      })
+      return {
+        payments: [{ token, recipient: executor, amount: request.amount }],
+        calls: [{ to: token, value: 0n, data: approve }, call],
+        value: 0n,
+      }
+    },
+    gas(swap) {
+      const hops = BigInt(swap.quote.hops)
+      return GAS.erc20Transfer + GAS.erc20Approve + GAS_PER_HOP * hops + GAS_SWAP_OVERHEAD
+    },
+    facts(calls, logs, orderId) {
+      const facts: PayoutFact[] = []
+      for (const call of calls) {
+        if (!isAddressEqual(call.to, contracts.router)) continue
+        facts.push(...swapOutputFacts(context, contracts, call.data, logs, orderId))
+      }
+      return facts
+    },
+  }
+}
+
+/** The recipient's payout of one router `multicall`, from the logs (see {@link FillSwap.facts}). */
+function swapOutputFacts(
+  context: EvmChainContext,
+  contracts: UniswapV3Contracts,
+  data: Hex,
+  logs: readonly Pick<Log, 'address' | 'data' | 'topics' | 'logIndex'>[],
+  orderId: Hex,
+): PayoutFact[] {
+  let inner: readonly Hex[]
+  try {
+    const decoded = decodeFunctionData({ abi: routerAbi, data })
+    if (decoded.functionName !== 'multicall') return []
+    inner = decoded.args[0]
+  } catch {
+    return []
+  }
+  let swapRecipient: Address | undefined
+  let tokenOut: Address | undefined
+  let unwrapTo: Address | undefined
+  for (const item of inner) {
+    try {
+      const decoded = decodeFunctionData({ abi: routerAbi, data: item })
+      if (decoded.functionName === 'exactInput' || decoded.functionName === 'exactOutput') {
+        const { path, recipient } = decoded.args[0]
+        swapRecipient = getAddress(recipient)
+        // The path's last token (exact input) or first (exact output, reversed).
+        tokenOut = getAddress(
+          decoded.functionName === 'exactInput' ? `0x${path.slice(-40)}` : `0x${path.slice(2, 42)}`,
+        )
+      } else if (decoded.functionName === 'unwrapWETH9') {
+        unwrapTo = getAddress(decoded.args[1])
+      }
+    } catch {
+      // Not a call this reader knows.
+    }
+  }
+  if (!swapRecipient || !tokenOut) return []
+  const facts: PayoutFact[] = []
+  if (
+    unwrapTo &&
+    isAddressEqual(swapRecipient, contracts.router) &&
+    isAddressEqual(tokenOut, contracts.weth)
+  ) {
+    for (const log of logs) {
+      if (!isAddressEqual(log.address, contracts.weth) || log.logIndex === null) continue
+      try {
+        const event = decodeEventLog({ abi: wethAbi, data: log.data, topics: log.topics })
+        if (!isAddressEqual(event.args.src, contracts.router)) continue
+        facts.push({
+          index: log.logIndex,
+          orderId,
+          recipient: unwrapTo,
+          currencyId: context.nativeCurrencyId,
+          amount: event.args.wad,
+        })
+      } catch {
+        // Another WETH event.
+      }
+    }
+    return facts
+  }
+  for (const log of logs) {
+    if (!isAddressEqual(log.address, tokenOut) || log.logIndex === null || size(log.data) !== 32) continue
+    try {
+      const event = decodeEventLog({
+        abi: erc20Abi,
+        eventName: 'Transfer',
+        data: log.data,
+        topics: log.topics,
+      })
+      if (!isAddressEqual(event.args.to, swapRecipient)) continue
+      facts.push({
+        index: log.logIndex,
+        orderId,
+        recipient: swapRecipient,
+        currencyId: tokenOut,
+        amount: event.args.value,
+      })
+    } catch {
+      // Another event of the token.
+    }
+  }
+  return facts
 }

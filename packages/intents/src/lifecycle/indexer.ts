@@ -10,6 +10,7 @@ import {
   type TransactionFacts,
 } from '@pontis/core'
 import type { DepositReorgStage, IntentsMetrics } from '../metrics.js'
+import { loadDestinationSwap } from '../quote/destination-swap.js'
 import { destinationAuthorizations } from '../quote/options.js'
 import type { StoredQuote } from '../quote/persist.js'
 import type { SqlClient, StoredRequest } from '../store/index.js'
@@ -56,10 +57,14 @@ function fillOf(request: StoredRequest) {
   const calls = storedCalls.map((call) => ({ to: call.to, value: BigInt(call.value), data: call.data }))
   // The calls' native value comes out of the output: the recipient is paid the rest.
   const callValue = calls.reduce((sum, call) => sum + call.value, 0n)
+  // A destination swap: the solver pays its inventory currency, which the fill swaps for the recipient.
+  const swap = quote.destinationSwap
   return {
     recipient: request.recipient,
-    currencyId: request.destinationCurrency,
-    amount: request.amountOut - callValue,
+    currencyId: swap ? swap.currency : request.destinationCurrency,
+    amount: swap ? BigInt(swap.amount) : request.amountOut - callValue,
+    storedSwap: swap,
+    destinationSwap: swap ? loadDestinationSwap(swap) : undefined,
     calls,
     storedCalls,
     topupNativeAmount: BigInt(quote.topupNativeAmount ?? '0'),
@@ -629,6 +634,7 @@ export class Indexer {
         ...(fill.callsGasLimit !== undefined ? { callsGasLimit: fill.callsGasLimit } : {}),
         topupNativeAmount: fill.topupNativeAmount,
         ...(fill.authorizations ? { authorizations: fill.authorizations } : {}),
+        ...(fill.destinationSwap ? { destinationSwap: fill.destinationSwap } : {}),
       })
       const limit = (BigInt(quote.quotedFill.cost) * (10_000n + BigInt(tolerance))) / 10_000n
       this.#logger.info('late deposit priced again', {
@@ -664,6 +670,7 @@ export class Indexer {
           topupNativeAmount: fill.topupNativeAmount.toString(),
           ...(fill.callsGasLimit !== undefined ? { callsGasLimit: fill.callsGasLimit.toString() } : {}),
           ...(fill.authorizations ? { authorizations: fill.authorizations } : {}),
+          ...(fill.storedSwap ? { destinationSwap: fill.storedSwap } : {}),
         },
       },
       tx,

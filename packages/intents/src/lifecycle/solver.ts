@@ -13,6 +13,7 @@ import {
 } from '@pontis/core'
 import { AppFeeLedger, accrueAppFees } from '../app-fees/ledger.js'
 import type { IntentsMetrics } from '../metrics.js'
+import { loadDestinationSwap, type StoredDestinationSwap } from '../quote/destination-swap.js'
 import type { SqlClient } from '../store/index.js'
 import { refundRecipient } from './indexer.js'
 import type { JobState, LifecycleStore, SolverJob } from './lifecycle-store.js'
@@ -69,6 +70,8 @@ interface FillPayload {
   callsGasLimit?: string
   /** The request's `authorizationList`, passed to the family as the quote took it. */
   authorizations?: DestinationAuthorization[]
+  /** The destination swap the fill runs (the quote's record of it). */
+  destinationSwap?: StoredDestinationSwap
 }
 interface RefundPayload {
   recipient: string
@@ -266,6 +269,9 @@ export class Solver {
           ...(payload.callsGasLimit !== undefined ? { callsGasLimit: BigInt(payload.callsGasLimit) } : {}),
           topupNativeAmount: BigInt(payload.topupNativeAmount),
           ...(payload.authorizations ? { authorizations: payload.authorizations } : {}),
+          ...(payload.destinationSwap
+            ? { destinationSwap: loadDestinationSwap(payload.destinationSwap) }
+            : {}),
         },
         credentials,
         options,

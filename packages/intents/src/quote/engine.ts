@@ -3,6 +3,7 @@ import type { Hex } from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { computeCharges, computePayout } from './amounts.js'
 import { CurrencyCatalog } from './currencies.js'
+import { type DestinationSwapLeg, fillSwapOf, quoteDestinationSwap } from './destination-swap.js'
 import {
   type InventoryLookup,
   inventoryLookup,
@@ -120,30 +121,44 @@ export class QuoteEngine {
     const options = familyOptions(request, route.origin.quoting)
     const solverOnDestination = this.#solverOn(route.destination.chain)
 
+    // A destination swap of an exact output is priced as a bridge of the swap's (most) input.
+    const { bridged, firstSwap } = await this.#destinationSwapFirst(request, route)
+
     // Price it: USD prices, then the chains' costs.
     const sides = await priceRoute(route, prices)
     const nowMs = this.#now()
     const expiresAt = nowMs + (request.ttl ?? settings.quote.ttlSeconds) * 1000
     const authorizations = destinationAuthorizations(request)
-    const asked = { usePermit, calls, authorizations, familyOptions: options, solverOnDestination }
-    const costs = await estimateCosts(request, route, sides, asked, settings)
+    const asked = {
+      usePermit,
+      calls,
+      authorizations,
+      familyOptions: options,
+      solverOnDestination,
+      ...(firstSwap ? { destinationSwap: fillSwapOf(firstSwap) } : {}),
+    }
+    const costs = await estimateCosts(bridged, route, sides, asked, settings)
 
     // Compute the fees, and what the recipient gets.
-    const charges = computeCharges(request, route, sides, costs, settings, this.#inventory)
+    const charges = computeCharges(bridged, route, sides, costs, settings, this.#inventory)
     const { amountIn } = charges.breakdown
-    const originSwap = costs.originSwap ?? (await quoteOutputSwap(request, route, amountIn, costs, settings))
-    const payout = computePayout(request, route, charges, costs, calls)
+    const originSwap = costs.originSwap ?? (await quoteOutputSwap(bridged, route, amountIn, costs, settings))
+    const payout = computePayout(bridged, route, charges, costs, calls)
+    const destinationSwap = firstSwap
+      ? await this.#destinationSwapLeg(request, route, payout.paidOut, firstSwap)
+      : undefined
     const liquidity = liquidityClaim(route.destination, costs.solverBalance, payout.neededLiquidity)
     // More than the whole balance is refused before any order is built (commitments are checked below).
     if (liquidity) refuseUnlessAvailable(liquidity.claim, 0n, liquidity.describe)
     const priced: PricedQuote = {
-      request,
+      request: bridged,
       route,
       sides,
       costs,
       charges,
       payout,
       originSwap,
+      destinationSwap,
       calls,
       familyOptions: options,
       usePermit,
@@ -163,6 +178,82 @@ export class QuoteEngine {
     if (!stored && liquidity) await this.#checkLiquidity(liquidity)
     if (!stored && !sizeLimited) return response
     return retryTakenDepositTag(() => this.#stepsAndStore(priced, issued, response, context, liquidity))
+  }
+
+  /**
+   * The destination swap's first quote, for the fill's cost: an exact output's (whose input the
+   * bridge then delivers: the request is priced as a bridge of that input), or an exact input's of
+   * the requested amount in the destination's units (its size is fixed once the fees are known).
+   */
+  async #destinationSwapFirst(
+    request: QuoteRequest,
+    route: QuoteRoute,
+  ): Promise<{ bridged: QuoteRequest; firstSwap: DestinationSwapLeg | undefined }> {
+    if (!route.destinationSwap) return { bridged: request, firstSwap: undefined }
+    const { settings } = this.#options
+    const currency = route.destination.catalog.unlisted(route.destinationSwap.to, 0)
+    if (request.tradeType === 'EXACT_OUTPUT') {
+      const wanted = BigInt(request.amount)
+      const quote = await quoteDestinationSwap(
+        request,
+        route,
+        { tradeType: 'EXACT_OUTPUT', amount: wanted },
+        settings,
+      )
+      const leg = {
+        quote,
+        amountIn: quote.amountIn,
+        amountOut: wanted,
+        minimumAmountOut: wanted,
+        currency,
+        request,
+      }
+      return { bridged: { ...request, amount: quote.amountIn.toString() }, firstSwap: leg }
+    }
+    const inDecimals = route.origin.currency.entry.decimals
+    const outDecimals = route.destination.currency.entry.decimals
+    const amount = (BigInt(request.amount) * 10n ** BigInt(outDecimals)) / 10n ** BigInt(inDecimals)
+    const quote = await quoteDestinationSwap(request, route, { tradeType: 'EXACT_INPUT', amount }, settings, {
+      checkImpact: false,
+    })
+    const leg = {
+      quote,
+      amountIn: amount,
+      amountOut: quote.amountOut,
+      minimumAmountOut: quote.minimumAmountOut,
+      currency,
+      request,
+    }
+    return { bridged: request, firstSwap: leg }
+  }
+
+  /**
+   * The destination swap the fill runs: all of the payout `paidOut` goes in. An exact output keeps
+   * its asked amount as the guaranteed output (a payout above the swap's quoted input buys more, for
+   * the recipient); an exact input is quoted again for the payout and held to the impact limit.
+   */
+  async #destinationSwapLeg(
+    request: QuoteRequest,
+    route: QuoteRoute,
+    paidOut: bigint,
+    first: DestinationSwapLeg,
+  ): Promise<DestinationSwapLeg> {
+    const currency = route.destination.catalog.unlisted(first.quote.toCurrency, first.quote.toDecimals)
+    if (request.tradeType === 'EXACT_OUTPUT') return { ...first, amountIn: paidOut, currency }
+    const quote = await quoteDestinationSwap(
+      request,
+      route,
+      { tradeType: 'EXACT_INPUT', amount: paidOut },
+      this.#options.settings,
+    )
+    return {
+      quote,
+      amountIn: paidOut,
+      amountOut: quote.amountOut,
+      minimumAmountOut: quote.minimumAmountOut,
+      currency,
+      request,
+    }
   }
 
   async #checkLiquidity({ claim, describe }: DescribedClaim): Promise<void> {

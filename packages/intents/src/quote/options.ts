@@ -69,7 +69,8 @@ const SWAP_SOURCE_FILTERS = [
 ] as const
 
 /** Family options the origin does not honour, swap filters where no source is, and destination swaps, which no fill makes. */
-function checkFamilyOptions(request: QuoteRequest, { origin, destination }: Route): void {
+function checkFamilyOptions(request: QuoteRequest, route: Route): void {
+  const { origin, destination } = route
   const honoured = new Set(origin.quoting.originRequestOptions ?? [])
   for (const option of Object.keys(ORIGIN_REQUEST_OPTIONS) as OriginRequestOption[]) {
     if (optionValue(request, option) !== undefined && !honoured.has(option)) {
@@ -84,10 +85,18 @@ function checkFamilyOptions(request: QuoteRequest, { origin, destination }: Rout
       `${filters.join(', ')} choose${filters.length === 1 ? 's' : ''} swap sources, and ${origin.chain.record.displayName} has none; remove ${filters.length === 1 ? 'it' : 'them'}.`,
     )
   }
-  if (request.includedDestinationSwapSources !== undefined) {
+  if (request.includedDestinationSwapSources !== undefined && !route.destinationSwap) {
     reject(
       'UNSUPPORTED_ROUTE',
-      `includedDestinationSwapSources does not apply: fills on ${destination.chain.record.displayName} do not swap; remove it.`,
+      destination.quoting.fillsCanSwap
+        ? `includedDestinationSwapSources chooses the sources of a destination swap, and this route has none: the solver pays ${destination.currency.entry.symbol} on ${destination.chain.record.displayName} itself; remove it, or ask for an output of another asset than the input.`
+        : `includedDestinationSwapSources does not apply: fills on ${destination.chain.record.displayName} do not swap; remove it.`,
+    )
+  }
+  if (route.destinationSwap && (request.txs?.length ?? 0) > 0) {
+    reject(
+      'UNSUPPORTED_ROUTE',
+      `A destination swap's fill runs the swap as its only call, so txs cannot run with it; ask for ${destination.currency.entry.symbol} on ${destination.chain.record.displayName}, or drop txs.`,
     )
   }
 }

@@ -45,6 +45,7 @@ function randomSalt(): Hex {
 export function buildOrder(priced: PricedQuote, solver: Hex, hubName: string | undefined): ChainOrder {
   const { route, payout } = priced
   const { origin, destination } = route
+  const swap = priced.destinationSwap
   const deadline = Math.floor(priced.expiresAt / 1000)
   return {
     version: ORDER_VERSION,
@@ -75,10 +76,11 @@ export function buildOrder(priced: PricedQuote, solver: Hex, hubName: string | u
       chain: destination.chain,
       payments: [
         {
+          // A destination swap promises the swapped token: the recipient's payout the fill's logs show.
           recipient: route.recipient,
-          currency: destination.currency.address,
-          minimumAmount: payout.minimumAmountOut.toString(),
-          expectedAmount: payout.paidOut.toString(),
+          currency: swap ? swap.currency.address : destination.currency.address,
+          minimumAmount: (swap ? swap.minimumAmountOut : payout.minimumAmountOut).toString(),
+          expectedAmount: (swap ? swap.amountOut : payout.paidOut).toString(),
         },
       ],
       calls: priced.calls.map((call) => encodeCall(destination.quoting, destination.chain, call)),

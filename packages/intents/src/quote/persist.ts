@@ -5,6 +5,7 @@
 import type { IntentsApi, PermitTerms, PreparedStep } from '@pontis/core'
 import type { Hex } from 'viem'
 import { DepositTagTakenError, type NewRequest } from '../store/index.js'
+import { type StoredDestinationSwap, storeDestinationSwap } from './destination-swap.js'
 import type { IssuedOrder } from './order.js'
 import type { PricedQuote } from './priced-quote.js'
 import type { QuoteRequest } from './route.js'
@@ -37,6 +38,8 @@ export type StoredQuote = {
   /** What the quote priced in and out (`details.currencyIn/currencyOut`), for the request history. */
   readonly currencyIn?: IntentsApi.Fee
   readonly currencyOut?: IntentsApi.Fee
+  /** The fill's destination swap: the solver pays its inventory currency into it for the recipient. */
+  readonly destinationSwap?: StoredDestinationSwap
 }
 
 /** Everything later stages (indexer, solver, webhooks) need about a quoted request: the store's record. */
@@ -58,7 +61,10 @@ export function quotedRequest(
   issued: IssuedOrder & { readonly id: Hex },
   parts: StoredParts,
 ): QuotedRequest {
-  const { request, route, payout, costs } = priced
+  const { route, payout, costs } = priced
+  const swap = priced.destinationSwap
+  // As asked: an exact-output destination swap was priced as a bridge of the swap's input.
+  const request = swap ? swap.request : priced.request
   const { depositAddress } = issued
   return {
     id: issued.id,
@@ -68,11 +74,11 @@ export function quotedRequest(
     recipient: route.recipient,
     refundTo: route.refundTo,
     originCurrency: route.origin.currency.address,
-    destinationCurrency: route.destination.currency.address,
+    destinationCurrency: swap ? swap.currency.address : route.destination.currency.address,
     tradeType: request.tradeType,
     amountIn: priced.charges.breakdown.amountIn,
-    amountOut: payout.paidOut,
-    minimumAmountOut: payout.minimumAmountOut,
+    amountOut: swap ? swap.amountOut : payout.paidOut,
+    minimumAmountOut: swap ? swap.minimumAmountOut : payout.minimumAmountOut,
     ...(depositAddress ? { depositAddress, depositAddressType: request.strict ? 'strict' : 'open' } : {}),
     ...(parts.depositTag ? { depositTag: parts.depositTag } : {}),
     ...(parts.apiKeyId ? { apiKeyId: parts.apiKeyId } : {}),
@@ -95,6 +101,7 @@ export function quotedRequest(
       ...(parts.details
         ? { currencyIn: parts.details.currencyIn, currencyOut: parts.details.currencyOut }
         : {}),
+      ...(swap ? { destinationSwap: storeDestinationSwap(swap, route.destination.currency.address) } : {}),
     },
   }
 }

@@ -1,5 +1,6 @@
 import type { DestinationCall, OriginRequestOptions, OriginSwapQuote } from '@pontis/core'
 import type { Charges, Payout } from './amounts.js'
+import type { DestinationSwapLeg } from './destination-swap.js'
 import type { Costs, PricedRoute } from './pricing.js'
 import type { QuoteRequest, Route } from './route.js'
 
@@ -16,6 +17,8 @@ export interface PricedQuote {
   readonly payout: Payout
   /** The origin swap, exact input or exact output, when the route has one. */
   readonly originSwap: OriginSwapQuote | undefined
+  /** The destination swap the fill runs, when the requested output is not what the solver pays. */
+  readonly destinationSwap: DestinationSwapLeg | undefined
   readonly calls: readonly DestinationCall[]
   readonly familyOptions: OriginRequestOptions
   readonly usePermit: boolean

@@ -6,6 +6,7 @@ import type {
   CostEstimate,
   DestinationAuthorization,
   DestinationCall,
+  DestinationSwap,
   OriginRequestOptions,
   OriginSwapQuote,
 } from '@pontis/core'
@@ -53,6 +54,8 @@ export interface CostRequest {
   readonly authorizations: readonly DestinationAuthorization[]
   readonly familyOptions: OriginRequestOptions
   readonly solverOnDestination: string
+  /** The fill's destination swap (a first quote of it: the fill's cost depends on its route, not its size). */
+  readonly destinationSwap?: DestinationSwap
 }
 
 const PLACEHOLDER_ID = `0x${'00'.repeat(32)}` as const
@@ -130,6 +133,7 @@ export async function estimateCosts(
       ...(asked.authorizations.length > 0 ? { authorizations: asked.authorizations } : {}),
       ...(request.txsGasLimit !== undefined ? { callsGasLimit: BigInt(request.txsGasLimit) } : {}),
       topupNativeAmount,
+      ...(asked.destinationSwap ? { destinationSwap: asked.destinationSwap } : {}),
     }),
     origin.chain.adapter.reading?.readBalance(user, swap?.from ?? origin.currency.address),
     destination.chain.adapter.reading?.readBalance(asked.solverOnDestination, destination.currency.address),

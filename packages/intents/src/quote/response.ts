@@ -1,6 +1,7 @@
 /** The quote's answer in the API's terms: fee objects, the sponsorship report and the details. */
 import { formatUnits, type IntentsApi, type OriginSwapQuote, protocolChainIdOf } from '@pontis/core'
 import type { ChainCurrency } from './currencies.js'
+import { type DestinationSwapLeg, destinationSwapSlippageBps } from './destination-swap.js'
 import { type AmountBreakdown, FEE_COMPONENTS, type FeeComponent } from './fees.js'
 import type { IssuedOrder } from './order.js'
 import type { PricedQuote } from './priced-quote.js'
@@ -110,25 +111,56 @@ function feeSponsorship(
 
 /** The answer's `details`: what goes in and out, at what rate, impact, slippage, time and route. */
 function quoteDetails(priced: PricedQuote, settings: SolverSettings): IntentsApi.Details {
-  const { route, payout, originSwap } = priced
+  const { route, payout, originSwap, destinationSwap } = priced
   const { breakdown } = priced.charges
   const { origin, destination } = priced.sides
   const currencyIn = feeOf(origin, breakdown.amountIn)
-  const currencyOut = {
+  const paidOut = {
     ...feeOf(destination, payout.paidOut),
     minimumAmount: payout.minimumAmountOut.toString(),
   }
-  const slipValue = payout.paidOut - payout.minimumAmountOut
+  // A destination swap's output is priced at what went into it, less what the swap loses.
+  const destinationLoss = destinationSwapLoss(destination, destinationSwap)
+  const currencyOut = destinationSwap
+    ? {
+        ...feeOf(
+          destination,
+          destinationSwap.amountOut,
+          destinationSwap.currency,
+          destination.priced,
+          destinationSwap.amountIn,
+        ),
+        amountUsd: formatUsd(usdValue(destinationSwap.amountIn, destination.priced) - destinationLoss),
+        minimumAmount: destinationSwap.minimumAmountOut.toString(),
+      }
+    : paidOut
+  const out = destinationSwap
+    ? {
+        amount: destinationSwap.amountOut,
+        minimum: destinationSwap.minimumAmountOut,
+        decimals: destinationSwap.quote.toDecimals,
+      }
+    : { amount: payout.paidOut, minimum: payout.minimumAmountOut, decimals: destination.priced.decimals }
+  const slipValue = out.amount - out.minimum
   const { userBalance } = priced.costs
   const operation = priced.calls.length > 0 ? 'call' : route.sameAsset ? 'bridge' : 'swap'
   const rate =
     breakdown.amountIn === 0n
       ? '0'
       : formatUnits(
-          (payout.paidOut * 10n ** BigInt(origin.priced.decimals) * USD_SCALE) /
-            (breakdown.amountIn * 10n ** BigInt(destination.priced.decimals)),
+          (out.amount * 10n ** BigInt(origin.priced.decimals) * USD_SCALE) /
+            (breakdown.amountIn * 10n ** BigInt(out.decimals)),
           18,
         )
+  // The slippage of a destination swap is worth its share of the swap's input.
+  const slipUsd = destinationSwap
+    ? out.amount === 0n
+      ? 0n
+      : (usdValue(destinationSwap.amountIn, destination.priced) * slipValue) / out.amount
+    : usdValue(slipValue, destination.priced)
+  const slippageBps = destinationSwap
+    ? destinationSwapSlippageBps(destinationSwap.request, settings)
+    : priced.costs.slippageBps
   return {
     operation,
     sender: route.user,
@@ -136,14 +168,21 @@ function quoteDetails(priced: PricedQuote, settings: SolverSettings): IntentsApi
     currencyIn,
     currencyOut,
     refundCurrency: currencyIn,
-    ...impacts(breakdown, origin, destination, payout.paidOut, originSwapLoss(origin, originSwap)),
+    ...impacts(
+      breakdown,
+      origin,
+      destination,
+      payout.paidOut,
+      originSwapLoss(origin, originSwap),
+      destinationLoss,
+    ),
     rate,
     slippageTolerance: {
       origin: { usd: '0', value: '0', percent: '0' },
       destination: {
-        usd: formatUsd(usdValue(slipValue, destination.priced)),
+        usd: formatUsd(slipUsd),
         value: slipValue.toString(),
-        percent: formatUnits(BigInt(priced.costs.slippageBps), 2),
+        percent: formatUnits(BigInt(slippageBps), 2),
       },
     },
     timeEstimate: timeEstimate(origin, breakdown.amountIn, settings),
@@ -151,7 +190,14 @@ function quoteDetails(priced: PricedQuote, settings: SolverSettings): IntentsApi
     isFixedRate: priced.request.fixedRate !== undefined,
     route: {
       origin: originRouteDetails(origin, currencyIn, originSwap),
-      destination: { inputCurrency: currencyOut, outputCurrency: currencyOut, router: 'pontis-solver' },
+      destination: destinationSwap
+        ? {
+            inputCurrency: paidOut,
+            outputCurrency: currencyOut,
+            router: destinationSwap.quote.sources.join(' > '),
+            includedSwapSources: [...destinationSwap.quote.sources],
+          }
+        : { inputCurrency: currencyOut, outputCurrency: currencyOut, router: 'pontis-solver' },
     },
   }
 }
@@ -167,16 +213,29 @@ function originSwapLoss(origin: PricedEnd, originSwap: OriginSwapQuote | undefin
   return (usdValue(originSwap.amountOut, origin.priced) * BigInt(originSwap.priceImpactBps)) / keep
 }
 
+/**
+ * What the destination swap loses against its venues' mid prices, USD (×10^18): the impact's share of
+ * its input (the fill's payout, in the destination's priced currency).
+ */
+function destinationSwapLoss(destination: PricedEnd, swap: DestinationSwapLeg | undefined): bigint {
+  if (!swap || swap.quote.priceImpactBps <= 0) return 0n
+  const bps = BigInt(Math.min(swap.quote.priceImpactBps, 10_000))
+  return (usdValue(swap.amountIn, destination.priced) * bps) / 10_000n
+}
+
 function impacts(
   breakdown: AmountBreakdown,
   origin: PricedEnd,
   destination: PricedEnd,
   paidOut: bigint,
-  swapLossUsd: bigint,
+  originLossUsd: bigint,
+  destinationLossUsd: bigint,
 ): Pick<IntentsApi.Details, 'totalImpact' | 'swapImpact' | 'expandedPriceImpact'> {
-  // An origin swap's input was worth its output plus what the swap lost.
-  const usdIn = usdValue(breakdown.amountIn, origin.priced) + swapLossUsd
-  const usdOut = usdValue(paidOut, destination.priced)
+  // An origin swap's input was worth its output plus what the swap lost; a destination swap's output
+  // is worth its input (the payout) less what it loses.
+  const usdIn = usdValue(breakdown.amountIn, origin.priced) + originLossUsd
+  const usdOut = usdValue(paidOut, destination.priced) - destinationLossUsd
+  const swapLossUsd = originLossUsd + destinationLossUsd
   const inUsd = (amount: bigint) =>
     amount < 0n ? -usdValue(-amount, origin.priced) : usdValue(amount, origin.priced)
   const percent = (part: bigint) => (usdIn === 0n ? '0' : formatUnits((part * 100n * 10n ** 4n) / usdIn, 4))

@@ -26,6 +26,16 @@ export interface OriginSwapRoute {
   readonly sources: readonly SwapSource[]
 }
 
+/**
+ * A swap of the fill's payment (the solver's inventory, `destination.currency`) into the requested
+ * token, inside the fill transaction (destinations whose fills can swap).
+ */
+export interface DestinationSwapRoute {
+  /** The requested destination currency (canonical id), which the solver does not pay out itself. */
+  readonly to: string
+  readonly sources: readonly SwapSource[]
+}
+
 /** A same-chain request the user executes as a swap through the chain's swap sources. */
 export interface SelfSwapRoute {
   readonly chain: RegisteredChain
@@ -50,6 +60,8 @@ export interface Route {
   /** `request.appFees[i].recipient` as origin addresses. */
   readonly appFeeRecipients: readonly string[]
   readonly swap: OriginSwapRoute | undefined
+  /** The destination swap, when the requested output is not what the solver pays. */
+  readonly destinationSwap: DestinationSwapRoute | undefined
   readonly sameAsset: boolean
 }
 
@@ -78,11 +90,20 @@ export function resolveRoute(request: QuoteRequest, registry: Registry, catalogs
   const originCatalog = catalogs.get(originChain.id) as CurrencyCatalog
   const destinationCatalog = catalogs.get(destinationChain.id) as CurrencyCatalog
   const requestedIn = originChain.adapter.identity.normalizeCurrency(request.originCurrency, 'input')
-  const outCurrency = destinationCatalog.get(
-    destinationChain.adapter.identity.normalizeCurrency(request.destinationCurrency, 'output'),
-    destinationChain,
+  const requestedOut = destinationChain.adapter.identity.normalizeCurrency(
+    request.destinationCurrency,
     'output',
   )
+  const destinationSwap = destinationSwapRoute(
+    request,
+    destinationQuoting,
+    destinationCatalog,
+    requestedOut,
+    originCatalog.find(requestedIn),
+  )
+  const outCurrency = destinationSwap
+    ? destinationCatalog.settlementFor((originCatalog.find(requestedIn) as ChainCurrency).entry.id)
+    : destinationCatalog.get(requestedOut, destinationChain, 'output')
   const swap = originSwapRoute(
     request,
     originChain,
@@ -103,10 +124,45 @@ export function resolveRoute(request: QuoteRequest, registry: Registry, catalogs
     },
     ...parties,
     swap,
-    sameAsset: inCurrency.entry.id === outCurrency.entry.id,
+    destinationSwap,
+    sameAsset: !destinationSwap && inCurrency.entry.id === outCurrency.entry.id,
   }
   refuseSameChain(request, route)
   return route
+}
+
+/**
+ * The destination swap of a request, when its fill must swap: the requested output is a token the
+ * destination does not list (the solver holds none of it), or the request names the destination's
+ * swap sources (`includedDestinationSwapSources`) for an output of another asset than its input, which
+ * the solver then buys in the fill instead of paying out of its own stock. The solver pays the
+ * destination's currency of the input's asset (else its native currency) into the swap.
+ * @throws PontisError UNSUPPORTED_CURRENCY for an unlisted output where fills cannot swap;
+ *   NO_SWAP_ROUTES_FOUND when the input is itself an unlisted token (one swap per request).
+ */
+function destinationSwapRoute(
+  request: QuoteRequest,
+  quoting: QuotingCapability,
+  catalog: CurrencyCatalog,
+  requestedOut: string,
+  listedIn: ChainCurrency | undefined,
+): DestinationSwapRoute | undefined {
+  const canSwap = quoting.fillsCanSwap === true && (quoting.swapSources?.length ?? 0) > 0
+  const listedOut = catalog.find(requestedOut)
+  if (listedOut) {
+    const asked = (request.includedDestinationSwapSources?.length ?? 0) > 0
+    if (!canSwap || !asked || !listedIn || listedIn.entry.id === listedOut.entry.id) return undefined
+    if (catalog.settlementFor(listedIn.entry.id).address === listedOut.address) return undefined
+    return { to: requestedOut, sources: quoting.swapSources ?? [] }
+  }
+  if (!canSwap) return undefined // refused below as an unsupported currency
+  if (!listedIn) {
+    throw new PontisError(
+      'NO_SWAP_ROUTES_FOUND',
+      `Both ${request.originCurrency} and ${request.destinationCurrency} are tokens the solver does not hold, which would take a swap on each chain; one swap per request is supported: send or receive a listed currency.`,
+    )
+  }
+  return { to: requestedOut, sources: quoting.swapSources ?? [] }
 }
 
 /**
