@@ -4301,6 +4301,77 @@ export const AppFeeClaimSchema = {
     }
 } as const;
 
+export const AppFeeClaimHistorySchema = {
+    type: 'object',
+    description: 'One page of `GET /app-fees/{wallet}/claims`.',
+    required: [
+        'claims'
+    ],
+    properties: {
+        claims: {
+            type: 'array',
+            maxItems: 50,
+            items: {
+                $ref: '#/components/schemas/AppFeeClaimRecord'
+            }
+        },
+        continuation: {
+            type: 'string',
+            description: 'Present when more claims may follow; pass it back as `continuation`.'
+        }
+    }
+} as const;
+
+export const AppFeeClaimRecordSchema = {
+    type: 'object',
+    description: 'One claim of the history, in Relay\'s shape (`currency` is the claimed amount of a currency).',
+    required: [
+        'claimId',
+        'wallet',
+        'recipient',
+        'currency',
+        'txHash',
+        'status',
+        'createdAt'
+    ],
+    properties: {
+        claimId: {
+            $ref: '#/components/schemas/AppFeeClaimId'
+        },
+        wallet: {
+            $ref: '#/components/schemas/Address'
+        },
+        recipient: {
+            $ref: '#/components/schemas/Address'
+        },
+        currency: {
+            $ref: '#/components/schemas/AppFeeBalance'
+        },
+        txHash: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'The payout\'s transaction, once confirmed (`paid`).'
+        },
+        status: {
+            type: 'string',
+            enum: [
+                'offered',
+                'authorized',
+                'paid',
+                'failed'
+            ],
+            description: 'As in `AppFeeClaim.status`.'
+        },
+        createdAt: {
+            type: 'string',
+            format: 'date-time',
+            description: 'When the claim was offered.'
+        }
+    }
+} as const;
+
 export const SolverInventorySchema = {
     type: 'object',
     required: [

@@ -2155,6 +2155,39 @@ export type AppFeeClaim = {
     txHash: string | null;
 };
 
+/**
+ * One page of `GET /app-fees/{wallet}/claims`.
+ */
+export type AppFeeClaimHistory = {
+    claims: Array<AppFeeClaimRecord>;
+    /**
+     * Present when more claims may follow; pass it back as `continuation`.
+     */
+    continuation?: string;
+};
+
+/**
+ * One claim of the history, in Relay's shape (`currency` is the claimed amount of a currency).
+ */
+export type AppFeeClaimRecord = {
+    claimId: AppFeeClaimId;
+    wallet: Address;
+    recipient: Address;
+    currency: AppFeeBalance;
+    /**
+     * The payout's transaction, once confirmed (`paid`).
+     */
+    txHash: string | null;
+    /**
+     * As in `AppFeeClaim.status`.
+     */
+    status: 'offered' | 'authorized' | 'paid' | 'failed';
+    /**
+     * When the claim was offered.
+     */
+    createdAt: string;
+};
+
 export type SolverInventory = {
     positions: Array<SolverPosition>;
 };
@@ -3850,6 +3883,66 @@ export type GetAppFeeBalancesResponses = {
 };
 
 export type GetAppFeeBalancesResponse = GetAppFeeBalancesResponses[keyof GetAppFeeBalancesResponses];
+
+export type GetAppFeeClaimsData = {
+    body?: never;
+    path: {
+        /**
+         * The app-fee recipient that made the claims.
+         */
+        wallet: Address;
+    };
+    query?: {
+        /**
+         * Items per page; default 20, values above 50 are answered with 50.
+         */
+        limit?: number;
+        /**
+         * The `continuation` of the previous page of the same query. A cursor that was altered or belongs to another query is answered 400 `INVALID_CONTINUATION`.
+         */
+        continuation?: string;
+    };
+    url: '/app-fees/{wallet}/claims';
+};
+
+export type GetAppFeeClaimsErrors = {
+    /**
+     * A filter is malformed (`INVALID_REQUEST`, naming it), or the `continuation` was altered or belongs to another query (`INVALID_CONTINUATION`).
+     */
+    400: ErrorBody;
+    /**
+     * An `x-api-key` was sent but is unknown or revoked.
+     */
+    401: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetAppFeeClaimsError = GetAppFeeClaimsErrors[keyof GetAppFeeClaimsErrors];
+
+export type GetAppFeeClaimsResponses = {
+    /**
+     * One page of claims; empty when the wallet made none.
+     */
+    200: AppFeeClaimHistory;
+};
+
+export type GetAppFeeClaimsResponse = GetAppFeeClaimsResponses[keyof GetAppFeeClaimsResponses];
 
 export type ClaimAppFeesData = {
     body: AppFeeClaimRequest;
