@@ -4426,6 +4426,168 @@ export const SolverPositionSchema = {
     }
 } as const;
 
+export const SolverRebalancesSchema = {
+    type: 'object',
+    required: [
+        'bands',
+        'moves'
+    ],
+    properties: {
+        bands: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/SolverRebalanceBand'
+            }
+        },
+        moves: {
+            type: 'array',
+            maxItems: 100,
+            items: {
+                $ref: '#/components/schemas/SolverRebalanceMove'
+            }
+        }
+    }
+} as const;
+
+export const SolverRebalanceBandSchema = {
+    type: 'object',
+    required: [
+        'chainId',
+        'currency',
+        'symbol',
+        'balance',
+        'minAmount',
+        'targetAmount',
+        'maxAmount',
+        'budget',
+        'budgetUsed',
+        'periodSeconds',
+        'status',
+        'checkedAt'
+    ],
+    properties: {
+        chainId: {
+            $ref: '#/components/schemas/ChainId'
+        },
+        currency: {
+            $ref: '#/components/schemas/Address'
+        },
+        symbol: {
+            type: 'string'
+        },
+        balance: {
+            description: 'The solver\'s balance as the pass read it; null when it could not be read.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/Amount'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        minAmount: {
+            $ref: '#/components/schemas/Amount'
+        },
+        targetAmount: {
+            $ref: '#/components/schemas/Amount'
+        },
+        maxAmount: {
+            $ref: '#/components/schemas/Amount'
+        },
+        budget: {
+            $ref: '#/components/schemas/Amount'
+        },
+        budgetUsed: {
+            $ref: '#/components/schemas/Amount'
+        },
+        periodSeconds: {
+            type: 'integer',
+            minimum: 1
+        },
+        status: {
+            type: 'string',
+            enum: [
+                'in_band',
+                'above',
+                'move_planned',
+                'move_open',
+                'budget_exhausted',
+                'no_donor'
+            ]
+        },
+        checkedAt: {
+            type: 'integer',
+            minimum: 0,
+            description: 'When the pass read it (Unix milliseconds).'
+        }
+    }
+} as const;
+
+export const SolverRebalanceMoveSchema = {
+    type: 'object',
+    required: [
+        'id',
+        'fromChainId',
+        'fromCurrency',
+        'toChainId',
+        'toCurrency',
+        'amount',
+        'fromBalance',
+        'toBalance',
+        'state',
+        'requestId',
+        'createdAt'
+    ],
+    properties: {
+        id: {
+            type: 'string',
+            pattern: '^rbl_[0-9a-f]{32}$'
+        },
+        fromChainId: {
+            $ref: '#/components/schemas/ChainId'
+        },
+        fromCurrency: {
+            $ref: '#/components/schemas/Address'
+        },
+        toChainId: {
+            $ref: '#/components/schemas/ChainId'
+        },
+        toCurrency: {
+            $ref: '#/components/schemas/Address'
+        },
+        amount: {
+            $ref: '#/components/schemas/Amount'
+        },
+        fromBalance: {
+            $ref: '#/components/schemas/Amount'
+        },
+        toBalance: {
+            $ref: '#/components/schemas/Amount'
+        },
+        state: {
+            type: 'string',
+            enum: [
+                'planned',
+                'requested',
+                'done',
+                'failed'
+            ],
+            description: '`planned`: recorded, not sent; `requested`: its own intent was quoted (`requestId`); `done`: that request succeeded; `failed`: it did not (the budget gets the amount back).'
+        },
+        requestId: {
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        createdAt: {
+            type: 'integer',
+            minimum: 0
+        }
+    }
+} as const;
+
 export const SolverRepaymentsSchema = {
     type: 'object',
     required: [

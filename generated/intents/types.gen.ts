@@ -2207,6 +2207,49 @@ export type SolverPosition = {
     readAt: number;
 };
 
+export type SolverRebalances = {
+    bands: Array<SolverRebalanceBand>;
+    moves: Array<SolverRebalanceMove>;
+};
+
+export type SolverRebalanceBand = {
+    chainId: ChainId;
+    currency: Address;
+    symbol: string;
+    /**
+     * The solver's balance as the pass read it; null when it could not be read.
+     */
+    balance: Amount | null;
+    minAmount: Amount;
+    targetAmount: Amount;
+    maxAmount: Amount;
+    budget: Amount;
+    budgetUsed: Amount;
+    periodSeconds: number;
+    status: 'in_band' | 'above' | 'move_planned' | 'move_open' | 'budget_exhausted' | 'no_donor';
+    /**
+     * When the pass read it (Unix milliseconds).
+     */
+    checkedAt: number;
+};
+
+export type SolverRebalanceMove = {
+    id: string;
+    fromChainId: ChainId;
+    fromCurrency: Address;
+    toChainId: ChainId;
+    toCurrency: Address;
+    amount: Amount;
+    fromBalance: Amount;
+    toBalance: Amount;
+    /**
+     * `planned`: recorded, not sent; `requested`: its own intent was quoted (`requestId`); `done`: that request succeeded; `failed`: it did not (the budget gets the amount back).
+     */
+    state: 'planned' | 'requested' | 'done' | 'failed';
+    requestId: string | null;
+    createdAt: number;
+};
+
 export type SolverRepayments = {
     /**
      * Repayments out of the depository, by origin chain, currency and state.
@@ -4592,6 +4635,52 @@ export type GetSolverRepaymentsResponses = {
 };
 
 export type GetSolverRepaymentsResponse = GetSolverRepaymentsResponses[keyof GetSolverRepaymentsResponses];
+
+export type GetSolverRebalancesData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/admin/rebalances';
+};
+
+export type GetSolverRebalancesErrors = {
+    /**
+     * The admin token (`Authorization: Bearer <ADMIN_TOKEN>`) is missing or wrong.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetSolverRebalancesError = GetSolverRebalancesErrors[keyof GetSolverRebalancesErrors];
+
+export type GetSolverRebalancesResponses = {
+    /**
+     * The bands and the moves.
+     */
+    200: SolverRebalances;
+};
+
+export type GetSolverRebalancesResponse = GetSolverRebalancesResponses[keyof GetSolverRebalancesResponses];
 
 export type ListWebhookDeadLettersData = {
     body?: never;
