@@ -4,7 +4,8 @@
  * then plans one move into it from the other chain (which holds USDC above its target), for what
  * brings it back to its target, capped by the band's budget, recorded before anything is sent.
  * A second pass plans nothing more: the budget of the period is spent, and the pass says so in
- * `GET /admin/rebalances` and in the log. Every answer is checked against openapi/intents.yaml.
+ * `GET /admin/rebalances` and in the log. Two instances sharing PostgreSQL plan a move once between
+ * them. Every answer is checked against openapi/intents.yaml.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -19,6 +20,7 @@ import { REPO_CONFIG_DIR } from '../../../test/helpers/environments.js'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { createIntentsRuntime, INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
 import { evmBalance, executeEvmSteps } from './fixtures/e2e.js'
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './fixtures/postgres.js'
 
 const ADMIN_TOKEN = 'rebalance-admin-token-0123456789abcdef'
 const auth = { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }
@@ -177,6 +179,62 @@ t.test('a fill drives a band below its minimum; one move is planned in, within t
     'SELECT count(*)::int AS count FROM rebalances',
   )
   t.equal(rows[0]?.count, 1, 'one row in the books')
+})
+
+t.test("two instances sharing PostgreSQL plan a band's move once between them", async (t) => {
+  const schema = uniqueSchema('rebalance')
+  t.teardown(() => dropSchema(schema))
+  const usdcA = await evmBalance(clientA, SOLVER.address, STABLECOIN_ADDRESS)
+  const usdcB = await evmBalance(clientB, SOLVER.address, STABLECOIN_ADDRESS)
+  // The destination's minimum is above its balance: both instances see it below its band.
+  const dir = await configWith([
+    {
+      chainId: 31337,
+      currency: STABLECOIN_ADDRESS,
+      minAmount: '0',
+      targetAmount: '0',
+      maxAmount: usdcA.toString(),
+    },
+    {
+      chainId: 31338,
+      currency: STABLECOIN_ADDRESS,
+      minAmount: (usdcB + 1n).toString(),
+      targetAmount: (usdcB + 1000n).toString(),
+      maxAmount: (usdcB * 2n).toString(),
+      rebalanceBudget: usdcB.toString(),
+    },
+  ])
+  const env = {
+    ...devnetEnvironment(devnet),
+    RATE_LIMITS: 'off',
+    DATABASE_URL: TEST_DATABASE_URL,
+    DATABASE_SCHEMA: schema,
+  }
+  const first = await createIntentsRuntime({ env, configDir: dir, logger: recording })
+  t.teardown(() => Promise.allSettled([first.store.close(), first.registry.close()]))
+  const second = await createIntentsRuntime({ env, configDir: dir, logger: recording })
+  t.teardown(() => Promise.allSettled([second.store.close(), second.registry.close()]))
+  const planned = await Promise.all([
+    first.rebalancer.tick(),
+    second.rebalancer.tick(),
+    first.rebalancer.tick(),
+  ])
+  t.equal(
+    planned.reduce((sum, count) => sum + count, 0),
+    1,
+    'three concurrent passes of two instances plan one move',
+  )
+  const moves = await second.rebalancer.moves()
+  t.equal(moves.length, 1)
+  t.equal(moves[0]?.amount, 1000n, 'for what brings the band back to its target')
+  t.same(await Promise.all([first.rebalancer.tick(), second.rebalancer.tick()]), [0, 0], 'no more later')
+  t.same(
+    [first, second].map(
+      (runtime) => runtime.rebalancer.bands().find((band) => band.chainId === 31338)?.status,
+    ),
+    ['move_open', 'move_open'],
+    'both see the move open',
+  )
 })
 
 t.test('a band that cannot hold stops start-up naming the entry', async (t) => {
