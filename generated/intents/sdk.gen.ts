@@ -612,7 +612,9 @@ export const getSolverInventory = <ThrowOnError extends boolean = false>(options
  *
  * The solver pays every fill from its own balance and is paid back out of the origin deposit:
  * out of the depository (an allocator-signed payout, several filled requests per transaction)
- * or, for a request paid through a deposit address, by sweeping that address to the solver.
+ * or, for a request paid through a deposit address, by sweeping that address to the solver (to
+ * the depository when the request charged app fees, whose claims are paid from there: the
+ * solver is then owed, as a repayment, what arrived less those fees).
  * Answers, per origin chain, currency and state, how many requests and what sum: repayments
  * `owed` (not in a batch yet), `batched` (in a transaction signed or on its way), `paid`, and
  * `failed` (given up after it was signed: it may still land, so it is never paid again
