@@ -4301,6 +4301,77 @@ export const AppFeeClaimSchema = {
     }
 } as const;
 
+export const AppFeeClaimHistorySchema = {
+    type: 'object',
+    description: 'One page of `GET /app-fees/{wallet}/claims`.',
+    required: [
+        'claims'
+    ],
+    properties: {
+        claims: {
+            type: 'array',
+            maxItems: 50,
+            items: {
+                $ref: '#/components/schemas/AppFeeClaimRecord'
+            }
+        },
+        continuation: {
+            type: 'string',
+            description: 'Present when more claims may follow; pass it back as `continuation`.'
+        }
+    }
+} as const;
+
+export const AppFeeClaimRecordSchema = {
+    type: 'object',
+    description: 'One claim of the history, in Relay\'s shape (`currency` is the claimed amount of a currency).',
+    required: [
+        'claimId',
+        'wallet',
+        'recipient',
+        'currency',
+        'txHash',
+        'status',
+        'createdAt'
+    ],
+    properties: {
+        claimId: {
+            $ref: '#/components/schemas/AppFeeClaimId'
+        },
+        wallet: {
+            $ref: '#/components/schemas/Address'
+        },
+        recipient: {
+            $ref: '#/components/schemas/Address'
+        },
+        currency: {
+            $ref: '#/components/schemas/AppFeeBalance'
+        },
+        txHash: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'The payout\'s transaction, once confirmed (`paid`).'
+        },
+        status: {
+            type: 'string',
+            enum: [
+                'offered',
+                'authorized',
+                'paid',
+                'failed'
+            ],
+            description: 'As in `AppFeeClaim.status`.'
+        },
+        createdAt: {
+            type: 'string',
+            format: 'date-time',
+            description: 'When the claim was offered.'
+        }
+    }
+} as const;
+
 export const SolverInventorySchema = {
     type: 'object',
     required: [
@@ -4351,6 +4422,168 @@ export const SolverPositionSchema = {
             type: 'integer',
             minimum: 0,
             description: 'When the balance was read (Unix milliseconds).'
+        }
+    }
+} as const;
+
+export const SolverRebalancesSchema = {
+    type: 'object',
+    required: [
+        'bands',
+        'moves'
+    ],
+    properties: {
+        bands: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/SolverRebalanceBand'
+            }
+        },
+        moves: {
+            type: 'array',
+            maxItems: 100,
+            items: {
+                $ref: '#/components/schemas/SolverRebalanceMove'
+            }
+        }
+    }
+} as const;
+
+export const SolverRebalanceBandSchema = {
+    type: 'object',
+    required: [
+        'chainId',
+        'currency',
+        'symbol',
+        'balance',
+        'minAmount',
+        'targetAmount',
+        'maxAmount',
+        'budget',
+        'budgetUsed',
+        'periodSeconds',
+        'status',
+        'checkedAt'
+    ],
+    properties: {
+        chainId: {
+            $ref: '#/components/schemas/ChainId'
+        },
+        currency: {
+            $ref: '#/components/schemas/Address'
+        },
+        symbol: {
+            type: 'string'
+        },
+        balance: {
+            description: 'The solver\'s balance as the pass read it; null when it could not be read.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/Amount'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        minAmount: {
+            $ref: '#/components/schemas/Amount'
+        },
+        targetAmount: {
+            $ref: '#/components/schemas/Amount'
+        },
+        maxAmount: {
+            $ref: '#/components/schemas/Amount'
+        },
+        budget: {
+            $ref: '#/components/schemas/Amount'
+        },
+        budgetUsed: {
+            $ref: '#/components/schemas/Amount'
+        },
+        periodSeconds: {
+            type: 'integer',
+            minimum: 1
+        },
+        status: {
+            type: 'string',
+            enum: [
+                'in_band',
+                'above',
+                'move_planned',
+                'move_open',
+                'budget_exhausted',
+                'no_donor'
+            ]
+        },
+        checkedAt: {
+            type: 'integer',
+            minimum: 0,
+            description: 'When the pass read it (Unix milliseconds).'
+        }
+    }
+} as const;
+
+export const SolverRebalanceMoveSchema = {
+    type: 'object',
+    required: [
+        'id',
+        'fromChainId',
+        'fromCurrency',
+        'toChainId',
+        'toCurrency',
+        'amount',
+        'fromBalance',
+        'toBalance',
+        'state',
+        'requestId',
+        'createdAt'
+    ],
+    properties: {
+        id: {
+            type: 'string',
+            pattern: '^rbl_[0-9a-f]{32}$'
+        },
+        fromChainId: {
+            $ref: '#/components/schemas/ChainId'
+        },
+        fromCurrency: {
+            $ref: '#/components/schemas/Address'
+        },
+        toChainId: {
+            $ref: '#/components/schemas/ChainId'
+        },
+        toCurrency: {
+            $ref: '#/components/schemas/Address'
+        },
+        amount: {
+            $ref: '#/components/schemas/Amount'
+        },
+        fromBalance: {
+            $ref: '#/components/schemas/Amount'
+        },
+        toBalance: {
+            $ref: '#/components/schemas/Amount'
+        },
+        state: {
+            type: 'string',
+            enum: [
+                'planned',
+                'requested',
+                'done',
+                'failed'
+            ],
+            description: '`planned`: recorded, not sent; `requested`: its own intent was quoted (`requestId`); `done`: that request succeeded; `failed`: it did not (the budget gets the amount back).'
+        },
+        requestId: {
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        createdAt: {
+            type: 'integer',
+            minimum: 0
         }
     }
 } as const;

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { ClaimAppFeesData, ClaimAppFeesErrors, ClaimAppFeesResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecuteAppFeeClaimData, ExecuteAppFeeClaimErrors, ExecuteAppFeeClaimResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetAppFeeBalancesData, GetAppFeeBalancesErrors, GetAppFeeBalancesResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDashboardAssetData, GetDashboardAssetErrors, GetDashboardAssetResponses, GetDashboardData, GetDashboardErrors, GetDashboardResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetHealthzData, GetHealthzErrors, GetHealthzResponses, GetIconData, GetIconErrors, GetIconResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetPartnerKeyData, GetPartnerKeyErrors, GetPartnerKeyResponses, GetPartnerUsageData, GetPartnerUsageErrors, GetPartnerUsageResponses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, GetRateLimitPolicyData, GetRateLimitPolicyErrors, GetRateLimitPolicyResponses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetRequestsV2Data, GetRequestsV2Errors, GetRequestsV2Responses, GetRequestsV3Data, GetRequestsV3Errors, GetRequestsV3Responses, GetSolverInventoryData, GetSolverInventoryErrors, GetSolverInventoryResponses, GetSolverRepaymentsData, GetSolverRepaymentsErrors, GetSolverRepaymentsResponses, GetSquareIconData, GetSquareIconErrors, GetSquareIconResponses, GetTokenPriceData, GetTokenPriceErrors, GetTokenPriceResponses, GetTrendingCurrenciesData, GetTrendingCurrenciesErrors, GetTrendingCurrenciesResponses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListPartnerWebhookEventsData, ListPartnerWebhookEventsErrors, ListPartnerWebhookEventsResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverPartnerWebhookEventData, RedeliverPartnerWebhookEventErrors, RedeliverPartnerWebhookEventResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SendPartnerTestWebhookData, SendPartnerTestWebhookErrors, SendPartnerTestWebhookResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses, SetPartnerWebhookData, SetPartnerWebhookErrors, SetPartnerWebhookResponses } from './types.gen.js';
+import type { ClaimAppFeesData, ClaimAppFeesErrors, ClaimAppFeesResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecuteAppFeeClaimData, ExecuteAppFeeClaimErrors, ExecuteAppFeeClaimResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetAppFeeBalancesData, GetAppFeeBalancesErrors, GetAppFeeBalancesResponses, GetAppFeeClaimsData, GetAppFeeClaimsErrors, GetAppFeeClaimsResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDashboardAssetData, GetDashboardAssetErrors, GetDashboardAssetResponses, GetDashboardData, GetDashboardErrors, GetDashboardResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetHealthzData, GetHealthzErrors, GetHealthzResponses, GetIconData, GetIconErrors, GetIconResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetPartnerKeyData, GetPartnerKeyErrors, GetPartnerKeyResponses, GetPartnerUsageData, GetPartnerUsageErrors, GetPartnerUsageResponses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, GetRateLimitPolicyData, GetRateLimitPolicyErrors, GetRateLimitPolicyResponses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetRequestsV2Data, GetRequestsV2Errors, GetRequestsV2Responses, GetRequestsV3Data, GetRequestsV3Errors, GetRequestsV3Responses, GetSolverInventoryData, GetSolverInventoryErrors, GetSolverInventoryResponses, GetSolverRebalancesData, GetSolverRebalancesErrors, GetSolverRebalancesResponses, GetSolverRepaymentsData, GetSolverRepaymentsErrors, GetSolverRepaymentsResponses, GetSquareIconData, GetSquareIconErrors, GetSquareIconResponses, GetTokenPriceData, GetTokenPriceErrors, GetTokenPriceResponses, GetTrendingCurrenciesData, GetTrendingCurrenciesErrors, GetTrendingCurrenciesResponses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListPartnerWebhookEventsData, ListPartnerWebhookEventsErrors, ListPartnerWebhookEventsResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverPartnerWebhookEventData, RedeliverPartnerWebhookEventErrors, RedeliverPartnerWebhookEventResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SendPartnerTestWebhookData, SendPartnerTestWebhookErrors, SendPartnerTestWebhookResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses, SetPartnerWebhookData, SetPartnerWebhookErrors, SetPartnerWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -417,6 +417,21 @@ export const getAppFeeBalances = <ThrowOnError extends boolean = false>(options:
 });
 
 /**
+ * A recipient's app-fee claims
+ *
+ * The claims `wallet` made, newest first (Relay's `/app-fees/{wallet}/claims`): what each
+ * claims (`currency`, with its amount), where it pays (`recipient`), its `status` and, once
+ * paid, the payout's `txHash`. Offers never signed are listed until they expire, then left
+ * out. `continuation` from an answer fetches the next page.
+ *
+ */
+export const getAppFeeClaims = <ThrowOnError extends boolean = false>(options: Options<GetAppFeeClaimsData, ThrowOnError>) => (options.client ?? client).get<GetAppFeeClaimsResponses, GetAppFeeClaimsErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/app-fees/{wallet}/claims',
+    ...options
+});
+
+/**
  * Offer a claim of a recipient's app fees, as a signature step
  *
  * Offers to pay `wallet`'s balance in one currency (or `amount` of it) to `recipient`. The
@@ -597,7 +612,9 @@ export const getSolverInventory = <ThrowOnError extends boolean = false>(options
  *
  * The solver pays every fill from its own balance and is paid back out of the origin deposit:
  * out of the depository (an allocator-signed payout, several filled requests per transaction)
- * or, for a request paid through a deposit address, by sweeping that address to the solver.
+ * or, for a request paid through a deposit address, by sweeping that address to the solver (to
+ * the depository when the request charged app fees, whose claims are paid from there: the
+ * solver is then owed, as a repayment, what arrived less those fees).
  * Answers, per origin chain, currency and state, how many requests and what sum: repayments
  * `owed` (not in a batch yet), `batched` (in a transaction signed or on its way), `paid`, and
  * `failed` (given up after it was signed: it may still land, so it is never paid again
@@ -608,6 +625,24 @@ export const getSolverInventory = <ThrowOnError extends boolean = false>(options
 export const getSolverRepayments = <ThrowOnError extends boolean = false>(options?: Options<GetSolverRepaymentsData, ThrowOnError>) => (options?.client ?? client).get<GetSolverRepaymentsResponses, GetSolverRepaymentsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/admin/repayments',
+    ...options
+});
+
+/**
+ * The solver's rebalancing bands and moves
+ *
+ * Each band configured in the solver settings (`inventory[]` with `minAmount`/`maxAmount`) as
+ * the last rebalancing pass found it: the solver's balance, the band, the budget per period and
+ * how much of it moves took, and its `status`: `in_band`, `above` (it can give), or below its
+ * minimum with what happened: `move_planned`, `move_open` (a move into it is already on its
+ * way), `budget_exhausted` (no move: the period's budget is spent) or `no_donor` (no chain holds
+ * that currency, by symbol, above its target). Then the moves, newest first: each is recorded
+ * before anything is sent, one open per destination at a time.
+ *
+ */
+export const getSolverRebalances = <ThrowOnError extends boolean = false>(options?: Options<GetSolverRebalancesData, ThrowOnError>) => (options?.client ?? client).get<GetSolverRebalancesResponses, GetSolverRebalancesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/rebalances',
     ...options
 });
 

@@ -2155,6 +2155,39 @@ export type AppFeeClaim = {
     txHash: string | null;
 };
 
+/**
+ * One page of `GET /app-fees/{wallet}/claims`.
+ */
+export type AppFeeClaimHistory = {
+    claims: Array<AppFeeClaimRecord>;
+    /**
+     * Present when more claims may follow; pass it back as `continuation`.
+     */
+    continuation?: string;
+};
+
+/**
+ * One claim of the history, in Relay's shape (`currency` is the claimed amount of a currency).
+ */
+export type AppFeeClaimRecord = {
+    claimId: AppFeeClaimId;
+    wallet: Address;
+    recipient: Address;
+    currency: AppFeeBalance;
+    /**
+     * The payout's transaction, once confirmed (`paid`).
+     */
+    txHash: string | null;
+    /**
+     * As in `AppFeeClaim.status`.
+     */
+    status: 'offered' | 'authorized' | 'paid' | 'failed';
+    /**
+     * When the claim was offered.
+     */
+    createdAt: string;
+};
+
 export type SolverInventory = {
     positions: Array<SolverPosition>;
 };
@@ -2172,6 +2205,49 @@ export type SolverPosition = {
      * When the balance was read (Unix milliseconds).
      */
     readAt: number;
+};
+
+export type SolverRebalances = {
+    bands: Array<SolverRebalanceBand>;
+    moves: Array<SolverRebalanceMove>;
+};
+
+export type SolverRebalanceBand = {
+    chainId: ChainId;
+    currency: Address;
+    symbol: string;
+    /**
+     * The solver's balance as the pass read it; null when it could not be read.
+     */
+    balance: Amount | null;
+    minAmount: Amount;
+    targetAmount: Amount;
+    maxAmount: Amount;
+    budget: Amount;
+    budgetUsed: Amount;
+    periodSeconds: number;
+    status: 'in_band' | 'above' | 'move_planned' | 'move_open' | 'budget_exhausted' | 'no_donor';
+    /**
+     * When the pass read it (Unix milliseconds).
+     */
+    checkedAt: number;
+};
+
+export type SolverRebalanceMove = {
+    id: string;
+    fromChainId: ChainId;
+    fromCurrency: Address;
+    toChainId: ChainId;
+    toCurrency: Address;
+    amount: Amount;
+    fromBalance: Amount;
+    toBalance: Amount;
+    /**
+     * `planned`: recorded, not sent; `requested`: its own intent was quoted (`requestId`); `done`: that request succeeded; `failed`: it did not (the budget gets the amount back).
+     */
+    state: 'planned' | 'requested' | 'done' | 'failed';
+    requestId: string | null;
+    createdAt: number;
 };
 
 export type SolverRepayments = {
@@ -3851,6 +3927,66 @@ export type GetAppFeeBalancesResponses = {
 
 export type GetAppFeeBalancesResponse = GetAppFeeBalancesResponses[keyof GetAppFeeBalancesResponses];
 
+export type GetAppFeeClaimsData = {
+    body?: never;
+    path: {
+        /**
+         * The app-fee recipient that made the claims.
+         */
+        wallet: Address;
+    };
+    query?: {
+        /**
+         * Items per page; default 20, values above 50 are answered with 50.
+         */
+        limit?: number;
+        /**
+         * The `continuation` of the previous page of the same query. A cursor that was altered or belongs to another query is answered 400 `INVALID_CONTINUATION`.
+         */
+        continuation?: string;
+    };
+    url: '/app-fees/{wallet}/claims';
+};
+
+export type GetAppFeeClaimsErrors = {
+    /**
+     * A filter is malformed (`INVALID_REQUEST`, naming it), or the `continuation` was altered or belongs to another query (`INVALID_CONTINUATION`).
+     */
+    400: ErrorBody;
+    /**
+     * An `x-api-key` was sent but is unknown or revoked.
+     */
+    401: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetAppFeeClaimsError = GetAppFeeClaimsErrors[keyof GetAppFeeClaimsErrors];
+
+export type GetAppFeeClaimsResponses = {
+    /**
+     * One page of claims; empty when the wallet made none.
+     */
+    200: AppFeeClaimHistory;
+};
+
+export type GetAppFeeClaimsResponse = GetAppFeeClaimsResponses[keyof GetAppFeeClaimsResponses];
+
 export type ClaimAppFeesData = {
     body: AppFeeClaimRequest;
     path: {
@@ -4499,6 +4635,52 @@ export type GetSolverRepaymentsResponses = {
 };
 
 export type GetSolverRepaymentsResponse = GetSolverRepaymentsResponses[keyof GetSolverRepaymentsResponses];
+
+export type GetSolverRebalancesData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/admin/rebalances';
+};
+
+export type GetSolverRebalancesErrors = {
+    /**
+     * The admin token (`Authorization: Bearer <ADMIN_TOKEN>`) is missing or wrong.
+     */
+    401: ErrorBody;
+    /**
+     * The admin API is disabled because the operator set no `ADMIN_TOKEN`.
+     */
+    403: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type GetSolverRebalancesError = GetSolverRebalancesErrors[keyof GetSolverRebalancesErrors];
+
+export type GetSolverRebalancesResponses = {
+    /**
+     * The bands and the moves.
+     */
+    200: SolverRebalances;
+};
+
+export type GetSolverRebalancesResponse = GetSolverRebalancesResponses[keyof GetSolverRebalancesResponses];
 
 export type ListWebhookDeadLettersData = {
     body?: never;

@@ -307,3 +307,19 @@ export type AppFeeClaimAnswerUnlisted = Unlisted<
   Pontis.ClaimAppFeesResponses[200],
   RelayAnswer<'/app-fees/{wallet}/claim', 'post', 200>
 >
+export type AppFeeClaimsQueries = Mismatch<
+  RelayQuery<'/app-fees/{wallet}/claims'>,
+  NonNullable<Pontis.GetAppFeeClaimsData['query']>
+>
+export type AppFeeClaimsQueryUnlisted = Unlisted<
+  RelayQuery<'/app-fees/{wallet}/claims'>,
+  NonNullable<Pontis.GetAppFeeClaimsData['query']>
+>
+export type AppFeeClaimsAnswers = Mismatch<
+  Pontis.GetAppFeeClaimsResponses[200],
+  RelayAnswer<'/app-fees/{wallet}/claims', 'get', 200>
+>
+export type AppFeeClaimsAnswerUnlisted = Unlisted<
+  Pontis.GetAppFeeClaimsResponses[200],
+  RelayAnswer<'/app-fees/{wallet}/claims', 'get', 200>
+>

@@ -153,6 +153,10 @@ const EXPECTED: Record<string, Record<string, Reason>> = {
       "the claim's terms and state (amount, recipient, expiry), as its execute post answers them",
     ),
   },
+  AppFeeClaimsQueries: {},
+  AppFeeClaimsQueryUnlisted: {},
+  AppFeeClaimsAnswers: {},
+  AppFeeClaimsAnswerUnlisted: {},
   // Members Pontis answers that Relay's types do not name: additions, never renames.
   QuoteV2AnswerUnlisted: {
     '$.steps[].items[].check.finalStatuses': addition(

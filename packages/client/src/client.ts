@@ -6,13 +6,16 @@
 import {
   type AppFeeBalances,
   type AppFeeClaim,
+  type AppFeeClaimHistory,
   type AppFeeClaimRequest,
   type ChainsResponse,
   claimAppFees,
   type ErrorBody,
   executeAppFeeClaim,
+  type GetAppFeeClaimsData,
   type GetChainsData,
   getAppFeeBalances,
+  getAppFeeClaims,
   getChains,
   getIntentStatusV3,
   getPrice,
@@ -57,6 +60,11 @@ export interface PontisClient {
   indexTransaction(request: IndexTransactionRequest): Promise<IndexTransactionResponse>
   /** `GET /app-fees/{wallet}/balances`: the app fees `wallet` earned and has not claimed. */
   getAppFeeBalances(wallet: string): Promise<AppFeeBalances>
+  /**
+   * `GET /app-fees/{wallet}/claims`: `wallet`'s claims, newest first (status, amount, payout hash);
+   * pass an answer's `continuation` back for the next page.
+   */
+  getAppFeeClaims(wallet: string, query?: GetAppFeeClaimsData['query']): Promise<AppFeeClaimHistory>
   /**
    * Claims `wallet`'s app fees in one currency: `POST /app-fees/{wallet}/claim`, then `signMessage`
    * (the wallet's EIP-191 `personal_sign` of the offered text on EVM) and the post of its signature.
@@ -162,6 +170,9 @@ export function createPontisClient(options: PontisClientOptions): PontisClient {
     },
     async getAppFeeBalances(wallet) {
       return unwrap(await getAppFeeBalances({ client: sdk, path: { wallet } }))
+    },
+    async getAppFeeClaims(wallet, query) {
+      return unwrap(await getAppFeeClaims({ client: sdk, path: { wallet }, ...(query ? { query } : {}) }))
     },
     async claimAppFees(wallet, request, signMessage) {
       const { claim, steps } = unwrap(await claimAppFees({ client: sdk, path: { wallet }, body: request }))

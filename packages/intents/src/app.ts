@@ -18,8 +18,9 @@ import { type ApiKeyStore, createAdminHandlers } from './keys/index.js'
 import { createLifecycleHandlers } from './lifecycle/handlers.js'
 import type { Indexer } from './lifecycle/indexer.js'
 import type { LifecycleStore } from './lifecycle/lifecycle-store.js'
+import type { Rebalancer } from './lifecycle/rebalance.js'
 import type { Repayments } from './lifecycle/repayment.js'
-import { createRepaymentAdminHandlers } from './lifecycle/repayment-handlers.js'
+import { createRebalanceAdminHandlers, createRepaymentAdminHandlers } from './lifecycle/repayment-handlers.js'
 import type { Solver } from './lifecycle/solver.js'
 import { createIntentsMetrics, type IntentsMetrics } from './metrics.js'
 import { createPartnerHandlers } from './partner/handlers.js'
@@ -52,6 +53,8 @@ export interface IntentsAppOptions {
   readonly solver: Solver
   /** The solver's repayments, for the operator's `GET /admin/repayments`. */
   readonly repayments: Repayments
+  /** The solver's rebalancing, for the operator's `GET /admin/rebalances`. */
+  readonly rebalancer: Rebalancer
   readonly keys: ApiKeyStore
   readonly limiter: RateLimiter
   /** Limits per caller kind; `null` turns limiting off (keys are still checked). Default: the built-in policy. */
@@ -120,6 +123,7 @@ export async function createIntentsApp(options: IntentsAppOptions): Promise<ApiA
         ...(options.rateLimitPolicy !== undefined ? { rateLimitPolicy: options.rateLimitPolicy } : {}),
       }),
       ...createRepaymentAdminHandlers({ repayments: options.repayments, adminToken: options.adminToken }),
+      ...createRebalanceAdminHandlers({ rebalancer: options.rebalancer, adminToken: options.adminToken }),
       ...createStatusHandlers(options.store, options.statusCache),
       ...createHistoryHandlers({
         store: options.store,

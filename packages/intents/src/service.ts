@@ -21,6 +21,7 @@ import { StatusEvents } from './events/index.js'
 import { ApiKeyStore } from './keys/index.js'
 import { Indexer } from './lifecycle/indexer.js'
 import { LifecycleStore } from './lifecycle/lifecycle-store.js'
+import { Rebalancer } from './lifecycle/rebalance.js'
 import { Repayments } from './lifecycle/repayment.js'
 import { Solver } from './lifecycle/solver.js'
 import { createIntentsMetrics, type IntentsMetrics } from './metrics.js'
@@ -57,6 +58,8 @@ export interface IntentsServiceOptions {
   readonly webhookIntervalMs?: number
   /** Pause between repayment passes (batching what fills are owed). Default 2000 ms. */
   readonly repaymentIntervalMs?: number
+  /** Rebalancing pass interval (only when a band is configured); default 10 s. */
+  readonly rebalanceIntervalMs?: number
   /** Where quotes and token prices get USD prices; default `configs/prices.<ENVIRONMENT>.json`. */
   readonly prices?: PriceSource
 }
@@ -70,6 +73,8 @@ export interface IntentsService extends RunningServer {
   readonly solver: Solver
   /** Repays the solver for its fills: batches repayments, queues deposit-address sweeps. */
   readonly repayments: Repayments
+  /** Keeps the solver's balances inside their configured bands: plans moves within a budget. */
+  readonly rebalancer: Rebalancer
   readonly metrics: IntentsMetrics
   /**
    * The graceful stop of SIGTERM: `/readyz` turns 503, the port stops accepting connections, the
@@ -188,6 +193,14 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     ...(env.PONTIS_FAILPOINT ? { failpoint: crashAt(env.PONTIS_FAILPOINT, logger) } : {}),
   })
   const repayments = new Repayments({ registry, lifecycle, logger, now, credentials, metrics })
+  const rebalancer = new Rebalancer({
+    registry,
+    client: store.client,
+    logger,
+    now,
+    credentials,
+    inventory: settings.inventory ?? [],
+  })
   // Webhook URLs are checked with the delivery's own policy when they are set.
   const keys = new ApiKeyStore(store.client, { now, webhookPolicy: settingsFromEnv.webhookPolicy })
   // Several instances share one PostgreSQL, so their limits live there; one PGlite process counts in memory.
@@ -234,6 +247,7 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     indexer,
     solver,
     repayments,
+    rebalancer,
     now,
     keys,
     limiter,
@@ -302,6 +316,16 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
         startLoop('solver', () => solver.tick(), options.solverIntervalMs ?? 250, logger),
         // Seconds apart: repayments wait a little so that one transaction repays several fills.
         startLoop('repayments', () => runtime.repayments.tick(), options.repaymentIntervalMs ?? 2000, logger),
+        ...(runtime.rebalancer.configured
+          ? [
+              startLoop(
+                'rebalancer',
+                () => runtime.rebalancer.tick(),
+                options.rebalanceIntervalMs ?? 10_000,
+                logger,
+              ),
+            ]
+          : []),
         startWebhookLoop(() => runtime.webhooks.tick(), {
           logger,
           ...(options.webhookIntervalMs !== undefined ? { intervalMs: options.webhookIntervalMs } : {}),
@@ -380,6 +404,7 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
     indexer,
     solver,
     repayments: runtime.repayments,
+    rebalancer: runtime.rebalancer,
     metrics,
     close,
     shutdown,

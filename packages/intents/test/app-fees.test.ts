@@ -4,7 +4,8 @@
  * recipient claims it through the Relay SDK's routes (`POST /app-fees/{wallet}/claim`, then the
  * signature step's post), a signature by anyone else is refused, and the payout is an on-chain
  * transfer of exactly the balance, made once: posting the signature again or claiming again pays
- * nothing more. Every answer is checked against openapi/intents.yaml.
+ * nothing more; `GET /app-fees/{wallet}/claims` lists the claims with their payouts. Every answer is
+ * checked against openapi/intents.yaml.
  */
 import { createPontisClient } from '@pontis/client'
 import { type IntentsApi, silentLogger } from '@pontis/core'
@@ -222,4 +223,67 @@ t.test('the partner client reads the balance and claims it, signing with the wal
     { status: 400, errorCode: 'INSUFFICIENT_FUNDS' } as Error & { status: number; errorCode: string },
     'nothing is left to claim',
   )
+})
+
+t.test('the claims history lists each claim with its amount, status and payout, newest first', async (t) => {
+  const client = createTestClient(t, service.url, loaded.document)
+  type History = IntentsApi.AppFeeClaimHistory
+  const history = async (query = '') =>
+    (await client.get(`/app-fees/${app.address}/claims${query}`)).body as History
+  // The partner client's claim above may still be on its way: wait until both payouts are confirmed.
+  const all = await waitFor('both claims to be paid', () => history(), {
+    until: (seen) => seen.claims.length === 2 && seen.claims.every((claim) => claim.status === 'paid'),
+    describe: (seen) => seen?.claims.map((claim) => claim.status),
+  })
+  const { rows } = await service.store.client.query<{ id: string; amount: string; transaction_id: string }>(
+    `SELECT c.id, c.amount::text AS amount, j.transaction_id FROM app_fee_claims c
+     JOIN solver_jobs j ON j.job_key = 'app-fee-claim:' || c.id ORDER BY c.created_at DESC, c.id DESC`,
+  )
+  t.same(
+    all.claims.map((claim) => [claim.claimId, claim.currency.amount, claim.txHash]),
+    rows.map((row) => [row.id, row.amount, row.transaction_id]),
+    'every claim, newest first, with its amount and its payout transaction',
+  )
+  const [newest, oldest] = all.claims as [IntentsApi.AppFeeClaimRecord, IntentsApi.AppFeeClaimRecord]
+  t.equal(
+    BigInt(newest.currency.amount),
+    BigInt(oldest.currency.amount) * 2n,
+    'the second claim took two fees',
+  )
+  t.equal(newest.currency.currency.chainId, 31337)
+  t.equal(newest.currency.currency.address, NATIVE)
+  t.equal(newest.recipient.toLowerCase(), payee.toLowerCase())
+  t.ok(Date.parse(newest.createdAt) >= Date.parse(oldest.createdAt), 'createdAt orders them')
+  t.equal(all.continuation, undefined, 'one page holds them all')
+
+  const first = await history('?limit=1')
+  t.same(first.claims, [newest], 'a page of one')
+  t.type(first.continuation, 'string', 'says more may follow')
+  const second = await history(`?limit=1&continuation=${first.continuation}`)
+  t.same(second.claims, [oldest], 'the continuation gives the next one')
+  t.equal(second.continuation, undefined, 'and nothing after it')
+
+  const altered = await client.get(`/app-fees/${app.address}/claims?continuation=x${first.continuation}`)
+  t.equal(altered.status, 400)
+  t.equal((altered.body as IntentsApi.ErrorBody).errorCode, 'INVALID_CONTINUATION')
+  const elsewhere = await client.get(`/app-fees/${user.address}/claims?continuation=${first.continuation}`)
+  t.equal(elsewhere.status, 400, "another wallet's cursor is refused")
+  t.equal((elsewhere.body as IntentsApi.ErrorBody).errorCode, 'INVALID_CONTINUATION')
+  const badLimit = await client.get(`/app-fees/${app.address}/claims?limit=0`)
+  t.equal(badLimit.status, 400)
+  t.equal((badLimit.body as IntentsApi.ErrorBody).errorCode, 'INVALID_REQUEST')
+  t.same(
+    ((await client.get(`/app-fees/${user.address}/claims`)).body as History).claims,
+    [],
+    'a wallet that made no claim has none',
+  )
+  t.same(
+    await history(),
+    (await client.get(`/app-fees/${app.address.toLowerCase()}/claims`)).body as History,
+    'any case of the address',
+  )
+
+  const pontis = createPontisClient({ baseUrl: service.url })
+  t.same(await pontis.getAppFeeClaims(app.address), all, 'the partner client reads the same history')
+  t.same((await pontis.getAppFeeClaims(app.address, { limit: 1 })).claims, [newest])
 })

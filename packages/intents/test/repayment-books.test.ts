@@ -3,7 +3,8 @@
  * real plugins (no chain is called): what a filled request owes is recorded once; owed repayments
  * are batched into one job per chain (a leg per currency); a reverted batch is owed again and batched
  * anew, one that gave up after signing is never batched again; a sweep waits for the request's open
- * deposit-address legs and records what it sent and its fee.
+ * deposit-address legs and records what it sent and its fee; a request with app fees is swept to the
+ * depository instead, and the solver is owed what arrived there less the fees, once.
  */
 import { loadRegistry, silentLogger } from '@pontis/core'
 import { ALLOCATOR, SOLVER, STABLECOIN_ADDRESS } from '@pontis/devnet'
@@ -28,7 +29,7 @@ async function filledRequest(
   lifecycle: LifecycleStore,
   currency: string,
   amountIn: bigint,
-  options: { depositAddress?: string; confirmed?: boolean } = {},
+  options: { depositAddress?: string; confirmed?: boolean; appFee?: bigint } = {},
 ) {
   const id = `0x${(nextId++).toString(16).padStart(64, '0')}`
   await store.insertRequest({
@@ -47,7 +48,9 @@ async function filledRequest(
     ...(options.depositAddress
       ? { depositAddress: options.depositAddress, depositAddressType: 'strict' as const }
       : {}),
-    quote: {},
+    quote: options.appFee
+      ? { order: { fees: [{ recipient: USER, amount: options.appFee.toString() }] } }
+      : {},
     expiresAt: clock + 60_000,
   })
   if (!options.depositAddress) {
@@ -199,7 +202,46 @@ async function sweeps(t: Test, store: RequestStore) {
   t.same(lines, [{ chainId: 31337, currency: NATIVE, state: 'swept', count: 1, amount: 10_000n, fee: 210n }])
 }
 
+async function appFeeSweep(t: Test, store: RequestStore) {
+  const lifecycle = new LifecycleStore(store, now)
+  const repayments = new Repayments({ registry, lifecycle, logger: silentLogger, credentials, now })
+  const address = '0x2222222222222222222222222222222222222222'
+  const request = await filledRequest(store, lifecycle, NATIVE, 10_000n, {
+    depositAddress: address,
+    appFee: 300n,
+  })
+  t.equal(await repayments.tick(), 1, 'the sweep is queued')
+  const [sweep] = await jobsOfKind(store, lifecycle, 'sweep')
+  const depository = registry.chain(31337).record.protocol?.v2?.depository
+  t.ok(depository, 'the local chain has a depository')
+  t.match(sweep!.payload, {
+    recipient: depository,
+    amount: '10000',
+    source: { kind: 'depositAddress', requestId: request.id },
+  })
+  t.equal((await repaymentRows(store)).length, 0, 'nothing is owed before the sweep lands')
+  await store.client.query(
+    `UPDATE solver_jobs SET transaction_id = '0xswept', raw = '0x01', amount = 9790 WHERE id = $1`,
+    [sweep!.id],
+  )
+  const job = (await lifecycle.jobById(sweep!.id))!
+  // Twice, as a retried confirmation would: the solver is owed once.
+  for (let i = 0; i < 2; i++) await settleBooksJob(store.client, job, 'confirmed', clock)
+  t.same(
+    (await repaymentRows(store)).map((row) => [row.request_id, row.state, row.amount]),
+    [[request.id, 'owed', '9490']],
+    'the solver is owed what reached the depository less the app fee, once',
+  )
+  t.equal(await repayments.tick(), 1, 'and it is batched like any repayment')
+}
+
 for (const backend of Object.values(storeBackends('repayment_books', now))) {
+  t.test(
+    `${backend.name}: an app-fee deposit address is swept to the depository, the rest owed`,
+    async (t) => {
+      await appFeeSweep(t, (await backend.open(t)).store)
+    },
+  )
   t.test(`${backend.name}: repayments are batched once, re-batched only when nothing was paid`, async (t) => {
     await books(t, (await backend.open(t)).store)
   })

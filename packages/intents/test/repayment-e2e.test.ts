@@ -4,8 +4,11 @@
  * in one allocator-signed depository `execute` (a leg per currency), exactly; the depository keeps
  * nothing of filled requests; a second pass pays nothing. A request paid through a strict deposit
  * address keeps its excess refund, and is then swept to the solver with the sweep's fee recorded.
+ * A deposit address whose request has an app fee is swept to the depository instead: the solver is
+ * repaid the rest from there and the fee's claim is paid out of it, leaving the depository whole.
  * Every answer, the admin view included, is checked against openapi/intents.yaml.
  */
+import { createPontisClient } from '@pontis/client'
 import { type IntentsApi, silentLogger } from '@pontis/core'
 import {
   DEPOSITORY_ADDRESS,
@@ -23,6 +26,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
 import { evmBalance, executeEvmSteps } from './fixtures/e2e.js'
+import { nativeBridgeWithAppFee } from './fixtures/service-process.js'
 
 const NATIVE = '0x0000000000000000000000000000000000000000'
 const ADMIN_TOKEN = 'repayment-e2e-admin-token-0123456789abcdef'
@@ -238,3 +242,126 @@ t.test('a strict deposit address keeps its excess refund, then is swept to the s
   t.equal(await service.repayments.tick(), 0, 'a second pass sweeps nothing')
   t.equal((await jobsOfKind('sweep')).length, 1)
 })
+
+t.test(
+  'a deposit address with an app fee is swept to the depository; the solver is repaid the rest and the claim pays the fee',
+  async (t) => {
+    const client = createTestClient(t, service.url, loaded.document)
+    const user = USERS[0]!
+    const app = privateKeyToAccount(USERS[1]!.privateKey)
+    const payee = USERS[2]!.address
+    const depositoryBefore = await evmBalance(clientA, DEPOSITORY_ADDRESS, NATIVE)
+    const quote = (
+      await client.post('/quote/v2', {
+        ...nativeBridgeWithAppFee(user.address, app.address, '150'),
+        recipient: USERS[3]!.address,
+        useDepositAddress: true,
+        refundTo: user.address,
+      })
+    ).body as Quote
+    const address = quote.steps[0]!.depositAddress as Address
+    const requestId = quote.steps[0]!.requestId as string
+    const amountIn = BigInt(quote.details.currencyIn.amount)
+    const appFee = BigInt(quote.fees.app.amount)
+    t.ok(appFee > 0n, 'the quote charges an app fee')
+    const payer = createWalletClient({
+      account: privateKeyToAccount(user.privateKey),
+      chain: chainA.chain,
+      transport: http(chainA.rpcUrl),
+    })
+    await clientA.waitForTransactionReceipt({
+      hash: await payer.sendTransaction({ to: address, value: amountIn }),
+    })
+    t.equal((await settle(client, requestId)).status, 'success', 'filled')
+
+    const solverBefore = await evmBalance(clientA, SOLVER.address, NATIVE)
+    t.equal(await service.repayments.tick(), 1, 'the sweep is queued')
+    const sweepRow = async () =>
+      (
+        await service.store.client.query<{ state: string; destination: string; swept_amount: string | null }>(
+          'SELECT state, destination, swept_amount::text AS swept_amount FROM deposit_address_sweeps WHERE request_id = $1',
+          [requestId],
+        )
+      ).rows[0]
+    const swept = await waitFor('the sweep to confirm', sweepRow, {
+      until: (row) => row?.state === 'swept' || row?.state === 'failed',
+      describe: (row) => row,
+    })
+    t.equal(swept?.state, 'swept')
+    t.equal(swept?.destination, 'depository', 'the request had an app fee: swept to the depository')
+    const sweptAmount = BigInt(swept?.swept_amount ?? -1)
+    t.ok(
+      sweptAmount > appFee && sweptAmount < amountIn,
+      'the address paid its transfer fee out of the amount',
+    )
+    t.equal(
+      (await evmBalance(clientA, DEPOSITORY_ADDRESS, NATIVE)) - depositoryBefore,
+      sweptAmount,
+      'the depository received the swept amount, exactly',
+    )
+    t.equal(
+      await evmBalance(clientA, SOLVER.address, NATIVE),
+      solverBefore,
+      'the sweep paid the solver nothing',
+    )
+    const owed = (
+      await service.store.client.query<{ amount: string; state: string }>(
+        'SELECT amount::text AS amount, state FROM repayments WHERE request_id = $1',
+        [requestId],
+      )
+    ).rows[0]
+    t.same(owed, { amount: (sweptAmount - appFee).toString(), state: 'owed' }, 'the solver is owed the rest')
+    t.equal(
+      (await books(client)).repayments.some((line) => line.state === 'owed'),
+      true,
+      'and the admin view shows it owed',
+    )
+
+    t.equal(await service.repayments.tick(), 1, 'the repayment is batched')
+    await waitFor('the repayment to be paid', async () => (await books(client)).repayments, {
+      until: (lines) => lines.every((line) => line.state === 'paid'),
+      describe: (lines) => lines,
+    })
+    const jobs = await jobsOfKind('repayment')
+    const repaymentGas = await gasCost(jobs.at(-1)!.transaction_id!)
+    t.equal(
+      (await evmBalance(clientA, SOLVER.address, NATIVE)) - solverBefore + repaymentGas,
+      sweptAmount - appFee,
+      'the solver got the swept amount less the app fee (less the repayment gas)',
+    )
+    t.equal(
+      (await evmBalance(clientA, DEPOSITORY_ADDRESS, NATIVE)) - depositoryBefore,
+      appFee,
+      'the depository keeps exactly the unclaimed app fee',
+    )
+
+    const pontis = createPontisClient({ baseUrl: service.url })
+    t.same(
+      (await pontis.getAppFeeBalances(app.address)).balances.map((balance) => balance.amount),
+      [appFee.toString()],
+      'the recipient can claim the fee',
+    )
+    const payeeBefore = await evmBalance(clientA, payee, NATIVE)
+    const claim = await pontis.claimAppFees(
+      app.address,
+      { chainId: 31337, currency: NATIVE, recipient: payee },
+      (message) => app.signMessage({ message }),
+    )
+    t.equal(claim.amount, appFee.toString())
+    await waitFor('the claim payout to confirm', () => jobsOfKind('app_fee_claim'), {
+      until: (rows) => rows.length === 1 && ['confirmed', 'reverted', 'failed'].includes(rows[0]!.state),
+      describe: (rows) => rows?.map((row) => row.state),
+    })
+    t.equal((await jobsOfKind('app_fee_claim'))[0]!.state, 'confirmed', 'the payout confirmed')
+    t.equal(
+      (await evmBalance(clientA, payee, NATIVE)) - payeeBefore,
+      appFee,
+      'the claim paid exactly the fee',
+    )
+    t.equal(
+      await evmBalance(clientA, DEPOSITORY_ADDRESS, NATIVE),
+      depositoryBefore,
+      'the depository is back where it was: it was never short',
+    )
+  },
+)

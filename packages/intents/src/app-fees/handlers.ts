@@ -3,18 +3,33 @@
  * balances, a claim offered as a signature step, and the post of its signature, verified through the
  * chain family's own message scheme before anything is paid.
  */
+import { createHash } from 'node:crypto'
 import { canonicalId, formatUnits, type IntentsApi, PontisError, type Registry } from '@pontis/core'
 import type { OperationHandler, RequestOf, ResponseOf } from '@pontis/http'
 import { toHex } from 'viem'
+import { decodeContinuation, encodeContinuation } from '../history/cursor.js'
 import type { LifecycleStore } from '../lifecycle/lifecycle-store.js'
 import { CurrencyCatalog } from '../quote/currencies.js'
 import { formatUsd, type PriceSource, usdValue } from '../quote/prices.js'
-import type { AppFeeClaim, AppFeeLedger } from './ledger.js'
+import type { AppFeeBalance, AppFeeClaim, AppFeeLedger } from './ledger.js'
+
+/** Claims per page at most (`limit` above it is answered with it). */
+const MAX_CLAIMS_PAGE = 50
+const CLAIM_ID = /^clm_[0-9a-f]{32}$/
+
+/** The claims history's cursors belong to one wallet's listing. */
+function claimsDigest(wallet: string): string {
+  return createHash('sha256')
+    .update(`app-fee-claims:${canonicalId(wallet)}`)
+    .digest('hex')
+    .slice(0, 32)
+}
 
 type Handler<Data, Responses> = OperationHandler<RequestOf<Data>, ResponseOf<Responses>>
 
 export type AppFeeHandlers = {
   getAppFeeBalances: Handler<IntentsApi.GetAppFeeBalancesData, IntentsApi.GetAppFeeBalancesResponses>
+  getAppFeeClaims: Handler<IntentsApi.GetAppFeeClaimsData, IntentsApi.GetAppFeeClaimsResponses>
   claimAppFees: Handler<IntentsApi.ClaimAppFeesData, IntentsApi.ClaimAppFeesResponses>
   executeAppFeeClaim: Handler<IntentsApi.ExecuteAppFeeClaimData, IntentsApi.ExecuteAppFeeClaimResponses>
 }
@@ -38,26 +53,38 @@ export function createAppFeeHandlers(options: AppFeeHandlerOptions): AppFeeHandl
     return catalog
   }
 
+  /** An amount of a currency as the app-fee routes answer it (its USD value when priced now). */
+  const amountOf = async (
+    balance: AppFeeBalance,
+  ): Promise<{ answer: IntentsApi.AppFeeBalance; usd: bigint | undefined } | undefined> => {
+    const catalog = catalogOf(balance.chainId)
+    const currency = catalog.find(balance.currency)
+    if (!currency) return undefined
+    const usd = await prices
+      .usdPrice(currency.entry)
+      .then((usdPrice) => usdValue(balance.amount, { usdPrice, decimals: currency.entry.decimals }))
+      .catch(() => undefined)
+    return {
+      answer: {
+        currency: catalog.toApi(currency, balance.chainId),
+        amount: balance.amount.toString(),
+        amountFormatted: formatUnits(balance.amount, currency.entry.decimals),
+        ...(usd !== undefined ? { amountUsd: formatUsd(usd) } : {}),
+        minimumAmount: balance.amount.toString(),
+      },
+      usd,
+    }
+  }
+
   return {
     getAppFeeBalances: async ({ path }) => {
       let totalUsd = 0n
       const balances: IntentsApi.AppFeeBalance[] = []
       for (const balance of await appFees.balances(path.wallet)) {
-        const catalog = catalogOf(balance.chainId)
-        const currency = catalog.find(balance.currency)
-        if (!currency) continue
-        const usd = await prices
-          .usdPrice(currency.entry)
-          .then((usdPrice) => usdValue(balance.amount, { usdPrice, decimals: currency.entry.decimals }))
-          .catch(() => undefined)
-        if (usd !== undefined) totalUsd += usd
-        balances.push({
-          currency: catalog.toApi(currency, balance.chainId),
-          amount: balance.amount.toString(),
-          amountFormatted: formatUnits(balance.amount, currency.entry.decimals),
-          ...(usd !== undefined ? { amountUsd: formatUsd(usd) } : {}),
-          minimumAmount: balance.amount.toString(),
-        })
+        const amount = await amountOf(balance)
+        if (!amount) continue
+        if (amount.usd !== undefined) totalUsd += amount.usd
+        balances.push(amount.answer)
       }
       const total = Number(formatUsd(totalUsd))
       return {
@@ -67,6 +94,37 @@ export function createAppFeeHandlers(options: AppFeeHandlerOptions): AppFeeHandl
           totalBalanceUsd: total,
           outstandingFastFillBalanceUsd: 0,
           availableBalanceUsd: total,
+        },
+      }
+    },
+
+    getAppFeeClaims: async ({ path, query }) => {
+      const digest = claimsDigest(path.wallet)
+      const after =
+        query.continuation === undefined
+          ? undefined
+          : decodeContinuation(query.continuation, digest, CLAIM_ID)
+      const limit = Math.min(Number(query.limit ?? 20), MAX_CLAIMS_PAGE)
+      const page = await appFees.claims(path.wallet, limit, after)
+      const claims: IntentsApi.AppFeeClaimRecord[] = []
+      for (const claim of page.claims) {
+        const amount = await amountOf(claim)
+        if (!amount) continue
+        claims.push({
+          claimId: claim.id,
+          wallet: claim.wallet,
+          recipient: claim.recipient,
+          currency: amount.answer,
+          txHash: claim.transactionId,
+          status: claim.state,
+          createdAt: new Date(claim.createdAt).toISOString(),
+        })
+      }
+      return {
+        status: 200,
+        body: {
+          claims,
+          ...(page.next ? { continuation: encodeContinuation(page.next, digest) } : {}),
         },
       }
     },

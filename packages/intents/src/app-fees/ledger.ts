@@ -197,6 +197,32 @@ export class AppFeeLedger {
     return claimFromRow(rows[0] as ClaimRow)
   }
 
+  /**
+   * The wallet's claims, newest first: `limit` of them after `after` (the last one of the previous
+   * page). Offers never signed are left out once expired.
+   * @returns the page, and the position to continue from when more may follow.
+   */
+  async claims(
+    wallet: string,
+    limit: number,
+    after?: { readonly at: number; readonly id: string },
+  ): Promise<{ claims: Array<AppFeeClaim & { createdAt: number }>; next?: { at: number; id: string } }> {
+    const { rows } = await this.#client.query<ClaimRow & { created_at: string | number }>(
+      `SELECT ${CLAIM_COLUMNS}, created_at FROM app_fee_claims
+       WHERE wallet = $1 AND (state <> 'offered' OR expires_at >= $2)
+         AND ($3::bigint IS NULL OR (created_at, id) < ($3::bigint, $4::text))
+       ORDER BY created_at DESC, id DESC LIMIT $5`,
+      [canonicalId(wallet), this.#now(), after?.at ?? null, after?.id ?? null, limit + 1],
+    )
+    const page = rows
+      .slice(0, limit)
+      .map((row) => ({ ...claimFromRow(row), createdAt: Number(row.created_at) }))
+    const last = page.at(-1)
+    return rows.length > limit && last
+      ? { claims: page, next: { at: last.createdAt, id: last.id } }
+      : { claims: page }
+  }
+
   async claim(id: string): Promise<AppFeeClaim | undefined> {
     const { rows } = await this.#client.query<ClaimRow>(
       `SELECT ${CLAIM_COLUMNS} FROM app_fee_claims WHERE id = $1`,

@@ -42,8 +42,15 @@ function invalid(reason: string): PontisError {
   )
 }
 
-/** The position a `continuation` names, checked against the query it is used with. */
-export function decodeContinuation(continuation: string, digest: string): HistoryPosition {
+/**
+ * The position a `continuation` names, checked against the query it is used with; `idPattern` is
+ * what the position's id must look like (a request id unless told).
+ */
+export function decodeContinuation(
+  continuation: string,
+  digest: string,
+  idPattern: RegExp = REQUEST_ID,
+): HistoryPosition {
   let parsed: unknown
   try {
     if (!/^[A-Za-z0-9_-]+$/.test(continuation)) throw new Error('not base64url')
@@ -59,7 +66,7 @@ export function decodeContinuation(continuation: string, digest: string): Histor
     !Number.isSafeInteger(t) ||
     t < 0 ||
     typeof i !== 'string' ||
-    !REQUEST_ID.test(i)
+    !idPattern.test(i)
   )
     throw invalid('names no valid position')
   if (typeof q !== 'string' || !DIGEST.test(q)) throw invalid('is not a cursor of this service')

@@ -1,6 +1,7 @@
 import type { IntentsApi } from '@pontis/core'
 import type { OperationHandler, RequestOf, ResponseOf } from '@pontis/http'
 import { adminAuthorizer } from '../keys/index.js'
+import type { Rebalancer } from './rebalance.js'
 import type { BooksLine, Repayments } from './repayment.js'
 
 type SummaryHandler = OperationHandler<
@@ -33,6 +34,57 @@ export function createRepaymentAdminHandlers(options: {
       return {
         status: 200,
         body: { repayments: summary.repayments.map(lineBody), sweeps: summary.sweeps.map(lineBody) },
+      }
+    },
+  }
+}
+
+type RebalancesHandler = OperationHandler<
+  RequestOf<IntentsApi.GetSolverRebalancesData>,
+  ResponseOf<IntentsApi.GetSolverRebalancesResponses>
+>
+
+/** `GET /admin/rebalances`: the rebalancing bands as the last pass found them, and the moves. */
+export function createRebalanceAdminHandlers(options: {
+  rebalancer: Rebalancer
+  adminToken: string | undefined
+}): { getSolverRebalances: RebalancesHandler } {
+  const authorize = adminAuthorizer(options.adminToken)
+  return {
+    getSolverRebalances: async ({ headers }) => {
+      authorize(headers)
+      const moves = await options.rebalancer.moves()
+      return {
+        status: 200,
+        body: {
+          bands: options.rebalancer.bands().map((band) => ({
+            chainId: band.chainId,
+            currency: band.currency,
+            symbol: band.symbol,
+            balance: band.balance === null ? null : band.balance.toString(),
+            minAmount: band.minAmount.toString(),
+            targetAmount: band.targetAmount.toString(),
+            maxAmount: band.maxAmount.toString(),
+            budget: band.budget.toString(),
+            budgetUsed: band.budgetUsed.toString(),
+            periodSeconds: band.periodSeconds,
+            status: band.status,
+            checkedAt: band.checkedAt,
+          })),
+          moves: moves.map((move) => ({
+            id: move.id,
+            fromChainId: move.fromChainId,
+            fromCurrency: move.fromCurrency,
+            toChainId: move.toChainId,
+            toCurrency: move.toCurrency,
+            amount: move.amount.toString(),
+            fromBalance: move.fromBalance.toString(),
+            toBalance: move.toBalance.toString(),
+            state: move.state,
+            requestId: move.requestId,
+            createdAt: move.createdAt,
+          })),
+        },
       }
     },
   }

@@ -53,16 +53,19 @@ export async function recordOwed(
   request: StoredRequest,
   now: number,
 ): Promise<void> {
+  const appFees = appFeesOf(request).reduce((sum, fee) => sum + BigInt(fee.amount), 0n)
   if (request.depositAddress) {
     await tx.query(
-      `INSERT INTO deposit_address_sweeps (request_id, chain_id, deposit_address, currency, amount, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (request_id) DO NOTHING`,
+      `INSERT INTO deposit_address_sweeps (request_id, chain_id, deposit_address, currency, amount, app_fees,
+         created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (request_id) DO NOTHING`,
       [
         request.id,
         request.originChainId,
         request.depositAddress,
         request.originCurrency,
         request.amountIn.toString(),
+        appFees.toString(),
         now,
       ],
     )
@@ -71,7 +74,6 @@ export async function recordOwed(
   if (!registry.tryChain(request.originChainId)?.adapter.filling?.signRepayment) return
   // Only a deposit the depository holds is repaid; an overpayment above amountIn goes back to the user.
   // The request's app fees stay in the depository: their recipients claim them from there later.
-  const appFees = appFeesOf(request).reduce((sum, fee) => sum + BigInt(fee.amount), 0n)
   const owed = request.amountIn - appFees
   if (owed <= 0n) return
   await tx.query(
@@ -112,15 +114,42 @@ export async function settleBooksJob(
   }
   if (job.kind !== 'sweep') return
   const swept = end === 'confirmed'
-  const { rows } = await client.query<{ request_id: string }>(
+  const { rows } = await client.query<{
+    request_id: string
+    chain_id: string | number
+    currency: string
+    app_fees: string
+    destination: SweepDestination
+  }>(
     `UPDATE deposit_address_sweeps SET state = $2, transaction_id = $3,
        swept_amount = CASE WHEN $2 = 'swept' THEN $4::numeric ELSE NULL END,
        fee = CASE WHEN $2 = 'swept' THEN amount - $4::numeric ELSE NULL END, updated_at = $5
-     WHERE job_id = $1 AND state = 'queued' RETURNING request_id`,
+     WHERE job_id = $1 AND state = 'queued'
+     RETURNING request_id, chain_id, currency, app_fees::text AS app_fees, destination`,
     [job.id, swept ? 'swept' : 'failed', job.transactionId, (job.amount ?? 0n).toString(), now],
   )
   metrics?.repayment('sweep', swept ? 'swept' : 'failed', rows.length)
+  if (!swept) return
+  for (const row of rows) {
+    if (row.destination !== 'depository') continue
+    // Swept to the depository (the request had app fees): the solver is repaid what arrived there
+    // less the app fees, which stay for their claims, in the transaction that records the sweep.
+    const owed = (job.amount ?? 0n) - BigInt(row.app_fees)
+    if (owed <= 0n) continue
+    await client.query(
+      `INSERT INTO repayments (request_id, chain_id, currency, amount, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (request_id) DO NOTHING`,
+      [row.request_id, Number(row.chain_id), row.currency, owed.toString(), now],
+    )
+  }
 }
+
+/**
+ * Where a deposit address is swept: to the solver (its repayment), or, for a request with app fees
+ * on a chain whose depository can repay, to the depository, which pays the fees' claims and repays
+ * the solver the rest.
+ */
+export type SweepDestination = 'solver' | 'depository'
 
 /**
  * Closes the solver's books: batches what filled requests owe it into repayment jobs (one
@@ -255,8 +284,10 @@ export class Repayments {
         chain_id: string | number
         currency: string
         amount: string
+        app_fees: string
       }>(
-        `SELECT s.request_id, s.chain_id, s.currency, s.amount FROM deposit_address_sweeps s
+        `SELECT s.request_id, s.chain_id, s.currency, s.amount, s.app_fees::text AS app_fees
+         FROM deposit_address_sweeps s
          WHERE s.state = 'owed' AND NOT EXISTS (
            SELECT 1 FROM solver_jobs j WHERE j.request_id = s.request_id AND j.state IN ${OPEN_JOB_STATES})
          ORDER BY s.created_at LIMIT 50 FOR UPDATE OF s SKIP LOCKED`,
@@ -266,7 +297,13 @@ export class Repayments {
         const chainId = Number(row.chain_id)
         const found = this.#filling(chainId)
         if (!found) continue
-        const recipient = found.filling.solverAddress(this.#options.credentials(found.chain.record.vmType))
+        const depository = found.chain.record.protocol?.v2?.depository
+        const destination: SweepDestination =
+          BigInt(row.app_fees) > 0n && depository && found.filling.signRepayment ? 'depository' : 'solver'
+        const recipient =
+          destination === 'depository' && depository
+            ? depository
+            : found.filling.solverAddress(this.#options.credentials(found.chain.record.vmType))
         const jobKey = `sweep:${row.request_id}`
         await lifecycle.enqueue(
           {
@@ -286,8 +323,8 @@ export class Repayments {
         )
         await tx.query(
           `UPDATE deposit_address_sweeps SET state = 'queued', job_id = (SELECT id FROM solver_jobs WHERE job_key = $1),
-             updated_at = $3 WHERE request_id = $2`,
-          [jobKey, row.request_id, this.#now()],
+             destination = $4, updated_at = $3 WHERE request_id = $2`,
+          [jobKey, row.request_id, this.#now(), destination],
         )
         this.#options.metrics?.repayment('sweep', 'queued', 1)
         queued++

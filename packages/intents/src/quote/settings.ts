@@ -11,6 +11,17 @@ export interface InventoryTarget {
   readonly currency: string
   /** Smallest unit. */
   readonly targetAmount: string
+  /**
+   * The band the rebalancer keeps the solver's balance in (smallest units, `minAmount <=
+   * targetAmount <= maxAmount`): below `minAmount` it plans a move in from a chain whose balance of
+   * the same currency (by symbol) is above its own target, up to `targetAmount`. Both or neither.
+   */
+  readonly minAmount?: string
+  readonly maxAmount?: string
+  /** Most the rebalancer moves into this chain and currency per period (smallest units); 0 when absent. */
+  readonly rebalanceBudget?: string
+  /** The budget's period, seconds (default 86 400). */
+  readonly rebalancePeriodSeconds?: number
 }
 
 /** `configs/solver.<ENVIRONMENT>.json`: who solves and how quotes are priced. */
@@ -129,6 +140,16 @@ export const solverSettingsSchema = {
           chainId: { type: 'integer', minimum: 1 },
           currency: { type: 'string' },
           targetAmount: { type: 'string', pattern: '^[0-9]+$' },
+          minAmount: { type: 'string', pattern: '^[0-9]+$' },
+          maxAmount: { type: 'string', pattern: '^[0-9]+$' },
+          rebalanceBudget: { type: 'string', pattern: '^[0-9]+$' },
+          rebalancePeriodSeconds: { type: 'integer', minimum: 1 },
+        },
+        dependentRequired: {
+          minAmount: ['maxAmount'],
+          maxAmount: ['minAmount'],
+          rebalanceBudget: ['minAmount'],
+          rebalancePeriodSeconds: ['rebalanceBudget'],
         },
       },
     },
@@ -151,8 +172,29 @@ export function loadSolverSettings(options: {
     ...fileOptions,
     name: 'solver',
     schema: solverSettingsSchema,
-    ...(registry ? { check: (value) => unusableKeys(value as SolverSettings, registry) } : {}),
+    check: (value) => [
+      ...badBands(value as SolverSettings),
+      ...(registry ? unusableKeys(value as SolverSettings, registry) : []),
+    ],
   })
+}
+
+/** Rebalancing bands that cannot hold: `minAmount <= targetAmount <= maxAmount`. */
+function badBands(settings: SolverSettings): Array<{ path: string; message: string }> {
+  const problems: Array<{ path: string; message: string }> = []
+  for (const [index, target] of (settings.inventory ?? []).entries()) {
+    if (target.minAmount === undefined || target.maxAmount === undefined) continue
+    if (
+      BigInt(target.minAmount) <= BigInt(target.targetAmount) &&
+      BigInt(target.targetAmount) <= BigInt(target.maxAmount)
+    )
+      continue
+    problems.push({
+      path: `inventory[${index}]`,
+      message: `inventory[${index}] needs minAmount <= targetAmount <= maxAmount (chain ${target.chainId}, ${target.currency})`,
+    })
+  }
+  return problems
 }
 
 function unusableKeys(

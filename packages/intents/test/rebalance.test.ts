@@ -1,0 +1,266 @@
+/**
+ * Rebalancing bands on the two-anvil devnet (issue 22): the solver settings give USDC a band on
+ * each chain. A bridge's fill drives the destination's USDC below its band; the rebalancing pass
+ * then plans one move into it from the other chain (which holds USDC above its target), for what
+ * brings it back to its target, capped by the band's budget, recorded before anything is sent.
+ * A second pass plans nothing more: the budget of the period is spent, and the pass says so in
+ * `GET /admin/rebalances` and in the log. Two instances sharing PostgreSQL plan a move once between
+ * them. Every answer is checked against openapi/intents.yaml.
+ */
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ConfigError, type IntentsApi, type LogFields, type Logger, startupFailure } from '@pontis/core'
+import { devnetEnvironment, SOLVER, STABLECOIN_ADDRESS, startDevnet, USERS } from '@pontis/devnet'
+import { loadOpenApiDocument } from '@pontis/http'
+import { createTestClient } from '@pontis/http/testing'
+import t from 'tap'
+import { createPublicClient, http, type PublicClient } from 'viem'
+import { REPO_CONFIG_DIR } from '../../../test/helpers/environments.js'
+import { waitFor } from '../../../test/helpers/wait.js'
+import { createIntentsRuntime, INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
+import { evmBalance, executeEvmSteps } from './fixtures/e2e.js'
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './fixtures/postgres.js'
+
+const ADMIN_TOKEN = 'rebalance-admin-token-0123456789abcdef'
+const auth = { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }
+type Rebalances = IntentsApi.SolverRebalances
+
+const devnet = await startDevnet({
+  chains: [
+    { chainId: 31337, port: 0 },
+    { chainId: 31338, port: 0 },
+  ],
+})
+t.teardown(() => devnet.stop())
+const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
+const [chainA, chainB] = devnet.chains as [(typeof devnet.chains)[0], (typeof devnet.chains)[0]]
+const clientA = createPublicClient({ chain: chainA.chain, transport: http(chainA.rpcUrl) }) as PublicClient
+const clientB = createPublicClient({ chain: chainB.chain, transport: http(chainB.rpcUrl) }) as PublicClient
+const usdcA0 = await evmBalance(clientA, SOLVER.address, STABLECOIN_ADDRESS)
+const usdcB0 = await evmBalance(clientB, SOLVER.address, STABLECOIN_ADDRESS)
+const userUsdc = await evmBalance(clientA, USERS[0]!.address, STABLECOIN_ADDRESS)
+// A fill the user can pay for (fees included) and the solver can make.
+const FILL = (userUsdc < usdcB0 ? userUsdc : usdcB0) / 4n
+// The destination's band: one fill of FILL takes it below its minimum. Its budget is half a fill.
+const BUDGET = FILL / 2n
+
+/** A copy of the repository's configs whose solver settings carry `inventory`. */
+async function configWith(inventory: unknown[]): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'pontis-rebalance-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await cp(REPO_CONFIG_DIR, dir, { recursive: true })
+  const file = join(dir, 'solver.local.json')
+  const settings = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>
+  await writeFile(file, JSON.stringify({ ...settings, inventory }))
+  return dir
+}
+
+const lines: Array<{ level: string; message: string; fields: LogFields | undefined }> = []
+const recording: Logger = {
+  debug: () => {},
+  info: (message, fields) => lines.push({ level: 'info', message, fields }),
+  warn: (message, fields) => lines.push({ level: 'warn', message, fields }),
+  error: (message, fields) => lines.push({ level: 'error', message, fields }),
+}
+
+const configDir = await configWith([
+  {
+    chainId: 31337,
+    currency: STABLECOIN_ADDRESS,
+    minAmount: '0',
+    targetAmount: (usdcA0 / 2n).toString(),
+    maxAmount: (usdcA0 * 4n).toString(),
+  },
+  {
+    chainId: 31338,
+    currency: STABLECOIN_ADDRESS,
+    minAmount: (usdcB0 - FILL / 2n).toString(),
+    targetAmount: usdcB0.toString(),
+    maxAmount: (usdcB0 * 2n).toString(),
+    rebalanceBudget: BUDGET.toString(),
+    rebalancePeriodSeconds: 3600,
+  },
+])
+const service = await startIntentsService({
+  env: { ...devnetEnvironment(devnet), RATE_LIMITS: 'off', ADMIN_TOKEN },
+  configDir,
+  port: 0,
+  logger: recording,
+  document: loaded,
+  indexerIntervalMs: 150,
+  solverIntervalMs: 100,
+  // The pass runs once at start-up, then only when the test runs it.
+  rebalanceIntervalMs: 3_600_000,
+})
+t.teardown(() => service.close())
+
+const rebalances = async (client: ReturnType<typeof createTestClient>): Promise<Rebalances> =>
+  (await client.get('/admin/rebalances', auth)).body as Rebalances
+const bandOf = (seen: Rebalances, chainId: number) => seen.bands.find((band) => band.chainId === chainId)
+
+t.test('a fill drives a band below its minimum; one move is planned in, within the budget', async (t) => {
+  const client = createTestClient(t, service.url, loaded.document)
+  t.equal((await client.get('/admin/rebalances')).status, 401, 'the admin token is required')
+  const first = await waitFor('the start-up pass', () => rebalances(client), {
+    until: (seen) => seen.bands.length === 2,
+    describe: (seen) => seen?.bands,
+  })
+  t.same(
+    first.bands.map((band) => [band.chainId, band.status]),
+    [
+      [31337, 'in_band'],
+      [31338, 'in_band'],
+    ],
+    'both balances start inside their bands',
+  )
+  t.same(first.moves, [], 'no move')
+
+  const user = USERS[0]!
+  const quote = (
+    await client.post('/quote/v2', {
+      user: user.address,
+      recipient: USERS[3]!.address,
+      originChainId: 31337,
+      destinationChainId: 31338,
+      originCurrency: STABLECOIN_ADDRESS,
+      destinationCurrency: STABLECOIN_ADDRESS,
+      amount: FILL.toString(),
+      tradeType: 'EXACT_OUTPUT',
+    })
+  ).body as IntentsApi.QuoteResponse
+  const txHash = await executeEvmSteps(chainA, quote, user.privateKey)
+  await client.post('/transactions/index', { txHash, chainId: '31337' })
+  const requestId = quote.steps.at(-1)!.requestId as string
+  await waitFor(
+    'the bridge to be filled',
+    async () =>
+      (await client.get(`/intents/status/v3?requestId=${requestId}`)).body as IntentsApi.StatusRecordV3,
+    { until: (record) => record.status === 'success', describe: (record) => record?.status },
+  )
+  const usdcB = await evmBalance(clientB, SOLVER.address, STABLECOIN_ADDRESS)
+  t.equal(usdcB, usdcB0 - FILL, 'the fill took USDC out of the destination')
+  const usdcA = await evmBalance(clientA, SOLVER.address, STABLECOIN_ADDRESS)
+
+  t.equal(await service.rebalancer.tick(), 1, 'one move planned')
+  const planned = await rebalances(client)
+  t.equal(bandOf(planned, 31338)?.status, 'move_planned')
+  t.equal(bandOf(planned, 31338)?.balance, usdcB.toString(), 'the band shows the balance it read')
+  t.equal(bandOf(planned, 31337)?.status, 'in_band', 'the donor stays in its band')
+  const [move, ...others] = planned.moves
+  t.equal(others.length, 0)
+  t.match(move, {
+    fromChainId: 31337,
+    toChainId: 31338,
+    state: 'planned',
+    requestId: null,
+    fromBalance: usdcA.toString(),
+    toBalance: usdcB.toString(),
+  })
+  t.equal(move?.fromCurrency.toLowerCase(), STABLECOIN_ADDRESS.toLowerCase())
+  t.equal(
+    move?.amount,
+    BUDGET.toString(),
+    'what would bring it back to its target (a whole fill), capped by the budget (half a fill)',
+  )
+  t.equal(bandOf(planned, 31338)?.budgetUsed, BUDGET.toString(), 'the move took the whole budget')
+  t.ok(
+    lines.some((line) => line.message === 'rebalance: move planned' && line.fields?.id === move?.id),
+    'the move is logged',
+  )
+
+  t.equal(await service.rebalancer.tick(), 0, 'a second pass plans nothing')
+  const exhausted = await rebalances(client)
+  t.equal(bandOf(exhausted, 31338)?.status, 'budget_exhausted', 'and says the budget is spent')
+  t.equal(exhausted.moves.length, 1, 'still one move')
+  const warning = lines.find((line) => line.message === 'rebalance: budget exhausted, no move')
+  t.match(warning?.fields, { chainId: 31338, budget: BUDGET.toString(), used: BUDGET.toString() }, 'logged')
+  const { rows } = await service.store.client.query<{ count: number }>(
+    'SELECT count(*)::int AS count FROM rebalances',
+  )
+  t.equal(rows[0]?.count, 1, 'one row in the books')
+})
+
+t.test("two instances sharing PostgreSQL plan a band's move once between them", async (t) => {
+  const schema = uniqueSchema('rebalance')
+  t.teardown(() => dropSchema(schema))
+  const usdcA = await evmBalance(clientA, SOLVER.address, STABLECOIN_ADDRESS)
+  const usdcB = await evmBalance(clientB, SOLVER.address, STABLECOIN_ADDRESS)
+  // The destination's minimum is above its balance: both instances see it below its band.
+  const dir = await configWith([
+    {
+      chainId: 31337,
+      currency: STABLECOIN_ADDRESS,
+      minAmount: '0',
+      targetAmount: '0',
+      maxAmount: usdcA.toString(),
+    },
+    {
+      chainId: 31338,
+      currency: STABLECOIN_ADDRESS,
+      minAmount: (usdcB + 1n).toString(),
+      targetAmount: (usdcB + 1000n).toString(),
+      maxAmount: (usdcB * 2n).toString(),
+      rebalanceBudget: usdcB.toString(),
+    },
+  ])
+  const env = {
+    ...devnetEnvironment(devnet),
+    RATE_LIMITS: 'off',
+    DATABASE_URL: TEST_DATABASE_URL,
+    DATABASE_SCHEMA: schema,
+  }
+  const first = await createIntentsRuntime({ env, configDir: dir, logger: recording })
+  t.teardown(() => Promise.allSettled([first.store.close(), first.registry.close()]))
+  const second = await createIntentsRuntime({ env, configDir: dir, logger: recording })
+  t.teardown(() => Promise.allSettled([second.store.close(), second.registry.close()]))
+  const planned = await Promise.all([
+    first.rebalancer.tick(),
+    second.rebalancer.tick(),
+    first.rebalancer.tick(),
+  ])
+  t.equal(
+    planned.reduce((sum, count) => sum + count, 0),
+    1,
+    'three concurrent passes of two instances plan one move',
+  )
+  const moves = await second.rebalancer.moves()
+  t.equal(moves.length, 1)
+  t.equal(moves[0]?.amount, 1000n, 'for what brings the band back to its target')
+  t.same(await Promise.all([first.rebalancer.tick(), second.rebalancer.tick()]), [0, 0], 'no more later')
+  t.same(
+    [first, second].map(
+      (runtime) => runtime.rebalancer.bands().find((band) => band.chainId === 31338)?.status,
+    ),
+    ['move_open', 'move_open'],
+    'both see the move open',
+  )
+})
+
+t.test('a band that cannot hold stops start-up naming the entry', async (t) => {
+  const dir = await configWith([
+    { chainId: 31338, currency: STABLECOIN_ADDRESS, minAmount: '10', targetAmount: '5', maxAmount: '20' },
+  ])
+  const error = await createIntentsRuntime({
+    env: devnetEnvironment(devnet),
+    configDir: dir,
+    logger: recording,
+  }).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  )
+  t.type(error, ConfigError)
+  t.match(startupFailure(error), /inventory\[0\] needs minAmount <= targetAmount <= maxAmount/)
+  const half = await configWith([
+    { chainId: 31338, currency: STABLECOIN_ADDRESS, targetAmount: '5', minAmount: '1' },
+  ])
+  const halfError = await createIntentsRuntime({
+    env: devnetEnvironment(devnet),
+    configDir: half,
+    logger: recording,
+  }).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  )
+  t.type(halfError, ConfigError, 'minAmount without maxAmount is refused')
+})
