@@ -311,21 +311,50 @@ async function swapQuote(
   }
 }
 
+/** A currency's decimals (18 for the native currency), read once per cache period. */
+export function currencyDecimals(context: EvmChainContext, currency: string): Promise<number> {
+  return isNativeCurrency(context, currency)
+    ? Promise.resolve(18)
+    : context.cache.read(`decimals:${currency}`, () =>
+        rpc(context.label, () =>
+          context.client.readContract({
+            address: currency as Address,
+            abi: decimalsAbi,
+            functionName: 'decimals',
+          }),
+        ),
+      )
+}
+
 async function tokenDecimals(context: EvmChainContext, request: SwapQuoteRequest) {
-  const of = (currency: string): Promise<number> =>
-    isNativeCurrency(context, currency)
-      ? Promise.resolve(18)
-      : context.cache.read(`decimals:${currency}`, () =>
-          rpc(context.label, () =>
-            context.client.readContract({
-              address: currency as Address,
-              abi: decimalsAbi,
-              functionName: 'decimals',
-            }),
-          ),
-        )
-  const [from, to] = await Promise.all([of(request.fromCurrency), of(request.toCurrency)])
+  const [from, to] = await Promise.all([
+    currencyDecimals(context, request.fromCurrency),
+    currencyDecimals(context, request.toCurrency),
+  ])
   return { from, to }
+}
+
+/**
+ * What an exact-input trade of another source loses against this deployment's mid prices, bps:
+ * measured against the best mid price of every path the deployment has between the two currencies
+ * (so the figure errs high), 0 when it has none. Lets another source's quote face the same impact limit.
+ */
+export async function uniswapReferenceImpact(
+  context: EvmChainContext,
+  contracts: UniswapV3Contracts,
+  trade: { fromCurrency: string; toCurrency: string; amountIn: bigint; amountOut: bigint },
+): Promise<number> {
+  const tokenIn = tokenOf(context, contracts, trade.fromCurrency)
+  const tokenOut = tokenOf(context, contracts, trade.toCurrency)
+  if (tokenIn === tokenOut) return 0
+  const paths = await candidatePaths(context, contracts, tokenIn, tokenOut)
+  const mids = await Promise.all(paths.map((hops) => midPrice(context, hops)))
+  const best = mids.reduce<(typeof mids)[number] | undefined>(
+    (kept, mid) =>
+      !kept || mid.numerator * kept.denominator > kept.numerator * mid.denominator ? mid : kept,
+    undefined,
+  )
+  return best ? impactBps(trade.amountIn, trade.amountOut, best) : 0
 }
 
 /** The router call of a swap: the swap, then the native leg (unwrap the output, or refund unused input). */
@@ -497,6 +526,12 @@ export interface DepositSwapRequest {
 /** The deployment as a deposit's origin swap (see {@link DepositSwap}). */
 export function uniswapV3DepositSwap(context: EvmChainContext, contracts: UniswapV3Contracts): DepositSwap {
   const asSwap = (request: DepositSwapRequest): SwapStepsRequest => {
+    if (request.quote.source !== UNISWAP_V3_SOURCE) {
+      throw new PontisError(
+        'NO_SWAP_ROUTES_FOUND',
+        `An origin swap on ${context.label.displayName} runs through the ${UNISWAP_V3_SOURCE} router only, not ${request.quote.source}.`,
+      )
+    }
     if (isNativeCurrency(context, request.quote.toCurrency)) {
       throw new PontisError(
         'NO_SWAP_ROUTES_FOUND',

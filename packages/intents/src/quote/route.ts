@@ -121,14 +121,16 @@ function originSwapRoute(
   listed: boolean,
   from: string,
 ): OriginSwapRoute | undefined {
-  if (listed || !quoting.depositsCanSwap || !quoting.swapSources?.length) return undefined
+  // Only sources whose swaps can run inside the deposit transaction.
+  const sources = (quoting.swapSources ?? []).filter((source) => source.usableInDeposits !== false)
+  if (listed || !quoting.depositsCanSwap || sources.length === 0) return undefined
   if (request.disableOriginSwaps) {
     throw new PontisError(
       'NO_SWAP_ROUTES_FOUND',
       `${from} is not a currency the ${chain.record.displayName} depository takes, so it needs an origin swap, and disableOriginSwaps forbids one; deposit a listed currency or drop disableOriginSwaps.`,
     )
   }
-  return { from, sources: quoting.swapSources }
+  return { from, sources }
 }
 
 /**
