@@ -5,7 +5,8 @@
  * request picks the aggregator with `includedSwapSources`; the partner client executes the steps; the
  * recipient must get at least `minimumAmount`, and exactly what the swap transaction's logs paid. With
  * both sources allowed the better output wins and the route names it. A simulator that errs or
- * answers garbage leaves quoting to Uniswap, or answers NO_SWAP_ROUTES_FOUND when only it is allowed.
+ * answers garbage or is down leaves quoting to Uniswap, or answers NO_SWAP_ROUTES_FOUND when only it is
+ * allowed.
  * Every answer read through the test client is checked against the document.
  */
 
@@ -146,6 +147,7 @@ t.test('both sources allowed: the better output wins and the route says which', 
   const routerOf = (answer: typeof both) => (answer.body as Quote).details.route?.origin?.router
   t.equal(routerOf(zeroex), 'zeroex')
   t.equal(routerOf(uniswap), 'uniswap-v3')
+  // On the devnet both price through the same pools, so they tie and the first listed (uniswap-v3) keeps it.
   const best = minimumOf(zeroex) > minimumOf(uniswap) ? zeroex : uniswap
   t.equal(minimumOf(both), minimumOf(best), 'the unfiltered quote has the better minimum')
   t.equal(routerOf(both), routerOf(best), `and names its source (${routerOf(best)})`)
@@ -197,4 +199,22 @@ t.test('an origin swap never goes through the aggregator', async (t) => {
   t.equal(either.status, 200, 'both allowed: priced')
   t.same((either.body as Quote).details.route?.origin?.includedSwapSources, ['uniswap-v3', 'uniswap-v3'])
   t.equal(simulator.requests.length, asked, 'the 0x API was not asked for an origin swap')
+})
+
+t.test('an aggregator that is down does not break quoting', async (t) => {
+  const api = e2e.client(t)
+  const body = swapBody(
+    USERS[2]?.address as Address,
+    freshAddress(),
+    NATIVE,
+    STABLECOIN_ADDRESS,
+    '20000000000000000',
+  )
+  await simulator.stop()
+  const only = await api.post('/quote/v2', { ...body, includedSwapSources: ['zeroex'] })
+  t.equal(only.status, 400, 'only zeroex allowed')
+  t.match(only.body, { errorCode: 'NO_SWAP_ROUTES_FOUND', message: /zeroex/ })
+  const either = await api.post('/quote/v2', body)
+  t.equal(either.status, 200, 'both allowed: quoted')
+  t.equal((either.body as Quote).details.route?.origin?.router, 'uniswap-v3', 'through the other source')
 })
