@@ -208,7 +208,7 @@ t.test('an aggregator that is down does not break quoting', async (t) => {
     freshAddress(),
     NATIVE,
     STABLECOIN_ADDRESS,
-    '20000000000000000',
+    '25000000000000000',
   )
   await simulator.stop()
   const only = await api.post('/quote/v2', { ...body, includedSwapSources: ['zeroex'] })

@@ -204,6 +204,21 @@ async function askQuote(
     slippageBps: String(request.slippageBps),
   })
   if (request.recipient !== request.taker) query.set('recipient', request.recipient)
+  // Answers are reused for the chain's read-cache period (failures are not kept): a warm repeat quote
+  // asks the API nothing.
+  return context.cache.read(`zeroex:${query}`, () =>
+    fetchQuote(context, config, allowanceHolder, request, query, warn),
+  )
+}
+
+async function fetchQuote(
+  context: EvmChainContext,
+  config: ZeroExConfig,
+  allowanceHolder: Address,
+  request: AskRequest,
+  query: URLSearchParams,
+  warn: ZeroExWarn | undefined,
+): Promise<ZeroExAnswer> {
   const headers: Record<string, string> = { '0x-version': 'v2', accept: 'application/json' }
   if (config.apiKey) headers['0x-api-key'] = config.apiKey
   const host = hostOf(config.apiUrl)

@@ -83,11 +83,11 @@ function entryFor(plugin: Record<string, unknown>, contracts: Record<string, unk
   } as unknown as ChainEntry
 }
 
-async function sourcesFor(zeroEx: Record<string, unknown>, contracts: Record<string, unknown> = {}) {
+async function sourcesFor(zeroEx: Record<string, unknown>, plugin: Record<string, unknown> = {}) {
   const registry = createRegistry({ logger })
   registry.registerPlugin(evmPlugin, '@pontis/plugin-evm', 'evm')
   t.teardown(() => registry.close())
-  const [added] = await registry.addChains([entryFor({ zeroEx }, contracts)])
+  const [added] = await registry.addChains([entryFor({ zeroEx, ...plugin })])
   const quoting = added?.adapter.quoting as QuotingCapability
   const byName = (name: string) => quoting.swapSources?.find((source) => source.name === name) as SwapSource
   return { quoting, zeroex: byName('zeroex'), uniswap: byName('uniswap-v3') }
@@ -402,6 +402,18 @@ t.test('an unreachable API, and a lying one, yield no route', async (t) => {
     { code: 'NO_SWAP_ROUTES_FOUND' },
     'a minimum below the asked slippage',
   )
+})
+
+t.test('answers are reused for the read-cache period; failures are not', async (t) => {
+  const cached = await sourcesFor({ apiUrl: simulator.url, apiKey: API_KEY }, { readCacheSeconds: 30 })
+  const ask = request({ amount: 7n * 10n ** 16n })
+  simulator.setFault('error')
+  await t.rejects(cached.zeroex.quote(ask), { code: 'NO_SWAP_ROUTES_FOUND' }, 'a failure')
+  simulator.setFault('none')
+  const before = simulator.requests.length
+  const [first, second] = [await cached.zeroex.quote(ask), await cached.zeroex.quote(ask)]
+  t.equal(simulator.requests.length, before + 1, 'asked once after the failure, then served from the cache')
+  t.equal(second.amountOut, first.amountOut)
 })
 
 t.test('configuration: an API URL without the allowance holder contract stops the chain', async (t) => {
