@@ -1,18 +1,19 @@
 /**
  * Same-chain swaps through the aggregator source `zeroex` (the 0x Swap API v2 shape), end to end over
  * HTTP: anvil 31337 with the devnet's Uniswap v3 pools, the devnet's 0x simulator (quotes from those
- * pools, transactions through their SwapRouter), and the intent service with both sources. The
- * request picks the aggregator with `includedSwapSources`; the partner client executes the steps; the
- * recipient must get at least `minimumAmount`, and exactly what the swap transaction's logs paid. With
- * both sources allowed the better output wins and the route names it. A simulator that errs or
- * answers garbage or is down leaves quoting to Uniswap, or answers NO_SWAP_ROUTES_FOUND when only it is
- * allowed.
- * Every answer read through the test client is checked against the document.
+ * pools, transactions through their SwapRouter), and the intent service with both sources. The request
+ * picks the aggregator with `includedSwapSources`; the partner client and the public Relay SDK execute
+ * the steps; the recipient must get at least `minimumAmount`, and exactly what the swap transaction's
+ * logs paid. With both sources allowed the better output wins and the route names it. A simulator that
+ * errs, answers garbage or is down leaves quoting to Uniswap, or answers NO_SWAP_ROUTES_FOUND when only
+ * it is allowed. Every answer read through the test client is checked against the document.
  */
 
 import { createPontisClient, viemWalletAdapter } from '@pontis/client'
 import type { IntentsApi } from '@pontis/core'
 import { STABLECOIN_ADDRESS, UNISWAP_V3_SWAP_ROUTER_ADDRESS, USERS } from '@pontis/devnet'
+import { createClient, getClient } from '@relayprotocol/relay-sdk'
+import { configureDynamicChains } from '@relayprotocol/relay-sdk/chain-utils'
 import t from 'tap'
 import { type Address, createWalletClient, erc20Abi, type Hash, http, parseEventLogs } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
@@ -126,6 +127,59 @@ for (const [index, swap] of swaps.entries()) {
     )
   })
 }
+
+t.test(
+  'Relay SDK: ETH → USDC through zeroex (options.includedSwapSources), executed by the user',
+  async (t) => {
+    // The public SDK, unmodified, pointed at this service as its documentation says.
+    createClient({ baseApiUrl: e2e.service.url, source: 'pontis-zeroex-e2e', pollingInterval: 1000 })
+    await configureDynamicChains()
+    const user = USERS[3] as (typeof USERS)[0]
+    const recipient = freshAddress()
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(user.privateKey),
+      chain: chain.chain,
+      transport: http(chain.rpcUrl),
+    })
+    const quote = await getClient().actions.getQuote(
+      {
+        chainId: CHAIN,
+        toChainId: CHAIN,
+        currency: NATIVE,
+        toCurrency: STABLECOIN_ADDRESS,
+        amount: '40000000000000000',
+        tradeType: 'EXACT_INPUT',
+        wallet,
+        recipient,
+        options: { includedSwapSources: ['zeroex'] },
+      },
+      true,
+    )
+    t.match(quote.details?.route?.origin, { router: 'zeroex' }, 'the route names the aggregator')
+    t.same(
+      quote.steps.map((step) => step.id),
+      ['swap'],
+    )
+    const minimum = BigInt(quote.details?.currencyOut?.minimumAmount ?? '0')
+    t.ok(minimum > 0n)
+    const txHashes: Hash[] = []
+    await getClient().actions.execute({
+      quote,
+      wallet,
+      onProgress(progress) {
+        for (const { txHash } of progress.txHashes ?? [])
+          if (!txHashes.includes(txHash as Hash)) txHashes.push(txHash as Hash)
+      },
+    })
+    const received = await evmBalance(chainClient, recipient, STABLECOIN_ADDRESS)
+    t.ok(received >= minimum, `the recipient got ${received}, at least the minimum ${minimum}`)
+    t.equal(
+      received,
+      await paidBySwap(txHashes.at(-1) as Hash, recipient, STABLECOIN_ADDRESS),
+      'what the swap paid',
+    )
+  },
+)
 
 t.test('both sources allowed: the better output wins and the route says which', async (t) => {
   const api = e2e.client(t)
