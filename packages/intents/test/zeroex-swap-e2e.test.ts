@@ -14,7 +14,7 @@ import type { IntentsApi } from '@pontis/core'
 import { STABLECOIN_ADDRESS, UNISWAP_V3_SWAP_ROUTER_ADDRESS, USERS } from '@pontis/devnet'
 import { createClient, getClient } from '@relayprotocol/relay-sdk'
 import { configureDynamicChains } from '@relayprotocol/relay-sdk/chain-utils'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { type Address, createWalletClient, erc20Abi, type Hash, http, parseEventLogs } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { evmBalance, startE2e } from './fixtures/e2e.js'
@@ -59,6 +59,21 @@ async function paidBySwap(hash: Hash, recipient: Address, currency: Address): Pr
         log.args.to.toLowerCase() === recipient.toLowerCase(),
     )
     .reduce((sum, log) => sum + log.args.value, 0n)
+}
+
+/** ETH → USDC on 31337 by USERS[2] to a fresh recipient. */
+const ethToUsdc = (amount: string) =>
+  swapBody(USERS[2]?.address as Address, freshAddress(), NATIVE, STABLECOIN_ADDRESS, amount)
+
+/** With the aggregator failing: only it allowed answers NO_SWAP_ROUTES_FOUND, both allowed quote through Uniswap. */
+async function expectFallback(t: Test, body: ReturnType<typeof ethToUsdc>, label: string) {
+  const api = e2e.client(t)
+  const only = await api.post('/quote/v2', { ...body, includedSwapSources: ['zeroex'] })
+  t.equal(only.status, 400, `${label}, only zeroex allowed`)
+  t.match(only.body, { errorCode: 'NO_SWAP_ROUTES_FOUND', message: /zeroex/ })
+  const either = await api.post('/quote/v2', body)
+  t.equal(either.status, 200, `${label}, both allowed: quoted`)
+  t.equal((either.body as Quote).details.route?.origin?.router, 'uniswap-v3', 'through the other source')
 }
 
 const swaps = [
@@ -183,13 +198,7 @@ t.test(
 
 t.test('both sources allowed: the better output wins and the route says which', async (t) => {
   const api = e2e.client(t)
-  const body = swapBody(
-    USERS[2]?.address as Address,
-    freshAddress(),
-    NATIVE,
-    STABLECOIN_ADDRESS,
-    '30000000000000000',
-  )
+  const body = ethToUsdc('30000000000000000')
   // /price: the same pricing without steps, so nothing between the three answers changes the pools.
   const [both, zeroex, uniswap] = await Promise.all([
     api.post('/price', body),
@@ -209,25 +218,13 @@ t.test('both sources allowed: the better output wins and the route says which', 
 
 t.test('an aggregator that errs or answers garbage does not break quoting', async (t) => {
   t.teardown(() => simulator.setFault('none'))
-  const api = e2e.client(t)
-  const body = swapBody(
-    USERS[2]?.address as Address,
-    freshAddress(),
-    NATIVE,
-    STABLECOIN_ADDRESS,
-    '20000000000000000',
-  )
+  const body = ethToUsdc('20000000000000000')
   for (const fault of ['error', 'garbage'] as const) {
     simulator.setFault(fault)
-    const only = await api.post('/quote/v2', { ...body, includedSwapSources: ['zeroex'] })
-    t.equal(only.status, 400, `${fault}, only zeroex allowed`)
-    t.match(only.body, { errorCode: 'NO_SWAP_ROUTES_FOUND', message: /zeroex/ })
-    const either = await api.post('/quote/v2', body)
-    t.equal(either.status, 200, `${fault}, both allowed: quoted`)
-    t.equal((either.body as Quote).details.route?.origin?.router, 'uniswap-v3', 'through the other source')
+    await expectFallback(t, body, fault)
   }
   simulator.setFault('none')
-  const back = await api.post('/quote/v2', { ...body, includedSwapSources: ['zeroex'] })
+  const back = await e2e.client(t).post('/quote/v2', { ...body, includedSwapSources: ['zeroex'] })
   t.equal(back.status, 200, 'quoted through zeroex again once it behaves')
 })
 
@@ -256,19 +253,6 @@ t.test('an origin swap never goes through the aggregator', async (t) => {
 })
 
 t.test('an aggregator that is down does not break quoting', async (t) => {
-  const api = e2e.client(t)
-  const body = swapBody(
-    USERS[2]?.address as Address,
-    freshAddress(),
-    NATIVE,
-    STABLECOIN_ADDRESS,
-    '25000000000000000',
-  )
   await simulator.stop()
-  const only = await api.post('/quote/v2', { ...body, includedSwapSources: ['zeroex'] })
-  t.equal(only.status, 400, 'only zeroex allowed')
-  t.match(only.body, { errorCode: 'NO_SWAP_ROUTES_FOUND', message: /zeroex/ })
-  const either = await api.post('/quote/v2', body)
-  t.equal(either.status, 200, 'both allowed: quoted')
-  t.equal((either.body as Quote).details.route?.origin?.router, 'uniswap-v3', 'through the other source')
+  await expectFallback(t, ethToUsdc('25000000000000000'), 'down')
 })

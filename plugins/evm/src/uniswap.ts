@@ -433,7 +433,7 @@ async function swapCost(
   const [gas, fees, approval] = await Promise.all([
     swapGas(context, contracts, request),
     feeTerms(context),
-    needsApproval(context, contracts, request),
+    swapNeedsApproval(context, contracts.router, request),
   ])
   const units = gas + (approval ? GAS.erc20Approve : 0n)
   return {
@@ -444,14 +444,15 @@ async function swapCost(
   }
 }
 
-async function needsApproval(
+/** True when the user's allowance to `spender` does not cover the swap's (ERC-20) input. */
+export async function swapNeedsApproval(
   context: EvmChainContext,
-  contracts: UniswapV3Contracts,
+  spender: Address,
   request: SwapStepsRequest,
 ) {
   const { quote } = request
   if (isNativeCurrency(context, quote.fromCurrency)) return false
-  const allowance = await readAllowance(context, request.user, contracts.router, quote.fromCurrency)
+  const allowance = await readAllowance(context, request.user, spender, quote.fromCurrency)
   return allowance < quote.amountIn
 }
 
@@ -460,8 +461,13 @@ async function swapSteps(
   contracts: UniswapV3Contracts,
   request: SwapStepsRequest,
 ): Promise<readonly PreparedStep[]> {
-  const [fees, approval] = await Promise.all([feeTerms(context), needsApproval(context, contracts, request)])
-  const steps: PreparedStep[] = approval ? [approveStep(context, contracts, request, fees)] : []
+  const [fees, approval] = await Promise.all([
+    feeTerms(context),
+    swapNeedsApproval(context, contracts.router, request),
+  ])
+  const steps: PreparedStep[] = approval
+    ? [swapApproveStep(context, contracts.router, request, fees, ROUTER_APPROVAL)]
+    : []
   const gas = approval ? fallbackSwapGas(request) : await swapGas(context, contracts, request)
   const call = swapCall(context, contracts, request)
   steps.push({
@@ -474,11 +480,13 @@ async function swapSteps(
   return steps
 }
 
-function approveStep(
+/** The user's `approve` of `spender` for the swap's input (`description` says who spends it). */
+export function swapApproveStep(
   context: EvmChainContext,
-  contracts: UniswapV3Contracts,
+  spender: Address,
   request: SwapStepsRequest,
   fees: FeeTerms,
+  description: string,
 ): PreparedStep {
   const call = {
     to: request.quote.fromCurrency as Address,
@@ -486,17 +494,19 @@ function approveStep(
     data: encodeFunctionData({
       abi: erc20Abi,
       functionName: 'approve',
-      args: [contracts.router, request.quote.amountIn],
+      args: [spender, request.quote.amountIn],
     }),
   }
   return {
     id: 'approve',
     kind: 'transaction',
     action: 'Approve the swap',
-    description: 'Allow the swap router to take the swap input',
+    description,
     items: [{ data: transactionData(context, request.user, call, GAS.erc20Approve, fees) }],
   }
 }
+
+const ROUTER_APPROVAL = 'Allow the swap router to take the swap input'
 
 /**
  * The origin swap of a deposit, in one transaction: the router's `exactOutput` pays exactly the
@@ -560,18 +570,21 @@ export function uniswapV3DepositSwap(context: EvmChainContext, contracts: Uniswa
       const swap = asSwap(request)
       const [gas, approval] = await Promise.all([
         swapGas(context, contracts, swap),
-        needsApproval(context, contracts, swap),
+        swapNeedsApproval(context, contracts.router, swap),
       ])
       return gas + (approval ? GAS.erc20Approve : 0n)
     },
     async steps(request) {
       const swap = asSwap(request)
-      const [fees, approval] = await Promise.all([feeTerms(context), needsApproval(context, contracts, swap)])
+      const [fees, approval] = await Promise.all([
+        feeTerms(context),
+        swapNeedsApproval(context, contracts.router, swap),
+      ])
       const gas = approval ? fallbackSwapGas(swap) : await swapGas(context, contracts, swap)
       const call = swapCall(context, contracts, swap)
       const { quote } = request
       return [
-        ...(approval ? [approveStep(context, contracts, swap, fees)] : []),
+        ...(approval ? [swapApproveStep(context, contracts.router, swap, fees, ROUTER_APPROVAL)] : []),
         {
           id: 'deposit',
           kind: 'transaction',

@@ -21,18 +21,16 @@ import {
   type SwapStepsRequest,
   swapSourceAllowed,
 } from '@pontis/core/plugin'
-import { type Address, encodeFunctionData, getAddress, type Hex, isAddress, isHex } from 'viem'
-import { erc20Abi } from './abi.js'
+import { type Address, getAddress, type Hex, isAddress, isHex } from 'viem'
 import {
   type EvmChainContext,
-  type FeeTerms,
   feeTerms,
   GAS,
   isNativeCurrency,
-  readAllowance,
   simulateGas,
   transactionData,
 } from './quoting.js'
+import { swapApproveStep, swapNeedsApproval } from './uniswap.js'
 
 /** The name requests filter this source by, and the label of each of its hops. */
 export const ZEROEX_SOURCE = 'zeroex'
@@ -103,6 +101,7 @@ export type ReferenceImpact = (quote: {
 }) => Promise<number>
 
 const BPS = 10_000n
+const HOLDER_APPROVAL = `Allow the ${ZEROEX_SOURCE} allowance target to take the swap input`
 const UINT = /^[0-9]{1,78}$/
 const GAS_FALLBACK = 400_000n
 
@@ -359,12 +358,6 @@ async function routeFor(
   return { ...route, transaction: answer.transaction, taker: getAddress(request.user), recipient }
 }
 
-async function needsApproval(context: EvmChainContext, allowanceHolder: Address, request: SwapStepsRequest) {
-  const { quote } = request
-  if (isNativeCurrency(context, quote.fromCurrency)) return false
-  return (await readAllowance(context, request.user, allowanceHolder, quote.fromCurrency)) < quote.amountIn
-}
-
 function swapGas(context: EvmChainContext, request: SwapStepsRequest, transaction: ZeroExTransaction) {
   const fallback = BigInt(transaction.gas)
   const call = { to: transaction.to, data: transaction.data, value: BigInt(transaction.value) }
@@ -378,7 +371,7 @@ async function swapCost(
 ): Promise<CostEstimate> {
   const { transaction } = request.quote.route as ZeroExRoute
   const [approval, fees] = await Promise.all([
-    needsApproval(context, allowanceHolder, request),
+    swapNeedsApproval(context, allowanceHolder, request),
     feeTerms(context),
   ])
   const swap = approval ? BigInt(transaction.gas) : await swapGas(context, request, transaction)
@@ -400,10 +393,12 @@ async function swapSteps(
   const [route, fees, approval] = await Promise.all([
     routeFor(request, ask),
     feeTerms(context),
-    needsApproval(context, allowanceHolder, request),
+    swapNeedsApproval(context, allowanceHolder, request),
   ])
   const { transaction } = route
-  const steps: PreparedStep[] = approval ? [approveStep(context, allowanceHolder, request, fees)] : []
+  const steps: PreparedStep[] = approval
+    ? [swapApproveStep(context, allowanceHolder, request, fees, HOLDER_APPROVAL)]
+    : []
   const gas = approval ? BigInt(transaction.gas) : await swapGas(context, request, transaction)
   const call = { to: transaction.to, data: transaction.data, value: BigInt(transaction.value) }
   const venues = route.venues.length > 0 ? ` (${[...new Set(route.venues)].join(', ')})` : ''
@@ -415,28 +410,4 @@ async function swapSteps(
     items: [{ data: transactionData(context, request.user, call, gas, fees) }],
   })
   return steps
-}
-
-function approveStep(
-  context: EvmChainContext,
-  allowanceHolder: Address,
-  request: SwapStepsRequest,
-  fees: FeeTerms,
-): PreparedStep {
-  const call = {
-    to: request.quote.fromCurrency as Address,
-    value: 0n,
-    data: encodeFunctionData({
-      abi: erc20Abi,
-      functionName: 'approve',
-      args: [allowanceHolder, request.quote.amountIn],
-    }),
-  }
-  return {
-    id: 'approve',
-    kind: 'transaction',
-    action: 'Approve the swap',
-    description: `Allow the ${ZEROEX_SOURCE} allowance target to take the swap input`,
-    items: [{ data: transactionData(context, request.user, call, GAS.erc20Approve, fees) }],
-  }
 }
