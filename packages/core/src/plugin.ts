@@ -264,6 +264,12 @@ export interface SwapSource {
   buildSwapSteps?(request: SwapStepsRequest): Promise<readonly PreparedStep[]>
   /** What the swap transaction of `request` costs the user, in the chain's native currency. */
   estimateSwapCost?(request: SwapStepsRequest): Promise<CostEstimate>
+  /**
+   * False for a source whose swaps cannot run inside our own transactions (an aggregator API whose
+   * transaction pays the user, not the depository or the fill's executor): origin and destination
+   * swaps never ask it. Absent: true.
+   */
+  readonly usableInDeposits?: boolean
 }
 
 /** A call the solver runs on the destination chain after paying (the quote's `txs`). */

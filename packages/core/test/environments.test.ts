@@ -77,6 +77,8 @@ t.test('local loads with no variables set and serves the devnet chains', async (
     multicaller: '0xef11D1c2aA48826D4c41e54ab82D1Ff5Ad8A64Ca',
     // The default cap on a stuck fill's repriced fee (1000 gwei).
     maxReplacementFeePerGas: '1000000000000',
+    // The 0x-shaped swap source: off until LOCAL_A_ZEROEX_API_URL names an API.
+    zeroEx: { apiUrl: '', apiKey: '', timeoutMs: 3000 },
   })
   t.same(a.adapter.finality, { fastConfirmations: 1, slowConfirmations: 1, slowRequiresFinalized: false })
   t.equal(a.adapter.identity.nativeCurrencyId, '0x0000000000000000000000000000000000000000')

@@ -89,6 +89,7 @@ import {
   type TronDevnetOptions,
   tronDevnetEnvironment,
 } from './tron/index.js'
+import { startZeroExSimulator, type ZeroExSimulator, type ZeroExSimulatorOptions } from './zeroex.js'
 
 /** PontisUSD: deployer #0's CREATE address at nonce 0. */
 export const STABLECOIN_ADDRESS: Address = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
@@ -154,6 +155,11 @@ export interface DevnetOptions {
   hyperliquid?: Omit<HyperliquidDevnetOptions, 'log' | 'host'>
   /** Also start the Tron full-node API simulator. */
   tron?: Omit<TronDevnetOptions, 'log' | 'host'>
+  /**
+   * Also start the 0x Swap API v2 simulator (see zeroex.ts) over every EVM chain: quotes from the
+   * devnet's Uniswap v3 pools, transactions through its SwapRouter.
+   */
+  zeroEx?: Omit<ZeroExSimulatorOptions, 'log' | 'host' | 'chains'>
 }
 
 /** The SVM part of a devnet: the chain's options plus the route simulator's port. */
@@ -204,6 +210,8 @@ export interface Devnet {
   hyperliquid?: HyperliquidDevnet
   /** Present when started with the `tron` option. */
   tron?: TronDevnet
+  /** Present when started with the `zeroEx` option. */
+  zeroEx?: ZeroExSimulator
   accounts: DevnetAccounts
   /** Stops every anvil of the devnet. */
   stop(): Promise<void>
@@ -253,6 +261,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   let lighter: LighterDevnet | undefined
   let tron: TronDevnet | undefined
   let hyperliquid: HyperliquidDevnet | undefined
+  let zeroEx: ZeroExSimulator | undefined
   const stop = async (): Promise<void> => {
     await Promise.all([
       ...anvils.map((anvil) => anvil.stop()),
@@ -262,6 +271,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       lighter?.stop(),
       tron?.stop(),
       hyperliquid?.stop(),
+      zeroEx?.stop(),
     ])
   }
   try {
@@ -314,6 +324,14 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       tron = await startTronDevnet({ ...options.tron, ...(options.host ? { host: options.host } : {}), log })
       log(`tron simulator (full-node HTTP API) on ${tron.url}`)
     }
+    if (options.zeroEx) {
+      zeroEx = await startZeroExSimulator({
+        ...options.zeroEx,
+        chains: chains.map((chain) => ({ chainId: chain.chainId, rpcUrl: chain.rpcUrl })),
+        ...(options.host ? { host: options.host } : {}),
+        log,
+      })
+    }
     return {
       chains,
       accounts: DEVNET_ACCOUNTS,
@@ -323,6 +341,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       ...(lighter ? { lighter } : {}),
       ...(tron ? { tron } : {}),
       ...(hyperliquid ? { hyperliquid } : {}),
+      ...(zeroEx ? { zeroEx } : {}),
     }
   } catch (error) {
     await stop()
@@ -619,7 +638,7 @@ function describeHubRevert(error: unknown): string {
  * that config and are skipped). Use it when the devnet runs on other ports than the defaults.
  */
 export function devnetEnvironment(
-  devnet: Pick<Devnet, 'chains' | 'svm' | 'bitcoin' | 'lighter' | 'hyperliquid' | 'tron'>,
+  devnet: Pick<Devnet, 'chains' | 'svm' | 'bitcoin' | 'lighter' | 'hyperliquid' | 'tron' | 'zeroEx'>,
 ): Record<string, string> {
   const env: Record<string, string> = {
     ...(devnet.lighter ? lighterDevnetEnvironment(devnet.lighter) : {}),
@@ -644,6 +663,8 @@ export function devnetEnvironment(
     env[`${prefix}_DEPOSITORY_ADDRESS`] = chain.contracts.depository
     env[`${prefix}_MULTICALLER_ADDRESS`] = chain.contracts.multicaller
     env[`${prefix}_DEPOSIT_RECEIVER_ADDRESS`] = chain.contracts.depositReceiver
+    if (devnet.zeroEx) env[`${prefix}_ZEROEX_API_URL`] = devnet.zeroEx.url
+    if (devnet.zeroEx?.apiKey) env[`${prefix}_ZEROEX_API_KEY`] = devnet.zeroEx.apiKey
   }
   return env
 }

@@ -30,3 +30,4 @@ export {
   startRouteSimulator,
 } from './svm/routes/index.js'
 export * from './tron/index.js'
+export * from './zeroex.js'

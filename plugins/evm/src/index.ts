@@ -17,29 +17,55 @@ import {
   isCurrencyRole,
   PontisError,
   reportRpcDisagreement,
+  type SwapSource,
 } from '@pontis/core/plugin'
 import { type Address, getAddress, type Hex, isAddress, isAddressEqual, recoverMessageAddress } from 'viem'
 import { createEvmFilling } from './filling.js'
 import { createEvmMarketData } from './market-data.js'
 import { createEvmQuoting, EVM_PERMIT_KIND, type EvmChainContext } from './quoting.js'
 import {
+  currencyDecimals,
   type UniswapV3Contracts,
+  uniswapReferenceImpact,
   uniswapV3Contracts,
   uniswapV3DepositSwap,
   uniswapV3FillSwap,
   uniswapV3Source,
 } from './uniswap.js'
+import { type ZeroExConfig, type ZeroExWarn, zeroExConfigSchema, zeroExSource } from './zeroex.js'
 
-/** The chain's swap sources: its Uniswap v3 deployment, when `contracts` names one. */
-/** The chain's swap sources, and the origin swap its deposits run (a Uniswap v3 deployment's router). */
-function swapsOf(evm: EvmChainContext, uniswap: UniswapV3Contracts | undefined) {
+/**
+ * The chain's swap sources, and the swaps its deposits and fills run (a Uniswap v3 deployment's
+ * router): its Uniswap v3 deployment when `contracts` names one, then the 0x-shaped aggregator when
+ * the plugin options give it an `apiUrl` and `contracts` names its allowance holder (whose quotes are
+ * held to the Uniswap deployment's mid prices for their impact, when there is one).
+ */
+function swapsOf(
+  evm: EvmChainContext,
+  uniswap: UniswapV3Contracts | undefined,
+  zeroEx: { config: ZeroExConfig; allowanceHolder: Address; warn: ZeroExWarn } | undefined,
+): {
+  sources: SwapSource[]
+  depositSwap?: ReturnType<typeof uniswapV3DepositSwap>
+  fillSwap?: ReturnType<typeof uniswapV3FillSwap>
+} {
+  const sources: SwapSource[] = uniswap ? [uniswapV3Source(evm, uniswap)] : []
+  if (zeroEx) {
+    sources.push(
+      zeroExSource(evm, zeroEx.config, zeroEx.allowanceHolder, {
+        warn: zeroEx.warn,
+        decimals: (currency) => currencyDecimals(evm, currency),
+        ...(uniswap ? { referenceImpact: (trade) => uniswapReferenceImpact(evm, uniswap, trade) } : {}),
+      }),
+    )
+  }
   return uniswap
     ? {
-        sources: [uniswapV3Source(evm, uniswap)],
+        sources,
         depositSwap: uniswapV3DepositSwap(evm, uniswap),
         fillSwap: uniswapV3FillSwap(evm, uniswap),
       }
-    : { sources: [] }
+    : { sources }
 }
 
 import { createEvmReading } from './reading.js'
@@ -77,6 +103,12 @@ export interface EvmPluginConfig {
    * re-signs a fill that is not mined with higher fees up to this cap, then waits. Default 1000 gwei.
    */
   readonly maxReplacementFeePerGas?: string
+  /**
+   * A 0x Swap API v2 endpoint as the swap source `zeroex` (see zeroex.ts); used only when `apiUrl`
+   * is not empty and the chain record's `contracts.zeroExAllowanceHolder` names the contract its
+   * transactions must call. `apiKey` is a secret.
+   */
+  readonly zeroEx?: ZeroExConfig
 }
 
 /** JSON Schema of {@link EvmPluginConfig}; defaults are applied by the registry. */
@@ -94,6 +126,7 @@ export const evmConfigSchema = {
     depositAddressSeed: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
     multicaller: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
     maxReplacementFeePerGas: { type: 'string', pattern: '^[1-9][0-9]{0,30}$', default: '1000000000000' },
+    zeroEx: zeroExConfigSchema,
   },
 } as const
 
@@ -228,7 +261,26 @@ export default definePlugin<EvmPluginConfig>({
         reportRpcDisagreement(witness.url)
       },
     }
-    const swaps = swapsOf(evm, uniswap)
+    const allowanceHolder = chain.contracts?.zeroExAllowanceHolder
+    const zeroEx = chain.plugin.zeroEx
+    const zeroExOn = zeroEx !== undefined && zeroEx.apiUrl !== ''
+    if (zeroExOn && !(typeof allowanceHolder === 'string' && isAddress(allowanceHolder, { strict: false }))) {
+      throw new TypeError(
+        `chain ${chain.id} (${chain.name}): plugin.zeroEx.apiUrl is set but contracts.zeroExAllowanceHolder is not an address; name the contract the 0x API's transactions call (its AllowanceHolder), or leave apiUrl empty`,
+      )
+    }
+    const swaps = swapsOf(
+      evm,
+      uniswap,
+      zeroExOn
+        ? {
+            config: zeroEx,
+            allowanceHolder: getAddress(allowanceHolder as string),
+            // The host and the reason only: never the key, nor the URL's query.
+            warn: (message, fields) => context.logger.warn(message, { chainId: chain.id, ...fields }),
+          }
+        : undefined,
+    )
     return {
       identity,
       finality,

@@ -319,21 +319,50 @@ async function swapQuote(
   }
 }
 
+/** A currency's decimals (18 for the native currency), read once per cache period. */
+export function currencyDecimals(context: EvmChainContext, currency: string): Promise<number> {
+  return isNativeCurrency(context, currency)
+    ? Promise.resolve(18)
+    : context.cache.read(`decimals:${currency}`, () =>
+        rpc(context.label, () =>
+          context.client.readContract({
+            address: currency as Address,
+            abi: decimalsAbi,
+            functionName: 'decimals',
+          }),
+        ),
+      )
+}
+
 async function tokenDecimals(context: EvmChainContext, request: SwapQuoteRequest) {
-  const of = (currency: string): Promise<number> =>
-    isNativeCurrency(context, currency)
-      ? Promise.resolve(18)
-      : context.cache.read(`decimals:${currency}`, () =>
-          rpc(context.label, () =>
-            context.client.readContract({
-              address: currency as Address,
-              abi: decimalsAbi,
-              functionName: 'decimals',
-            }),
-          ),
-        )
-  const [from, to] = await Promise.all([of(request.fromCurrency), of(request.toCurrency)])
+  const [from, to] = await Promise.all([
+    currencyDecimals(context, request.fromCurrency),
+    currencyDecimals(context, request.toCurrency),
+  ])
   return { from, to }
+}
+
+/**
+ * What an exact-input trade of another source loses against this deployment's mid prices, bps:
+ * measured against the best mid price of every path the deployment has between the two currencies
+ * (so the figure errs high), 0 when it has none. Lets another source's quote face the same impact limit.
+ */
+export async function uniswapReferenceImpact(
+  context: EvmChainContext,
+  contracts: UniswapV3Contracts,
+  trade: { fromCurrency: string; toCurrency: string; amountIn: bigint; amountOut: bigint },
+): Promise<number> {
+  const tokenIn = tokenOf(context, contracts, trade.fromCurrency)
+  const tokenOut = tokenOf(context, contracts, trade.toCurrency)
+  if (tokenIn === tokenOut) return 0
+  const paths = await candidatePaths(context, contracts, tokenIn, tokenOut)
+  const mids = await Promise.all(paths.map((hops) => midPrice(context, hops)))
+  const best = mids.reduce<(typeof mids)[number] | undefined>(
+    (kept, mid) =>
+      !kept || mid.numerator * kept.denominator > kept.numerator * mid.denominator ? mid : kept,
+    undefined,
+  )
+  return best ? impactBps(trade.amountIn, trade.amountOut, best) : 0
 }
 
 /** The router call of a swap: the swap, then the native leg (unwrap the output, or refund unused input). */
@@ -412,7 +441,7 @@ async function swapCost(
   const [gas, fees, approval] = await Promise.all([
     swapGas(context, contracts, request),
     feeTerms(context),
-    needsApproval(context, contracts, request),
+    swapNeedsApproval(context, contracts.router, request),
   ])
   const units = gas + (approval ? GAS.erc20Approve : 0n)
   return {
@@ -423,14 +452,15 @@ async function swapCost(
   }
 }
 
-async function needsApproval(
+/** True when the user's allowance to `spender` does not cover the swap's (ERC-20) input. */
+export async function swapNeedsApproval(
   context: EvmChainContext,
-  contracts: UniswapV3Contracts,
+  spender: Address,
   request: SwapStepsRequest,
 ) {
   const { quote } = request
   if (isNativeCurrency(context, quote.fromCurrency)) return false
-  const allowance = await readAllowance(context, request.user, contracts.router, quote.fromCurrency)
+  const allowance = await readAllowance(context, request.user, spender, quote.fromCurrency)
   return allowance < quote.amountIn
 }
 
@@ -439,8 +469,13 @@ async function swapSteps(
   contracts: UniswapV3Contracts,
   request: SwapStepsRequest,
 ): Promise<readonly PreparedStep[]> {
-  const [fees, approval] = await Promise.all([feeTerms(context), needsApproval(context, contracts, request)])
-  const steps: PreparedStep[] = approval ? [approveStep(context, contracts, request, fees)] : []
+  const [fees, approval] = await Promise.all([
+    feeTerms(context),
+    swapNeedsApproval(context, contracts.router, request),
+  ])
+  const steps: PreparedStep[] = approval
+    ? [swapApproveStep(context, contracts.router, request, fees, ROUTER_APPROVAL)]
+    : []
   const gas = approval ? fallbackSwapGas(request) : await swapGas(context, contracts, request)
   const call = swapCall(context, contracts, request)
   steps.push({
@@ -453,11 +488,13 @@ async function swapSteps(
   return steps
 }
 
-function approveStep(
+/** The user's `approve` of `spender` for the swap's input (`description` says who spends it). */
+export function swapApproveStep(
   context: EvmChainContext,
-  contracts: UniswapV3Contracts,
+  spender: Address,
   request: SwapStepsRequest,
   fees: FeeTerms,
+  description: string,
 ): PreparedStep {
   const call = {
     to: request.quote.fromCurrency as Address,
@@ -465,17 +502,19 @@ function approveStep(
     data: encodeFunctionData({
       abi: erc20Abi,
       functionName: 'approve',
-      args: [contracts.router, request.quote.amountIn],
+      args: [spender, request.quote.amountIn],
     }),
   }
   return {
     id: 'approve',
     kind: 'transaction',
     action: 'Approve the swap',
-    description: 'Allow the swap router to take the swap input',
+    description,
     items: [{ data: transactionData(context, request.user, call, GAS.erc20Approve, fees) }],
   }
 }
+
+const ROUTER_APPROVAL = 'Allow the swap router to take the swap input'
 
 /**
  * The origin swap of a deposit, in one transaction: the router's `exactOutput` pays exactly the
@@ -505,6 +544,12 @@ export interface DepositSwapRequest {
 /** The deployment as a deposit's origin swap (see {@link DepositSwap}). */
 export function uniswapV3DepositSwap(context: EvmChainContext, contracts: UniswapV3Contracts): DepositSwap {
   const asSwap = (request: DepositSwapRequest): SwapStepsRequest => {
+    if (request.quote.source !== UNISWAP_V3_SOURCE) {
+      throw new PontisError(
+        'NO_SWAP_ROUTES_FOUND',
+        `An origin swap on ${context.label.displayName} runs through the ${UNISWAP_V3_SOURCE} router only, not ${request.quote.source}.`,
+      )
+    }
     if (isNativeCurrency(context, request.quote.toCurrency)) {
       throw new PontisError(
         'NO_SWAP_ROUTES_FOUND',
@@ -533,18 +578,21 @@ export function uniswapV3DepositSwap(context: EvmChainContext, contracts: Uniswa
       const swap = asSwap(request)
       const [gas, approval] = await Promise.all([
         swapGas(context, contracts, swap),
-        needsApproval(context, contracts, swap),
+        swapNeedsApproval(context, contracts.router, swap),
       ])
       return gas + (approval ? GAS.erc20Approve : 0n)
     },
     async steps(request) {
       const swap = asSwap(request)
-      const [fees, approval] = await Promise.all([feeTerms(context), needsApproval(context, contracts, swap)])
+      const [fees, approval] = await Promise.all([
+        feeTerms(context),
+        swapNeedsApproval(context, contracts.router, swap),
+      ])
       const gas = approval ? fallbackSwapGas(swap) : await swapGas(context, contracts, swap)
       const call = swapCall(context, contracts, swap)
       const { quote } = request
       return [
-        ...(approval ? [approveStep(context, contracts, swap, fees)] : []),
+        ...(approval ? [swapApproveStep(context, contracts.router, swap, fees, ROUTER_APPROVAL)] : []),
         {
           id: 'deposit',
           kind: 'transaction',

@@ -147,13 +147,15 @@ function destinationSwapRoute(
   requestedOut: string,
   listedIn: ChainCurrency | undefined,
 ): DestinationSwapRoute | undefined {
-  const canSwap = quoting.fillsCanSwap === true && (quoting.swapSources?.length ?? 0) > 0
+  // Only a source whose swaps run inside our own transactions can swap inside a fill.
+  const fillSources = (quoting.swapSources ?? []).filter((source) => source.usableInDeposits !== false)
+  const canSwap = quoting.fillsCanSwap === true && fillSources.length > 0
   const listedOut = catalog.find(requestedOut)
   if (listedOut) {
     const asked = (request.includedDestinationSwapSources?.length ?? 0) > 0
     if (!canSwap || !asked || !listedIn || listedIn.entry.id === listedOut.entry.id) return undefined
     if (catalog.settlementFor(listedIn.entry.id).address === listedOut.address) return undefined
-    return { to: requestedOut, sources: quoting.swapSources ?? [] }
+    return { to: requestedOut, sources: fillSources }
   }
   if (!canSwap) return undefined // refused below as an unsupported currency
   if (!listedIn) {
@@ -162,7 +164,7 @@ function destinationSwapRoute(
       `Both ${request.originCurrency} and ${request.destinationCurrency} are tokens the solver does not hold, which would take a swap on each chain; one swap per request is supported: send or receive a listed currency.`,
     )
   }
-  return { to: requestedOut, sources: quoting.swapSources ?? [] }
+  return { to: requestedOut, sources: fillSources }
 }
 
 /**
@@ -177,14 +179,16 @@ function originSwapRoute(
   listed: boolean,
   from: string,
 ): OriginSwapRoute | undefined {
-  if (listed || !quoting.depositsCanSwap || !quoting.swapSources?.length) return undefined
+  // Only sources whose swaps can run inside the deposit transaction.
+  const sources = (quoting.swapSources ?? []).filter((source) => source.usableInDeposits !== false)
+  if (listed || !quoting.depositsCanSwap || sources.length === 0) return undefined
   if (request.disableOriginSwaps) {
     throw new PontisError(
       'NO_SWAP_ROUTES_FOUND',
       `${from} is not a currency the ${chain.record.displayName} depository takes, so it needs an origin swap, and disableOriginSwaps forbids one; deposit a listed currency or drop disableOriginSwaps.`,
     )
   }
-  return { from, sources: quoting.swapSources }
+  return { from, sources }
 }
 
 /**
