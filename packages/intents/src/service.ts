@@ -19,6 +19,7 @@ import {
 } from './config.js'
 import { StatusEvents } from './events/index.js'
 import { ApiKeyStore } from './keys/index.js'
+import { HubRepayments } from './lifecycle/hub-repayment.js'
 import { Indexer } from './lifecycle/indexer.js'
 import { LifecycleStore } from './lifecycle/lifecycle-store.js'
 import { Repayments } from './lifecycle/repayment.js'
@@ -186,8 +187,31 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
       ? { replaceAfterMs: settingsFromEnv.solverReplaceAfterMs }
       : {}),
     ...(env.PONTIS_FAILPOINT ? { failpoint: crashAt(env.PONTIS_FAILPOINT, logger) } : {}),
+    ...(settings.repayment ? { repaymentPath: settings.repayment.path } : {}),
   })
-  const repayments = new Repayments({ registry, lifecycle, logger, now, credentials, metrics })
+  const hubRepayments =
+    settings.repayment?.path === 'hub'
+      ? new HubRepayments({
+          registry,
+          lifecycle,
+          logger,
+          now,
+          credentials,
+          hubKey: settings.solver.privateKey,
+          oracles: settings.repayment.oracles ?? [],
+          ...(settings.repayment.oracleApiKey ? { oracleApiKey: settings.repayment.oracleApiKey } : {}),
+          ...(env.PONTIS_FAILPOINT ? { failpoint: crashAt(env.PONTIS_FAILPOINT, logger) } : {}),
+        })
+      : undefined
+  const repayments = new Repayments({
+    registry,
+    lifecycle,
+    logger,
+    now,
+    credentials,
+    metrics,
+    ...(hubRepayments ? { hub: hubRepayments } : {}),
+  })
   // Webhook URLs are checked with the delivery's own policy when they are set.
   const keys = new ApiKeyStore(store.client, { now, webhookPolicy: settingsFromEnv.webhookPolicy })
   // Several instances share one PostgreSQL, so their limits live there; one PGlite process counts in memory.

@@ -13,6 +13,8 @@ import {
   type FillingCapability,
   type FillRequest,
   type FinalityPolicy,
+  type HubExecution,
+  type HubRelayCapability,
   invalidAddressError,
   invalidCurrencyError,
   type PermitDeposit,
@@ -38,6 +40,7 @@ import {
   keccak256,
   maxUint256,
   type PrivateKeyAccount,
+  parseAbi,
   parseTransaction,
   recoverTransactionAddress,
   recoverTypedDataAddress,
@@ -137,6 +140,16 @@ function messagesOf(error: unknown): string {
   }
   return parts.join(' | ')
 }
+
+/** The parts of the hub's oracle contract (PontisOracleHub) the repayment's relays use. */
+const hubAbi = parseAbi([
+  'function execute(bytes32 idempotencyKey, bytes[] actions, bytes[] signatures)',
+  'function executed(bytes32 idempotencyKey) view returns (bool)',
+  'function signers() view returns (address[])',
+  'function threshold() view returns (uint256)',
+])
+/** Gas of a hub execution when the node cannot estimate it: a few storage writes per action. */
+const HUB_EXECUTION_FALLBACK_GAS = 250_000n
 
 /** A replacement offers at least 25 % more per gas than the transaction it replaces (nodes want 10 %). */
 const REPLACEMENT_BUMP_PERCENT = 125n
@@ -396,6 +409,55 @@ export function createEvmFilling(
     return signed(await signDepositoryExecute(repaymentId, calls, credentials, options), total)
   }
 
+  const hubRelay: HubRelayCapability = {
+    executed: (contract, key) =>
+      rpc(context.label, () =>
+        context.client.readContract({
+          address: address(contract, 'contract'),
+          abi: hubAbi,
+          functionName: 'executed',
+          args: [bytes32(key, 'idempotencyKey')],
+        }),
+      ),
+    async signers(contract) {
+      const hub = address(contract, 'contract')
+      const [signers, threshold] = await rpc(context.label, () =>
+        Promise.all([
+          context.client.readContract({ address: hub, abi: hubAbi, functionName: 'signers' }),
+          context.client.readContract({ address: hub, abi: hubAbi, functionName: 'threshold' }),
+        ]),
+      )
+      return { signers: signers.map((signer) => signer.toLowerCase()), threshold: Number(threshold) }
+    },
+    /** The hub wants the signatures by strictly ascending signer address. */
+    async signExecution(
+      contract: string,
+      execution: HubExecution,
+      credentials,
+      options: SigningOptions = {},
+    ) {
+      const hub = address(contract, 'contract')
+      const solver = signerOf(credentials.solverKey, 'solverKey')
+      const signatures = [...execution.signatures]
+        .sort((a, b) => (hexToBigInt(a.signer as Hex) < hexToBigInt(b.signer as Hex) ? -1 : 1))
+        .map((entry) => entry.signature as Hex)
+      const data = encodeFunctionData({
+        abi: hubAbi,
+        functionName: 'execute',
+        args: [
+          bytes32(execution.idempotencyKey, 'idempotencyKey'),
+          execution.actions.map((action) => action as Hex),
+          signatures,
+        ],
+      })
+      const [gas, fees] = await Promise.all([
+        estimate({ account: solver.address, to: hub, data, value: 0n }, HUB_EXECUTION_FALLBACK_GAS),
+        feeTerms(context),
+      ])
+      return signed(await signTransaction(solver, { to: hub, data, value: 0n, gas }, fees, options.nonce), 0n)
+    },
+  }
+
   async function signDepositAddressRefund(
     request: RefundRequest,
     requestId: string,
@@ -575,6 +637,8 @@ export function createEvmFilling(
     },
 
     ...(context.depository ? { signPermitDeposit, signRepayment, maxRepaymentLegs: MAX_REPAYMENT_LEGS } : {}),
+
+    hubRelay,
 
     async replace(raw: string, credentials: SolverCredentials): Promise<ReplacementTransaction | undefined> {
       const solver = signerOf(credentials.solverKey, 'solverKey')
