@@ -767,6 +767,13 @@ export interface FillingCapability {
     credentials: SolverCredentials,
     options?: SigningOptions,
   ): Promise<SignedTransaction>
+  /**
+   * The family's encoding of the withdrawal {@link signRepayment} pays for `request` (EVM: the
+   * ABI-encoded `CallRequest`), as {@link ReadingCapability.readWithdrawal} takes it: the hub path
+   * has the oracles attest it once paid, so the hub clears what it held for the withdrawal. Families
+   * without `readWithdrawal` omit it.
+   */
+  repaymentWithdrawal?(request: RepaymentRequest): string
   /** How many legs (currencies) one repayment transaction carries; 1 when absent. */
   readonly maxRepaymentLegs?: number
   /**

@@ -22,7 +22,7 @@ import {
 } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
-import { hubAccountKey, hubAssetKey, startOracleService } from '@pontis/oracle'
+import { hubAccountKey, hubAssetKey, startOracleService, withdrawalAddressOf } from '@pontis/oracle'
 import t from 'tap'
 import { type Address, createPublicClient, type Hex, http, type PublicClient } from 'viem'
 import { waitFor } from '../../../test/helpers/wait.js'
@@ -191,7 +191,7 @@ t.test('a fill is repaid through the hub: exactly what is owed, once', async (t)
       initiated: { result: { withdrawalRequestHash: string; balance: string }; signatures: unknown[] }
     }>('SELECT state, request_hash, initiated FROM hub_withdrawals WHERE id = $1', [row!.withdrawal_id])
   ).rows
-  t.equal(withdrawal!.state, 'paid')
+  t.ok(['paid', 'closed'].includes(withdrawal!.state), 'the withdrawal is paid')
   t.equal(
     withdrawal!.initiated.result.withdrawalRequestHash,
     withdrawal!.request_hash,
@@ -204,14 +204,36 @@ t.test('a fill is repaid through the hub: exactly what is owed, once', async (t)
   )
   t.equal(withdrawal!.initiated.signatures.length, 1, 'with the oracle signature that was checked')
   t.ok(await hubExecuted(withdrawal!.request_hash), 'the hub applied the initiation')
-  const relays = await jobs('hub_relay')
+  const cleared = await waitFor(
+    'the hub to clear the paid withdrawal',
+    () =>
+      service.store.client.query<{ state: string }>('SELECT state FROM hub_withdrawals WHERE id = $1', [
+        row!.withdrawal_id,
+      ]),
+    { until: (result) => result.rows[0]?.state === 'closed', describe: (result) => result?.rows },
+  )
+  t.equal(cleared.rows[0]!.state, 'closed', 'the executed withdrawal was attested and relayed')
+  // The hub applies a relay when it is mined; its job confirms once the relay is final.
+  const relays = await waitFor('the relays to confirm', () => jobs('hub_relay'), {
+    until: (seen) => seen.length === 4 && seen.every((job) => job.state === 'confirmed'),
+    describe: (seen) => seen?.map((job) => job.state),
+  })
   t.same(
     relays.map((job) => job.state),
-    ['confirmed', 'confirmed', 'confirmed'],
-    'three relays: the deposit, the fill and the withdrawal initiation',
+    ['confirmed', 'confirmed', 'confirmed', 'confirmed'],
+    'four relays: the deposit, the fill, the withdrawal initiation and the executed withdrawal',
   )
   const { solver, asset } = await hubKeys(client)
   t.equal(await hubBalance(solver, asset), 0n, "the solver's hub credit is all withdrawn")
+  const withdrawalAccount = hubAccountKey(
+    'pontis-local-a',
+    withdrawalAddressOf(withdrawal!.request_hash).toLowerCase() as Hex,
+  )
+  t.equal(
+    await hubBalance(withdrawalAccount, asset),
+    0n,
+    'the hub burnt what it held for the paid withdrawal',
+  )
 
   const all = await jobs()
   t.equal(all.filter((job) => job.kind === 'repayment').length, 1, 'one depository payout')
@@ -268,10 +290,14 @@ t.test('SIGKILL after the initiation is relayed, before the payout is queued: pa
   const second = await startServiceProcess(env)
   t.teardown(() => second.stop())
   await waitFor(
-    'the repayment to be paid after the restart',
-    () => querySchema<{ state: string }>(schema, 'SELECT state FROM repayments'),
+    'the repayment to be paid and the hub cleared after the restart',
+    () =>
+      querySchema<{ state: string; withdrawal: string }>(
+        schema,
+        'SELECT r.state, w.state AS withdrawal FROM repayments r JOIN hub_withdrawals w ON w.id = r.withdrawal_id',
+      ),
     {
-      until: (rows) => rows.length === 1 && rows[0]!.state === 'paid',
+      until: (rows) => rows.length === 1 && rows[0]!.state === 'paid' && rows[0]!.withdrawal === 'closed',
       describe: (rows) => rows,
       timeoutMs: 120_000,
     },
@@ -282,7 +308,7 @@ t.test('SIGKILL after the initiation is relayed, before the payout is queued: pa
   )
   t.same(
     withdrawals.map((row) => [row.state, row.request_hash]),
-    [['paid', before!.request_hash]],
+    [['closed', before!.request_hash]],
     'the same withdrawal request was paid, no second one was made',
   )
   const jobs = await querySchema<{ kind: string; transaction_id: string }>(
@@ -291,7 +317,7 @@ t.test('SIGKILL after the initiation is relayed, before the payout is queued: pa
   )
   t.same(
     jobs.map((job) => job.kind),
-    ['hub_relay', 'hub_relay', 'hub_relay', 'repayment'],
+    ['hub_relay', 'hub_relay', 'hub_relay', 'repayment', 'hub_relay'],
     'each relay once, one payout',
   )
   const gas = await gasOf(jobs.map((job) => job.transaction_id))

@@ -31,6 +31,7 @@ import {
 import {
   type Address,
   concat,
+  encodeAbiParameters,
   encodeFunctionData,
   type Hex,
   hexToBigInt,
@@ -71,6 +72,7 @@ import {
   isNativeCurrency,
   tokenDomain,
 } from './quoting.js'
+import { CALL_REQUEST_PARAMETERS } from './reading.js'
 import { rpc } from './rpc.js'
 import {
   confirmationsOf,
@@ -401,12 +403,29 @@ export function createEvmFilling(
     options: SigningOptions = {},
   ): Promise<SignedTransaction> {
     const repaymentId = bytes32(request.repaymentId, 'repaymentId')
+    const total = request.legs.reduce((sum, leg) => sum + leg.amount, 0n)
+    return signed(
+      await signDepositoryExecute(repaymentId, repaymentCalls(request), credentials, options),
+      total,
+    )
+  }
+
+  /** One payout call per leg, to the solver: what {@link signRepayment} signs. */
+  function repaymentCalls(request: RepaymentRequest) {
     const recipient = address(request.recipient, 'recipient')
-    const calls = repaymentLegs(request, MAX_REPAYMENT_LEGS, context.label).map((leg) =>
+    return repaymentLegs(request, MAX_REPAYMENT_LEGS, context.label).map((leg) =>
       payoutCall(currency(leg.currencyId), recipient, leg.amount),
     )
-    const total = request.legs.reduce((sum, leg) => sum + leg.amount, 0n)
-    return signed(await signDepositoryExecute(repaymentId, calls, credentials, options), total)
+  }
+
+  /** The ABI-encoded `CallRequest` {@link signRepayment} has the allocator sign (what `readWithdrawal` takes). */
+  function repaymentWithdrawal(request: RepaymentRequest): Hex {
+    const callRequest = {
+      calls: repaymentCalls(request),
+      nonce: hexToBigInt(bytes32(request.repaymentId, 'repaymentId')),
+      expiration: REFUND_EXPIRATION,
+    }
+    return encodeAbiParameters(CALL_REQUEST_PARAMETERS, [callRequest])
   }
 
   const hubRelay: HubRelayCapability = {
@@ -636,7 +655,9 @@ export function createEvmFilling(
         : signDepositAddressRefund(request, request.source.requestId)
     },
 
-    ...(context.depository ? { signPermitDeposit, signRepayment, maxRepaymentLegs: MAX_REPAYMENT_LEGS } : {}),
+    ...(context.depository
+      ? { signPermitDeposit, signRepayment, repaymentWithdrawal, maxRepaymentLegs: MAX_REPAYMENT_LEGS }
+      : {}),
 
     hubRelay,
 

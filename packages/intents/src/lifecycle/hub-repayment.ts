@@ -10,7 +10,9 @@
  * 3. the oracles attest `withdrawal-initiated` (the hub holds the amount for it); the allocator
  *    checks that attestation against the hub's own signer set and threshold, records it, and pays
  *    the withdrawal out of the origin depository with a call request whose replay key is the
- *    withdrawal request's hash.
+ *    withdrawal request's hash;
+ * 4. once paid, the oracles attest the executed withdrawal (`depository-withdrawals`), and its
+ *    execution is relayed: the hub burns what it held for the withdrawal, closing its books.
  *
  * Every step is idempotent: the hub applies an execution once per idempotency key (and is read
  * before anything is relayed), each relay and the payout are solver jobs (signed once and stored
@@ -172,10 +174,12 @@ export class HubRepayments {
     moved += await this.#guard('hub batch', '', () => this.#batch())
     const withdrawals = await this.#client.query<WithdrawalRow>(
       `SELECT id, chain_id, currency, amount, request_hash, request, recipient, state, attempts FROM hub_withdrawals
-       WHERE state IN ('initiating', 'initiated') ORDER BY id`,
+       WHERE state IN ('initiating', 'initiated', 'paid') ORDER BY id`,
     )
     for (const row of withdrawals.rows) {
-      moved += await this.#guard('hub withdrawal', String(row.id), () => this.#withdraw(row))
+      moved += await this.#guard('hub withdrawal', String(row.id), () =>
+        row.state === 'paid' ? this.#close(row) : this.#withdraw(row),
+      )
     }
     return moved
   }
@@ -459,6 +463,35 @@ export class HubRepayments {
       )
       return 1
     })
+  }
+
+  /**
+   * A paid withdrawal: the oracles attest it executed at the depository, and that execution (the hub
+   * burns what the withdrawal's address held) is relayed. Families that cannot read withdrawals stay
+   * `paid`: the hub keeps the amount at the withdrawal's address.
+   */
+  async #close(row: WithdrawalRow): Promise<number> {
+    const origin = this.#options.registry.tryChain(Number(row.chain_id))
+    const encode = origin?.adapter.filling?.repaymentWithdrawal
+    if (!origin || !encode || !origin.adapter.reading?.readWithdrawal) return 0
+    const withdrawal = encode({
+      repaymentId: row.request_hash,
+      recipient: row.recipient,
+      legs: [{ currencyId: row.currency, amount: BigInt(row.amount) }],
+    })
+    const executed = await this.#attest('/attestations/depository-withdrawals/v1', {
+      chainId: origin.id,
+      withdrawal,
+      requestPeerSignatures: true,
+    })
+    // PENDING until the payout is final by the oracle's rule: no execution yet.
+    if (executed.messages[0]?.result.status !== 1 || !executed.execution) return 0
+    if (!(await this.#relayed(executed))) return 0
+    await this.#client.query(
+      `UPDATE hub_withdrawals SET state = 'closed', updated_at = $2 WHERE id = $1 AND state = 'paid'`,
+      [row.id, this.#now()],
+    )
+    return 1
   }
 
   /**

@@ -25,9 +25,10 @@ CREATE TABLE hub_withdrawals (
   recipient text NOT NULL,
   -- initiating: the initiation is being attested and relayed; initiated: the hub locked the funds
   -- (withdrawal-initiated attested, `initiated` holds it) and the depository payout is to be queued;
-  -- withdrawing: the payout job `job_id` is open; paid; failed: the payout gave up after signing.
+  -- withdrawing: the payout job `job_id` is open; paid: it confirmed; closed: the oracles attested the
+  -- executed withdrawal and the hub cleared what it held for it; failed: the payout gave up after signing.
   state text NOT NULL DEFAULT 'initiating' CONSTRAINT hub_withdrawals_state_check CHECK (
-    state IN ('initiating', 'initiated', 'withdrawing', 'paid', 'failed')
+    state IN ('initiating', 'initiated', 'withdrawing', 'paid', 'closed', 'failed')
   ),
   initiated jsonb,
   attempts integer NOT NULL DEFAULT 0,
@@ -35,7 +36,7 @@ CREATE TABLE hub_withdrawals (
   created_at bigint NOT NULL,
   updated_at bigint NOT NULL
 );
-CREATE INDEX hub_withdrawals_open_idx ON hub_withdrawals (state) WHERE state IN ('initiating', 'initiated');
+CREATE INDEX hub_withdrawals_open_idx ON hub_withdrawals (state) WHERE state IN ('initiating', 'initiated', 'paid');
 
 ALTER TABLE repayments ADD COLUMN path text NOT NULL DEFAULT 'depository'
   CONSTRAINT repayments_path_check CHECK (path IN ('depository', 'hub'));
