@@ -139,10 +139,15 @@ export class HubRepayments {
     this.#owner = privateKeyToAccount(options.hubKey)
   }
 
-  /** Whether the hub path can repay requests from `origin`: a hub chain that can take relays, a depository payout. */
+  /**
+   * Whether the hub path can repay requests from `origin`, start to end: a hub chain that takes relays,
+   * a depository payout, and a withdrawal the oracles can attest executed (so the hub's books close).
+   */
   static canRepay(registry: Registry, origin: RegisteredChain): boolean {
     const hub = registry.hub()
-    if (!hub || !origin.adapter.filling?.signRepayment || !origin.adapter.reading?.readDeposits) return false
+    const filling = origin.adapter.filling
+    const reading = origin.adapter.reading
+    if (!hub || !filling?.signRepayment || !filling.repaymentWithdrawal || !reading?.readWithdrawal) return false
     return registry.tryChain(hub.chainId)?.adapter.filling?.hubRelay !== undefined
   }
 
