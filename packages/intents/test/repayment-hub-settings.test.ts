@@ -7,11 +7,11 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ConfigError, startupFailure } from '@pontis/core'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { REPO_CONFIG_DIR } from '../../../test/helpers/environments.js'
 import { loadSolverSettings } from '../src/quote/settings.js'
 
-async function configDirWith(t: Parameters<Parameters<typeof t.test>[1]>[0], repayment: unknown) {
+async function configDirWith(t: Test, repayment: unknown) {
   const configDir = await mkdtemp(join(tmpdir(), 'pontis-repayment-'))
   t.teardown(() => rm(configDir, { recursive: true, force: true }))
   await cp(REPO_CONFIG_DIR, configDir, { recursive: true })
