@@ -732,6 +732,32 @@ export interface RepaymentRequest {
   readonly legs: readonly RepaymentLeg[]
 }
 
+/** An oracle execution as the hub applies it: its key, its actions and the oracles' signatures. */
+export interface HubExecution {
+  readonly idempotencyKey: string
+  readonly actions: readonly string[]
+  /** Each oracle signer with its signature over the execution (the family orders them as the hub wants). */
+  readonly signatures: ReadonlyArray<{ readonly signer: string; readonly signature: string }>
+}
+
+/** The hub's oracle contract on this chain, as the solver's repayment uses it. */
+export interface HubRelayCapability {
+  /** Whether the hub at `contract` applied the execution with `idempotencyKey` (at the chain's latest state). */
+  executed(contract: string, idempotencyKey: string): Promise<boolean>
+  /** The signer set and threshold the hub at `contract` verifies executions against. */
+  signers(contract: string): Promise<{ readonly signers: readonly string[]; readonly threshold: number }>
+  /**
+   * Signs the transaction that hands `execution` to the hub at `contract`, from the solver's
+   * account. Applying it twice is refused by the hub (one execution per idempotency key).
+   */
+  signExecution(
+    contract: string,
+    execution: HubExecution,
+    credentials: SolverCredentials,
+    options?: SigningOptions,
+  ): Promise<SignedTransaction>
+}
+
 /** How to sign: the solver allocates sequence numbers itself so concurrent solvers never collide. */
 export interface SigningOptions {
   /** Account sequence number (EVM nonce) to sign with; the family picks one when absent. */
@@ -777,8 +803,20 @@ export interface FillingCapability {
     credentials: SolverCredentials,
     options?: SigningOptions,
   ): Promise<SignedTransaction>
+  /**
+   * The family's encoding of the withdrawal {@link signRepayment} pays for `request` (EVM: the
+   * ABI-encoded `CallRequest`), as {@link ReadingCapability.readWithdrawal} takes it: the hub path
+   * has the oracles attest it once paid, so the hub clears what it held for the withdrawal. Families
+   * without `readWithdrawal` omit it.
+   */
+  repaymentWithdrawal?(request: RepaymentRequest): string
   /** How many legs (currencies) one repayment transaction carries; 1 when absent. */
   readonly maxRepaymentLegs?: number
+  /**
+   * Relaying oracle executions to the settlement hub's oracle contract when it lives on this chain
+   * (the hub path of repayment). Absent on families that cannot host the hub.
+   */
+  readonly hubRelay?: HubRelayCapability
   /**
    * A replacement of the signed transaction `raw` that is not being mined (underpriced after a
    * fee spike, dropped from the mempool): the same nonce re-signed with higher fees, so the chain

@@ -66,6 +66,7 @@ const JOB_KINDS: readonly JobKind[] = [
   'submit_deposit',
   'repayment',
   'sweep',
+  'hub_relay',
   'app_fee_claim',
 ]
 /** How a filled request's solver is paid back: out of the depository, or by sweeping its deposit address. */

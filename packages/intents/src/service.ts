@@ -19,6 +19,7 @@ import {
 } from './config.js'
 import { StatusEvents } from './events/index.js'
 import { ApiKeyStore } from './keys/index.js'
+import { HubRepayments } from './lifecycle/hub-repayment.js'
 import { Indexer } from './lifecycle/indexer.js'
 import { LifecycleStore } from './lifecycle/lifecycle-store.js'
 import { Rebalancer } from './lifecycle/rebalance.js'
@@ -191,8 +192,31 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
       ? { replaceAfterMs: settingsFromEnv.solverReplaceAfterMs }
       : {}),
     ...(env.PONTIS_FAILPOINT ? { failpoint: crashAt(env.PONTIS_FAILPOINT, logger) } : {}),
+    ...(settings.repayment ? { repaymentPath: settings.repayment.path } : {}),
   })
-  const repayments = new Repayments({ registry, lifecycle, logger, now, credentials, metrics })
+  const hubRepayments =
+    settings.repayment?.path === 'hub'
+      ? new HubRepayments({
+          registry,
+          lifecycle,
+          logger,
+          now,
+          credentials,
+          hubKey: settings.solver.privateKey,
+          oracles: settings.repayment.oracles ?? [],
+          ...(settings.repayment.oracleApiKey ? { oracleApiKey: settings.repayment.oracleApiKey } : {}),
+          ...(env.PONTIS_FAILPOINT ? { failpoint: crashAt(env.PONTIS_FAILPOINT, logger) } : {}),
+        })
+      : undefined
+  const repayments = new Repayments({
+    registry,
+    lifecycle,
+    logger,
+    now,
+    credentials,
+    metrics,
+    ...(hubRepayments ? { hub: hubRepayments } : {}),
+  })
   const rebalancer = new Rebalancer({
     registry,
     client: store.client,

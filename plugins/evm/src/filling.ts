@@ -14,6 +14,8 @@ import {
   type FillingCapability,
   type FillRequest,
   type FinalityPolicy,
+  type HubExecution,
+  type HubRelayCapability,
   invalidAddressError,
   invalidCurrencyError,
   type PermitDeposit,
@@ -30,6 +32,7 @@ import {
 import {
   type Address,
   concat,
+  encodeAbiParameters,
   encodeFunctionData,
   type Hex,
   hexToBigInt,
@@ -39,6 +42,7 @@ import {
   keccak256,
   maxUint256,
   type PrivateKeyAccount,
+  parseAbi,
   parseTransaction,
   recoverTransactionAddress,
   recoverTypedDataAddress,
@@ -69,6 +73,7 @@ import {
   isNativeCurrency,
   tokenDomain,
 } from './quoting.js'
+import { CALL_REQUEST_PARAMETERS } from './reading.js'
 import { rpc } from './rpc.js'
 import {
   confirmationsOf,
@@ -139,6 +144,16 @@ function messagesOf(error: unknown): string {
   }
   return parts.join(' | ')
 }
+
+/** The parts of the hub's oracle contract (PontisOracleHub) the repayment's relays use. */
+const hubAbi = parseAbi([
+  'function execute(bytes32 idempotencyKey, bytes[] actions, bytes[] signatures)',
+  'function executed(bytes32 idempotencyKey) view returns (bool)',
+  'function signers() view returns (address[])',
+  'function threshold() view returns (uint256)',
+])
+/** Gas of a hub execution when the node cannot estimate it: a few storage writes per action. */
+const HUB_EXECUTION_FALLBACK_GAS = 250_000n
 
 /** A replacement offers at least 25 % more per gas than the transaction it replaces (nodes want 10 %). */
 const REPLACEMENT_BUMP_PERCENT = 125n
@@ -420,12 +435,78 @@ export function createEvmFilling(
     options: SigningOptions = {},
   ): Promise<SignedTransaction> {
     const repaymentId = bytes32(request.repaymentId, 'repaymentId')
+    const total = request.legs.reduce((sum, leg) => sum + leg.amount, 0n)
+    return signed(
+      await signDepositoryExecute(repaymentId, repaymentCalls(request), credentials, options),
+      total,
+    )
+  }
+
+  /** One payout call per leg, to the solver: what {@link signRepayment} signs. */
+  function repaymentCalls(request: RepaymentRequest) {
     const recipient = address(request.recipient, 'recipient')
-    const calls = repaymentLegs(request, MAX_REPAYMENT_LEGS, context.label).map((leg) =>
+    return repaymentLegs(request, MAX_REPAYMENT_LEGS, context.label).map((leg) =>
       payoutCall(currency(leg.currencyId), recipient, leg.amount),
     )
-    const total = request.legs.reduce((sum, leg) => sum + leg.amount, 0n)
-    return signed(await signDepositoryExecute(repaymentId, calls, credentials, options), total)
+  }
+
+  /** The ABI-encoded `CallRequest` {@link signRepayment} has the allocator sign (what `readWithdrawal` takes). */
+  function repaymentWithdrawal(request: RepaymentRequest): Hex {
+    const callRequest = {
+      calls: repaymentCalls(request),
+      nonce: hexToBigInt(bytes32(request.repaymentId, 'repaymentId')),
+      expiration: REFUND_EXPIRATION,
+    }
+    return encodeAbiParameters(CALL_REQUEST_PARAMETERS, [callRequest])
+  }
+
+  const hubRelay: HubRelayCapability = {
+    executed: (contract, key) =>
+      rpc(context.label, () =>
+        context.client.readContract({
+          address: address(contract, 'contract'),
+          abi: hubAbi,
+          functionName: 'executed',
+          args: [bytes32(key, 'idempotencyKey')],
+        }),
+      ),
+    async signers(contract) {
+      const hub = address(contract, 'contract')
+      const [signers, threshold] = await rpc(context.label, () =>
+        Promise.all([
+          context.client.readContract({ address: hub, abi: hubAbi, functionName: 'signers' }),
+          context.client.readContract({ address: hub, abi: hubAbi, functionName: 'threshold' }),
+        ]),
+      )
+      return { signers: signers.map((signer) => signer.toLowerCase()), threshold: Number(threshold) }
+    },
+    /** The hub wants the signatures by strictly ascending signer address. */
+    async signExecution(
+      contract: string,
+      execution: HubExecution,
+      credentials,
+      options: SigningOptions = {},
+    ) {
+      const hub = address(contract, 'contract')
+      const solver = signerOf(credentials.solverKey, 'solverKey')
+      const signatures = [...execution.signatures]
+        .sort((a, b) => (hexToBigInt(a.signer as Hex) < hexToBigInt(b.signer as Hex) ? -1 : 1))
+        .map((entry) => entry.signature as Hex)
+      const data = encodeFunctionData({
+        abi: hubAbi,
+        functionName: 'execute',
+        args: [
+          bytes32(execution.idempotencyKey, 'idempotencyKey'),
+          execution.actions.map((action) => action as Hex),
+          signatures,
+        ],
+      })
+      const [gas, fees] = await Promise.all([
+        estimate({ account: solver.address, to: hub, data, value: 0n }, HUB_EXECUTION_FALLBACK_GAS),
+        feeTerms(context),
+      ])
+      return signed(await signTransaction(solver, { to: hub, data, value: 0n, gas }, fees, options.nonce), 0n)
+    },
   }
 
   async function signDepositAddressRefund(
@@ -606,7 +687,11 @@ export function createEvmFilling(
         : signDepositAddressRefund(request, request.source.requestId)
     },
 
-    ...(context.depository ? { signPermitDeposit, signRepayment, maxRepaymentLegs: MAX_REPAYMENT_LEGS } : {}),
+    ...(context.depository
+      ? { signPermitDeposit, signRepayment, repaymentWithdrawal, maxRepaymentLegs: MAX_REPAYMENT_LEGS }
+      : {}),
+
+    hubRelay,
 
     async replace(raw: string, credentials: SolverCredentials): Promise<ReplacementTransaction | undefined> {
       const solver = signerOf(credentials.solverKey, 'solverKey')

@@ -36,6 +36,8 @@ export type JobKind =
   | 'repayment'
   /** Moves a filled request's deposit to the solver from its deposit address (deposit_address_sweeps). */
   | 'sweep'
+  /** Hands an oracle execution to the settlement hub (the hub path of repayment). */
+  | 'hub_relay'
   | 'app_fee_claim'
 export type JobState = 'queued' | 'signed' | 'broadcast' | 'confirmed' | 'reverted' | 'failed'
 

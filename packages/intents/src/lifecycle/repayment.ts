@@ -3,6 +3,7 @@ import type { Logger, Registry, SolverCredentials } from '@pontis/core'
 import { appFeesOf } from '../app-fees/ledger.js'
 import type { IntentsMetrics } from '../metrics.js'
 import type { SqlClient, StoredRequest } from '../store/index.js'
+import { HubRepayments } from './hub-repayment.js'
 import type { LifecycleStore, SolverJob } from './lifecycle-store.js'
 
 /** What a `repayment` job carries: the legs it pays and the requests they repay. */
@@ -37,7 +38,12 @@ export interface RepaymentOptions {
   /** Requests repaid by one transaction at most. */
   readonly batchSize?: number
   readonly metrics?: Pick<IntentsMetrics, 'repayment'>
+  /** The hub path, where the deployment configures one (`repayment.path: "hub"`). */
+  readonly hub?: HubRepayments
 }
+
+/** Which way a repayment goes: the allocator's own depository payout, or through the hub. */
+export type RepaymentPath = 'depository' | 'hub'
 
 /** Not the request's other deposit-address legs: a sweep waits until none of them is open. */
 const OPEN_JOB_STATES = "('queued', 'signed', 'broadcast')"
@@ -52,6 +58,7 @@ export async function recordOwed(
   registry: Registry,
   request: StoredRequest,
   now: number,
+  path: RepaymentPath = 'depository',
 ): Promise<void> {
   const appFees = appFeesOf(request).reduce((sum, fee) => sum + BigInt(fee.amount), 0n)
   if (request.depositAddress) {
@@ -71,17 +78,28 @@ export async function recordOwed(
     )
     return
   }
-  if (!registry.tryChain(request.originChainId)?.adapter.filling?.signRepayment) return
+  const origin = registry.tryChain(request.originChainId)
+  if (!origin?.adapter.filling?.signRepayment) return
+  // Through the hub only where the hub chain takes relays; otherwise the depository pays directly.
+  const via: RepaymentPath = path === 'hub' && HubRepayments.canRepay(registry, origin) ? 'hub' : 'depository'
   // Only a deposit the depository holds is repaid; an overpayment above amountIn goes back to the user.
   // The request's app fees stay in the depository: their recipients claim them from there later.
   const owed = request.amountIn - appFees
   if (owed <= 0n) return
   await tx.query(
-    `INSERT INTO repayments (request_id, chain_id, currency, amount, created_at, updated_at)
-     SELECT $1, $2, $3, $4, $5, $5 WHERE EXISTS (
+    `INSERT INTO repayments (request_id, chain_id, currency, amount, created_at, updated_at, path, hub_step)
+     SELECT $1, $2, $3, $4, $5, $5, $6, $7 WHERE EXISTS (
        SELECT 1 FROM deposits WHERE request_id = $1 AND outcome = 'matched' AND confirmed)
      ON CONFLICT (request_id) DO NOTHING`,
-    [request.id, request.originChainId, request.originCurrency, owed.toString(), now],
+    [
+      request.id,
+      request.originChainId,
+      request.originCurrency,
+      owed.toString(),
+      now,
+      via,
+      via === 'hub' ? 'deposit' : null,
+    ],
   )
 }
 
@@ -103,11 +121,21 @@ export async function settleBooksJob(
   if (job.kind === 'repayment') {
     const reverted = end === 'reverted'
     const state: RepaymentState = end === 'confirmed' ? 'paid' : reverted ? 'owed' : 'failed'
+    // A reverted hub withdrawal paid nothing: its requests stay in it (the hub holds their amount at
+    // the withdrawal's address) and its payout is queued again with the same replay key.
     const { rows } = await client.query<{ request_id: string }>(
-      `UPDATE repayments SET state = $2, job_id = CASE WHEN $3 THEN NULL ELSE job_id END,
+      `UPDATE repayments SET state = CASE WHEN $3 AND withdrawal_id IS NOT NULL THEN 'batched' ELSE $2 END,
+         job_id = CASE WHEN $3 THEN NULL ELSE job_id END,
          transaction_id = CASE WHEN $2 = 'paid' THEN $4 ELSE transaction_id END, updated_at = $5
        WHERE job_id = $1 AND state = 'batched' RETURNING request_id`,
       [job.id, state, reverted, job.transactionId, now],
+    )
+    await client.query(
+      `UPDATE hub_withdrawals SET state = CASE WHEN $2 = 'paid' THEN 'paid' WHEN $3 THEN 'initiated' ELSE 'failed' END,
+         attempts = attempts + CASE WHEN $3 THEN 1 ELSE 0 END, job_id = CASE WHEN $3 THEN NULL ELSE job_id END,
+         updated_at = $4
+       WHERE job_id = $1 AND state = 'withdrawing'`,
+      [job.id, state, reverted, now],
     )
     metrics?.repayment('repayment', state, rows.length)
     return
@@ -169,7 +197,7 @@ export class Repayments {
   /** One pass: batch owed repayments per origin chain, queue owed sweeps. Answers the jobs queued. */
   async tick(): Promise<number> {
     const { rows } = await this.#client.query<{ chain_id: string | number }>(
-      `SELECT DISTINCT chain_id FROM repayments WHERE state = 'owed'`,
+      `SELECT DISTINCT chain_id FROM repayments WHERE state = 'owed' AND path = 'depository'`,
     )
     let queued = 0
     for (const row of rows) {
@@ -179,7 +207,8 @@ export class Repayments {
         this.#options.logger.warn('repayment batch failed', { chainId: row.chain_id, error: String(error) })
       }
     }
-    return queued + (await this.#queueSweeps())
+    const hub = this.#options.hub ? await this.#options.hub.tick() : 0
+    return queued + hub + (await this.#queueSweeps())
   }
 
   /** The operator's view: repayments and sweeps by chain, currency and state, with sums. */
@@ -239,8 +268,8 @@ export class Repayments {
     const { lifecycle } = this.#options
     return lifecycle.transaction(async (tx) => {
       const { rows } = await tx.query<{ request_id: string; currency: string; amount: string }>(
-        `SELECT request_id, currency, amount FROM repayments WHERE state = 'owed' AND chain_id = $1
-         ORDER BY created_at, request_id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        `SELECT request_id, currency, amount FROM repayments WHERE state = 'owed' AND path = 'depository'
+           AND chain_id = $1 ORDER BY created_at, request_id LIMIT $2 FOR UPDATE SKIP LOCKED`,
         [chainId, this.#options.batchSize ?? 50],
       )
       const legs = new Map<string, bigint>()

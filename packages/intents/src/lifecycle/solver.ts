@@ -17,7 +17,7 @@ import { loadDestinationSwap, type StoredDestinationSwap } from '../quote/destin
 import type { SqlClient } from '../store/index.js'
 import { refundRecipient } from './indexer.js'
 import type { JobState, LifecycleStore, SolverJob } from './lifecycle-store.js'
-import { type RepaymentPayload, recordOwed, settleBooksJob } from './repayment.js'
+import { type RepaymentPath, type RepaymentPayload, recordOwed, settleBooksJob } from './repayment.js'
 
 export interface SolverOptions {
   readonly registry: Registry
@@ -50,6 +50,8 @@ export interface SolverOptions {
   readonly failpoint?: (point: SolverFailpoint, kind: SolverJob['kind']) => void
   /** Counts finished jobs, fill latency and repayments settled. */
   readonly metrics?: Pick<IntentsMetrics, 'jobFinished' | 'repayment'>
+  /** How fills are repaid (`repayment.path` of the solver settings). Default `depository`. */
+  readonly repaymentPath?: RepaymentPath
 }
 
 export type SolverFailpoint =
@@ -83,6 +85,13 @@ interface RefundPayload {
 /** An app fee payout: a transfer out of the depository, like a refund, settling its claim. */
 interface AppFeeClaimPayload extends RefundPayload {
   claimId: string
+}
+/** An oracle execution to relay to the hub's oracle contract. */
+interface HubRelayPayload {
+  contract: string
+  idempotencyKey: string
+  actions: string[]
+  signatures: Array<{ signer: string; signature: string }>
 }
 interface PermitPayload {
   depositor: string
@@ -291,6 +300,12 @@ export class Solver {
         options,
       )
     }
+    if (job.kind === 'hub_relay') {
+      const payload = job.payload as unknown as HubRelayPayload
+      if (!filling.hubRelay)
+        throw new PontisError('UNSUPPORTED_EXECUTION_TYPE', 'This chain hosts no settlement hub.')
+      return filling.hubRelay.signExecution(payload.contract, payload, credentials, options)
+    }
     if (job.kind === 'submit_deposit') {
       const payload = job.payload as unknown as PermitPayload
       if (!filling.signPermitDeposit)
@@ -480,7 +495,7 @@ export class Solver {
       await lifecycle.transition(requestId, { to: 'submitted', txHash }, tx)
       const { request, refused } = await lifecycle.transition(requestId, { to: 'success', txHash }, tx)
       if (!refused && request.status === 'success') {
-        await recordOwed(tx, this.#options.registry, request, this.#now())
+        await recordOwed(tx, this.#options.registry, request, this.#now(), this.#options.repaymentPath)
         await accrueAppFees(tx, request, this.#now())
       }
       this.#options.failpoint?.('fill-recorded', job.kind)
@@ -624,7 +639,7 @@ export class Solver {
 
 /** Repayments and sweeps move the solver's own money: no request status follows them. */
 function isBooksJob(job: SolverJob): boolean {
-  return job.kind === 'repayment' || job.kind === 'sweep'
+  return job.kind === 'repayment' || job.kind === 'sweep' || job.kind === 'hub_relay'
 }
 
 /** A 32-byte id per refund leg, derived from its job key: replay-protected on chain, stable across restarts. */

@@ -68,6 +68,19 @@ export interface SolverSettings {
     readonly maxSwapImpactBps?: number
   }
   readonly inventory: readonly InventoryTarget[]
+  /**
+   * How the solver is repaid for its fills. `depository` (default): the allocator signs the payout
+   * out of the origin depository itself. `hub`: the oracles attest each deposit and fill, the
+   * attestations are relayed to the hub (which credits the solver), and the solver withdraws its hub
+   * balance through the withdrawal flow, paid out of the depository. The same words for every family.
+   */
+  readonly repayment?: {
+    readonly path: 'depository' | 'hub'
+    /** Base URLs of the oracles asked in turn (the first that answers; it gathers its peers' signatures). */
+    readonly oracles?: readonly string[]
+    /** Sent as `x-api-key` to the oracles, when set. Never logged. */
+    readonly oracleApiKey?: string
+  }
 }
 
 const usd = { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$' } as const
@@ -129,6 +142,16 @@ export const solverSettingsSchema = {
         maxSwapImpactBps: bps,
       },
     },
+    repayment: {
+      type: 'object',
+      required: ['path'],
+      additionalProperties: false,
+      properties: {
+        path: { enum: ['depository', 'hub'] },
+        oracles: { type: 'array', minItems: 1, items: { type: 'string', pattern: '^https?://' } },
+        oracleApiKey: { type: 'string', minLength: 1 },
+      },
+    },
     inventory: {
       type: 'array',
       default: [],
@@ -174,6 +197,7 @@ export function loadSolverSettings(options: {
     schema: solverSettingsSchema,
     check: (value) => [
       ...badBands(value as SolverSettings),
+      ...repaymentProblems(value as SolverSettings),
       ...(registry ? unusableKeys(value as SolverSettings, registry) : []),
     ],
   })
@@ -195,6 +219,18 @@ function badBands(settings: SolverSettings): Array<{ path: string; message: stri
     })
   }
   return problems
+}
+
+/** The hub path asks oracles: it needs at least one. */
+function repaymentProblems(settings: SolverSettings): Array<{ path: string; message: string }> {
+  const repayment = settings.repayment
+  if (repayment?.path !== 'hub' || (repayment.oracles?.length ?? 0) > 0) return []
+  return [
+    {
+      path: 'repayment.oracles',
+      message: 'repayment.path "hub" needs repayment.oracles, the URL of at least one oracle',
+    },
+  ]
 }
 
 function unusableKeys(
