@@ -278,6 +278,15 @@ export class LifecycleStore {
     }))
   }
 
+  /** True when the deposit transaction was acted on (its confirmations reached). */
+  async isConfirmedDeposit(chainId: number, transactionId: string): Promise<boolean> {
+    const { rows } = await this.#client.query<{ confirmed: boolean }>(
+      'SELECT bool_or(confirmed) AS confirmed FROM deposits WHERE chain_id = $1 AND transaction_id = $2',
+      [chainId, transactionId],
+    )
+    return rows[0]?.confirmed === true
+  }
+
   async cursor(chainId: number): Promise<string | undefined> {
     const { rows } = await this.#client.query<{ cursor: string }>(
       'SELECT cursor FROM chain_cursors WHERE chain_id = $1',
