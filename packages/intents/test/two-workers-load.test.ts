@@ -6,6 +6,8 @@
  *
  * LOAD_REQUESTS sets how many (half to each chain; default 16). `npm run load:two-workers` runs 200.
  */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { IntentsApi } from '@pontis/core'
 import {
   BITCOIN_DEVNET_CHAIN_ID,
@@ -51,7 +53,37 @@ const destinationClient = createPublicClient({
 })
 const schema = uniqueSchema('two_workers')
 t.teardown(() => dropSchema(schema))
-const env = processEnvironment(devnet, schema)
+
+/**
+ * The workers reach Esplora through a loopback proxy that holds every broadcast back a while, as a
+ * slow node would: a fill signed by one worker is then still unspent on chain while the other signs,
+ * so only holds both workers see keep them off its coins.
+ */
+async function slowBroadcasts(target: string, delayMs: number): Promise<string> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', async () => {
+      if (req.method === 'POST' && req.url === '/tx')
+        await new Promise((resolve) => setTimeout(resolve, delayMs))
+      const answer = await fetch(`${target}${req.url}`, {
+        method: req.method,
+        ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}),
+      })
+      const body = Buffer.from(await answer.arrayBuffer())
+      res
+        .writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' })
+        .end(body)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+const env = {
+  ...processEnvironment(devnet, schema),
+  LOCAL_BTC_ESPLORA_URL: await slowBroadcasts(bitcoin.url, 400),
+}
 // One process first, so migrations run once; the other finds them applied.
 const workerA = await startServiceProcess(env)
 const workerB = await startServiceProcess(env)
