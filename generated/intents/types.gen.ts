@@ -324,7 +324,7 @@ export type ErrorBody = {
  * | INVALID_SIGNATURE | The permit signature was rejected on chain. |
  * | DEPOSIT_CONFIRMATION_TIMEOUT | The deposit did not confirm in time. |
  * | ORPHANED_DEPOSIT_REFUND | A deposit matched no open request and was refunded. |
- * | DEPOSIT_REORGED | The deposit was removed by a reorganisation. |
+ * | DEPOSIT_REORGED | The deposit was removed by a reorganisation, or (unconfirmed) dropped from the mempool or replaced. |
  * | PROTOCOL_DEADLINE_EXPIRED | The protocol order's deadline passed. |
  * | TRANSACTION_NOT_INCLUDED | The fill was never included in a block. |
  * | TRANSACTION_SUBMISSION_FAILED | The fill could not be submitted. |
@@ -1568,6 +1568,7 @@ export type StatusRecord = {
      * | waiting | refund | The deposit arrived after the `ttl` (`TTL_EXPIRED`), was too low (`DEPOSITED_AMOUNT_TOO_LOW_TO_FILL`, e.g. an underpaid strict deposit address) or in another currency (`INCORRECT_DEPOSIT_CURRENCY`); it is returned to `refundTo`. |
      * | waiting | failure | Such a deposit could not be returned either (`refundFailReason`, e.g. `AMOUNT_TOO_LOW_TO_REFUND`); or the deposit was removed by a chain reorganisation before it was acted on and the `ttl` passed without another (`DEPOSIT_REORGED`, `details.depositReorged`). |
      * | depositing | refund | The permitted deposit landed after the `ttl`; it is returned to `refundTo`. |
+     * | pending | waiting | Bitcoin origin: the mempool deposit that moved the request to `pending` was dropped, replaced (RBF) or reorganised away before its confirmations; nothing is filled, `details.depositReorged` says what went. A replacement paying the same request moves it to `pending` again; with none, it fails with `DEPOSIT_REORGED` after its TTL. |
      * | pending | submitted | The solver sent the fill on the destination chain. |
      * | pending | refund | The request cannot be filled; the deposit is returned to `refundTo`. |
      * | pending | failure | The fill could not be submitted (`TRANSACTION_SUBMISSION_FAILED`); a refund follows. Or a reorganisation removed the deposit before the fill was sent: the fill is cancelled (`DEPOSIT_REORGED`). |

@@ -758,10 +758,32 @@ export interface HubRelayCapability {
   ): Promise<SignedTransaction>
 }
 
-/** How to sign: the solver allocates sequence numbers itself so concurrent solvers never collide. */
+/**
+ * Coins (outputs of UTXO families) held for transactions the solver signed but the chain may not
+ * have seen yet, kept in the service's store so every worker on one database sees every hold: two
+ * workers never spend the same coin. A hold lapses after its time (the signed transaction, once
+ * broadcast, spends the coin on chain). Coin ids are the family's (Bitcoin: `txid:vout`).
+ */
+export interface CoinReservations {
+  /** Of `coinIds`, those another signed transaction holds now. */
+  held(coinIds: readonly string[]): Promise<ReadonlySet<string>>
+  /**
+   * Holds `coinIds` for the transaction being signed, for `ttlMs`, in the same store transaction
+   * that stores its bytes. False (nothing held) when another one holds any of them meanwhile: the
+   * family chooses coins again.
+   */
+  hold(coinIds: readonly string[], ttlMs: number): Promise<boolean>
+}
+
+/** How to sign: the solver allocates sequence numbers and coins itself so concurrent solvers never collide. */
 export interface SigningOptions {
   /** Account sequence number (EVM nonce) to sign with; the family picks one when absent. */
   readonly nonce?: bigint
+  /**
+   * Where UTXO families hold the coins they spend (shared by every worker); absent outside the
+   * solver, where a family keeps its own per-process holds.
+   */
+  readonly coins?: CoinReservations
 }
 
 /** Paying out and refunding on this chain, for the reference solver. */

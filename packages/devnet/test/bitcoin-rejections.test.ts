@@ -150,11 +150,17 @@ t.test('an input that does not exist is refused', async (t) => {
 t.test('double spends: against the mempool, then against the chain', async (t) => {
   const coin = freshCoin()
   const first = await signWithBitcoinjs(wpkh, [coin], toVault(coin), previousHex)
-  const second = await signWithBitcoinjs(wpkh, [coin], toVault(coin, FEE * 5n), previousHex)
+  // Paying less than the first: no replacement (BIP125), a refused double spend.
+  const second = await signWithBitcoinjs(wpkh, [coin], toVault(coin, FEE / 2n), previousHex)
   t.not(txidOf(first), txidOf(second))
   const txid = await accept(t, first)
   t.equal(await accept(t, first), txid, 'the same transaction again is accepted (already in the mempool)')
-  await refuse(t, second, -26, 'txn-mempool-conflict')
+  await refuse(
+    t,
+    second,
+    -26,
+    new RegExp(`^insufficient fee, rejecting replacement ${txidOf(second)}; new feerate .* <= old feerate`),
+  )
   t.same(devnet.chain.spender(coin.txid, coin.vout), { txid, vin: 0 }, 'the first spend stands')
 
   devnet.mine(1)

@@ -2,14 +2,10 @@
  * The lifecycle under chain faults on the EVM devnet (real anvil, real PostgreSQL, HTTP only),
  * caused through the devnet's fault powers (packages/devnet/src/faults.ts).
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { type IntentsApi, silentLogger } from '@pontis/core'
-import { type DevnetChain, devnetEnvironment, startDevnet, USERS } from '@pontis/devnet'
-import { loadOpenApiDocument } from '@pontis/http'
+import type { IntentsApi } from '@pontis/core'
+import { type DevnetChain, startDevnet, USERS } from '@pontis/devnet'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
 import t, { type Test } from 'tap'
 import {
@@ -22,14 +18,12 @@ import {
   parseTransaction,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { REPO_CONFIG_DIR } from '../../../test/helpers/environments.js'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
-import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
+import type { IntentsService } from '../src/index.js'
+import { faultHarness, fillJob, type ReorgDetails, seen, settled, statusOf } from './fixtures/chain-faults.js'
 import { evmBalance, freshIndexerPass } from './fixtures/e2e.js'
-import { openTestSchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 
 type Quote = IntentsApi.QuoteResponse
-type Status = IntentsApi.StatusRecordV3
 const NATIVE = '0x0000000000000000000000000000000000000000'
 
 t.setTimeout(4 * PROCESS_START_BOUND_MS)
@@ -50,53 +44,13 @@ const destinationClient = createPublicClient({
   chain: destination.chain,
   transport: http(destination.rpcUrl),
 }) as PublicClient
-const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
-const database = await openTestSchema(t, 'faults')
-
 // The two EVM chains only, with the chain entries each test sets.
-const configDir = await mkdtemp(join(tmpdir(), 'pontis-faults-'))
-t.teardown(() => rm(configDir, { recursive: true, force: true }))
-await cp(REPO_CONFIG_DIR, configDir, { recursive: true })
-const chainsFile = join(configDir, 'chains.local.json')
-type ChainEntryJson = { id: number } & Record<string, unknown>
-const repoChains = (JSON.parse(await readFile(chainsFile, 'utf8')) as { chains: ChainEntryJson[] }).chains
-
-/** Writes the chains file with `extra` merged into each EVM chain's entry, by chain id. */
-async function configure(extra: Record<number, Record<string, unknown>>): Promise<void> {
-  const config = JSON.parse(await readFile(join(REPO_CONFIG_DIR, 'chains.local.json'), 'utf8')) as {
-    chains: ChainEntryJson[]
-  }
-  config.chains = repoChains
-    .filter((chain) => chain.id === origin.chainId || chain.id === destination.chainId)
-    .map((chain) => ({ ...chain, ...extra[chain.id] }))
-  await writeFile(chainsFile, JSON.stringify(config))
-}
-
-function start(options: {
-  workers: boolean
-  env?: Record<string, string>
-  now?: () => number
-  solverIntervalMs?: number
-}): Promise<IntentsService> {
-  return startIntentsService({
-    configDir,
-    env: {
-      ...devnetEnvironment(devnet),
-      RATE_LIMITS: 'off',
-      DATABASE_URL: TEST_DATABASE_URL,
-      DATABASE_SCHEMA: database.schema,
-      ...options.env,
-    },
-    port: 0,
-    logger: silentLogger,
-    document: loaded,
-    workers: options.workers,
-    indexerIntervalMs: 150,
-    solverIntervalMs: options.solverIntervalMs ?? 100,
-    reorgCheckMs: 200,
-    ...(options.now ? { now: options.now } : {}),
-  })
-}
+const harness = await faultHarness(t, {
+  devnet,
+  chainIds: [origin.chainId, destination.chainId],
+  suite: 'faults',
+})
+const { loaded, configure, start } = harness
 
 async function quoteNative(client: TestClient, user: (typeof USERS)[number], recipient: Address) {
   const res = await client.post('/quote/v2', {
@@ -133,16 +87,6 @@ async function deposit(quote: Quote, user: (typeof USERS)[number]): Promise<bigi
   return block
 }
 
-const statusOf = async (client: TestClient, requestId: string): Promise<Status> =>
-  (await client.get(`/intents/status/v3?requestId=${requestId}`)).body as Status
-
-function settled(client: TestClient, requestId: string, wanted: readonly string[]): Promise<Status> {
-  return waitFor(`request ${requestId} to be ${wanted.join(' or ')}`, () => statusOf(client, requestId), {
-    until: (record) => wanted.includes(record.status),
-    describe: (record) => record && { status: record.status, failReason: record.failReason },
-  })
-}
-
 t.test('a deposit made before the first start is found from the configured start block', async (t) => {
   await configure({})
   // The first start only quotes: no watcher has run, so it has no cursor yet.
@@ -173,20 +117,6 @@ t.test('a deposit made before the first start is found from the configured start
   )
 })
 
-/** The fill job of `requestId`: its current transaction and the ones it replaced. */
-async function fillJob(service: IntentsService, requestId: string) {
-  const { rows } = await service.store.client.query<{
-    raw: Hex
-    transaction_id: string
-    replaced: Array<{ transactionId: string; raw: Hex }>
-  }>('SELECT raw, transaction_id, replaced FROM solver_jobs WHERE job_key = $1', [
-    `fill:${requestId.toLowerCase()}`,
-  ])
-  const job = rows[0]
-  if (!job) throw new Error(`no fill job for ${requestId}`)
-  return job
-}
-
 /**
  * Quotes and deposits with destination mining paused, so the fill stays unmined; `fault` then acts
  * on the broadcast fill. Checks the request ends `success`, the recipient paid exactly once, by a
@@ -215,9 +145,9 @@ async function stuckFill(
   const job = await fillJob(service, requestId)
   t.ok(job.replaced.length >= 1, 'the fill was replaced')
   t.equal(job.replaced[0]?.transactionId, fill, 'the first one broadcast is among the replaced')
-  const mined = parseTransaction(job.raw)
+  const mined = parseTransaction(job.raw as Hex)
   for (const earlier of job.replaced) {
-    const replaced = parseTransaction(earlier.raw)
+    const replaced = parseTransaction(earlier.raw as Hex)
     t.equal(replaced.nonce, mined.nonce, 'the same nonce: only one of them can be mined')
     t.ok((mined.maxFeePerGas ?? 0n) > (replaced.maxFeePerGas ?? 0n), 'the mined one pays more per gas')
     t.equal(
@@ -260,22 +190,6 @@ t.test('a fill dropped from the mempool and left unmined is sent again, then rep
     await destination.faults.resumeMining()
   })
 })
-
-/** How many deposits of `requestId` the indexer has recorded, and how many fill jobs it queued. */
-async function seen(
-  service: IntentsService,
-  requestId: string,
-): Promise<{ deposits: number; fills: number }> {
-  const id = requestId.toLowerCase()
-  const { rows } = await service.store.client.query<{ deposits: number; fills: number }>(
-    `SELECT (SELECT count(*)::int FROM deposits WHERE request_id = $1) AS deposits,
-            (SELECT count(*)::int FROM solver_jobs WHERE job_key = $2) AS fills`,
-    [id, `fill:${id}`],
-  )
-  return rows[0] ?? { deposits: 0, fills: 0 }
-}
-
-type ReorgDetails = { depositReorged?: { transactionId: string; stage: string; amount: string } }
 
 t.test(
   'a deposit reorganised away before its confirmations: no fill, waiting, then DEPOSIT_REORGED after the TTL',

@@ -39,9 +39,14 @@ export interface BitcoinPluginConfig {
   readonly dustLimit: number
   /**
    * Seconds an outpoint spent by a signed (maybe not yet broadcast) fill or refund stays reserved,
-   * so the next transaction signed by this process does not spend it again. Default 600.
+   * so the next transaction signed (by any worker of the service) does not spend it again. Default 600.
    */
   readonly reservationSeconds: number
+  /**
+   * Highest fee rate, sat/vB, a stuck fill, refund or repayment is replaced at (RBF: the same coins
+   * re-signed paying more, so at most one of them is mined). Default 200.
+   */
+  readonly maxReplacementFeeRate: number
   /** Seconds between blocks, for time estimates. Default 600. */
   readonly blockTimeSeconds: number
   /** Most pages (25 transactions each) of the vault's history one deposit scan step reads. Default 8. */
@@ -69,6 +74,7 @@ export const bitcoinConfigSchema = {
     depositAddressSeed: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
     dustLimit: { type: 'integer', minimum: 0, default: 546 },
     reservationSeconds: { type: 'integer', minimum: 1, default: 600 },
+    maxReplacementFeeRate: { type: 'integer', minimum: 1, default: 200 },
     blockTimeSeconds: { type: 'integer', minimum: 1, default: 600 },
     maxScanPages: { type: 'integer', minimum: 1, maximum: 100, default: 8 },
   },

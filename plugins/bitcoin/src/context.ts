@@ -28,8 +28,15 @@ export interface BitcoinChainContext {
   readonly maxFeeRate: number
   readonly dustLimit: bigint
   readonly depositAddressSeed: string | undefined
-  /** Outpoints spent by transactions this process signed, not to be spent again for a while. */
+  /**
+   * Outpoints spent by transactions this process signed, not to be spent again for a while: used
+   * when the signer passes no shared holds (the solver passes its store's).
+   */
   readonly reservations: OutpointReservations
+  /** Milliseconds a coin stays held for a signed transaction (`reservationSeconds`). */
+  readonly reservationMs: number
+  /** Highest fee rate a stuck transaction is replaced at, sat/vB (`maxReplacementFeeRate`). */
+  readonly maxReplacementFeeRate: number
   readonly maxScanPages: number
 }
 
@@ -92,18 +99,16 @@ export function vaultOf(context: BitcoinChainContext): ParsedAddress {
 
 /**
  * The spendable coins of `address`, confirmed and in the mempool (Esplora leaves out those already
- * spent by a mempool transaction), minus those reserved by transactions this process signed.
+ * spent by a mempool transaction). Signing leaves out those held for signed transactions.
  */
 export async function coinsOf(context: BitcoinChainContext, address: string): Promise<Coin[]> {
   const utxos = await context.esplora.addressUtxos(address)
-  return utxos
-    .filter((utxo) => !context.reservations.isReserved(utxo.txid, utxo.vout))
-    .map((utxo) => ({
-      txid: utxo.txid,
-      vout: utxo.vout,
-      value: BigInt(utxo.value),
-      confirmed: utxo.status.confirmed,
-    }))
+  return utxos.map((utxo) => ({
+    txid: utxo.txid,
+    vout: utxo.vout,
+    value: BigInt(utxo.value),
+    confirmed: utxo.status.confirmed,
+  }))
 }
 
 /**

@@ -7,9 +7,11 @@
  * - refunds out of a request's deposit address (its key derived from `depositAddressSeed`), the
  *   fee taken out of the amount: the recipient gets the rest, reported as `amount`.
  *
- * Coins: confirmed and mempool coins of the spender, except outpoints reserved by transactions
- * this process signed earlier (see `OutpointReservations`), so two transactions signed in a row
- * never spend the same coin. Bitcoin has no account nonces: `nextNonce` is 0 and ignored.
+ * Coins: confirmed and mempool coins of the spender, except those held for transactions signed
+ * earlier: in the solver's store, shared by every worker (`SigningOptions.coins`), or outside the
+ * solver in this process (`OutpointReservations`); so two transactions never spend the same coin.
+ * Bitcoin has no account nonces: `nextNonce` is 0 and ignored. A stuck transaction is replaced by
+ * fee (RBF, `replace`) up to `maxReplacementFeeRate`.
  */
 import {
   type FillingCapability,
@@ -18,8 +20,10 @@ import {
   PontisError,
   type RefundRequest,
   type RepaymentRequest,
+  type ReplacementTransaction,
   repaymentLegs,
   type SignedTransaction,
+  type SigningOptions,
   type SolverCredentials,
   type TransactionOutcome,
 } from '@pontis/core/plugin'
@@ -134,17 +138,42 @@ function plan(
   return { coins: used, send, change }
 }
 
-/** Signs a payment from `spender`: recipient, tag, change. Reserves the coins it spends. */
+/** How many times coin selection starts again when a chosen coin was held meanwhile. */
+const MAX_SELECTION_ROUNDS = 5
+
+const coinId = (coin: { readonly txid: string; readonly vout: number }) => `${coin.txid}:${coin.vout}`
+
+/**
+ * Signs a payment from `spender`: recipient, tag, change. Holds the coins it spends, in the shared
+ * holds the solver passes (`options.coins`) or else this process's own.
+ */
 async function signPayment(
   context: BitcoinChainContext,
   spender: Spender,
   payment: Payment,
+  options: SigningOptions = {},
 ): Promise<SignedTransaction> {
+  const holds = options.coins ?? context.reservations.asCoinReservations()
   const [rate, fetched] = await Promise.all([feeRate(context), coinsOf(context, spender.address)])
-  // Filter again with no await before reserving: another signing may have reserved coins meanwhile.
-  const coins = fetched.filter((coin) => !context.reservations.isReserved(coin.txid, coin.vout))
-  const chosen = plan(context, spender, coins, payment, rate)
-  context.reservations.reserve(chosen.coins)
+  let chosen: ReturnType<typeof plan> | undefined
+  for (let round = 0; round < MAX_SELECTION_ROUNDS && !chosen; round++) {
+    const held = await holds.held(fetched.map(coinId))
+    const candidate = plan(
+      context,
+      spender,
+      fetched.filter((coin) => !held.has(coinId(coin))),
+      payment,
+      rate,
+    )
+    // Another worker may have held one of them since: choose again without it.
+    if (await holds.hold(candidate.coins.map(coinId), context.reservationMs)) chosen = candidate
+  }
+  if (!chosen) {
+    // Not the caller's fault: the solver retries the job later.
+    throw new Error(
+      `${spender.address}'s coins on ${context.label.displayName} were taken by other signings ${MAX_SELECTION_ROUNDS} times in a row`,
+    )
+  }
   const psbt = new Psbt({ network: context.params })
   for (const coin of chosen.coins) {
     psbt.addInput({
@@ -160,6 +189,72 @@ async function signPayment(
   psbt.finalizeAllInputs()
   const transaction = psbt.extractTransaction()
   return { transactionId: transaction.getId(), raw: transaction.toHex(), amount: chosen.send }
+}
+
+/**
+ * A replacement of `raw` (RBF): the same coins and outputs, the change smaller by the extra fee, at
+ * the market rate or 25 % above the old rate (whichever is more, and at least what BIP125 asks:
+ * a higher rate and the old fee plus the new one's own relay fee). Undefined above
+ * `maxReplacementFeeRate`, when the change cannot pay the difference, or when the coins are not the
+ * solver's or the vault's (a deposit address refund pays its fee out of the amount).
+ */
+async function replacePayment(
+  context: BitcoinChainContext,
+  raw: string,
+  spenders: readonly Spender[],
+): Promise<ReplacementTransaction | undefined> {
+  const old = Transaction.fromHex(raw.trim())
+  const prevouts = await Promise.all(
+    old.ins.map(async (input) => {
+      const txid = Buffer.from(input.hash).reverse().toString('hex')
+      const previous = await context.esplora.transaction(txid)
+      const output = previous?.vout[input.index]
+      if (!output) return undefined
+      return {
+        txid,
+        vout: input.index,
+        value: BigInt(output.value),
+        script: output.scriptpubkey.toLowerCase(),
+      }
+    }),
+  )
+  if (prevouts.some((prevout) => prevout === undefined)) return undefined
+  const coins = prevouts as { txid: string; vout: number; value: bigint; script: string }[]
+  const scriptHex = coins[0]?.script
+  const spender = spenders.find((candidate) => Buffer.from(candidate.script).toString('hex') === scriptHex)
+  if (!spender || coins.some((coin) => coin.script !== scriptHex)) return undefined
+  const inputSum = coins.reduce((sum, coin) => sum + coin.value, 0n)
+  const outputSum = old.outs.reduce((sum, out) => sum + out.value, 0n)
+  const oldFee = inputSum - outputSum
+  const changeIndex = old.outs.findIndex((out) => Buffer.from(out.script).toString('hex') === scriptHex)
+  if (changeIndex < 0) return undefined
+  const vsize = BigInt(old.virtualSize())
+  const oldRate = (oldFee + vsize - 1n) / vsize
+  const market = await feeRate(context)
+  let rate = (oldRate * 5n + 3n) / 4n
+  if (rate < market) rate = market
+  if (rate <= oldRate) rate = oldRate + 1n
+  // BIP125 rule 4: the old fee plus the replacement's own relay fee (1 sat/vB), at least.
+  let fee = rate * vsize
+  if (fee < oldFee + vsize) fee = oldFee + vsize
+  if (fee > BigInt(context.maxReplacementFeeRate) * vsize) return undefined
+  const change = old.outs[changeIndex]!.value - (fee - oldFee)
+  if (change < context.dustLimit) return undefined
+  const psbt = new Psbt({ network: context.params })
+  for (const coin of coins) {
+    psbt.addInput({
+      hash: coin.txid,
+      index: coin.vout,
+      witnessUtxo: { script: spender.script, value: coin.value },
+    })
+  }
+  old.outs.forEach((out, index) => {
+    psbt.addOutput({ script: out.script, value: index === changeIndex ? change : out.value })
+  })
+  psbt.signAllInputs(spender.key)
+  psbt.finalizeAllInputs()
+  const transaction = psbt.extractTransaction()
+  return { transactionId: transaction.getId(), raw: transaction.toHex() }
 }
 
 function requireNative(context: BitcoinChainContext, currencyId: string): void {
@@ -216,7 +311,11 @@ export function createBitcoinFilling(context: BitcoinChainContext): FillingCapab
       return 0n
     },
 
-    async signFill(request: FillRequest, credentials: SolverCredentials): Promise<SignedTransaction> {
+    async signFill(
+      request: FillRequest,
+      credentials: SolverCredentials,
+      options?: SigningOptions,
+    ): Promise<SignedTransaction> {
       if (request.calls.length > 0) {
         throw new PontisError(
           'EXTRA_TXS_NOT_SUPPORTED',
@@ -228,15 +327,24 @@ export function createBitcoinFilling(context: BitcoinChainContext): FillingCapab
       }
       requireNative(context, request.currencyId)
       const recipient = recipientOf(context, request.recipient, request.amount)
-      return signPayment(context, solverOf(credentials), {
-        recipient,
-        amount: request.amount,
-        tag: requireId(request.orderId, 'orderId'),
-        feeFromAmount: false,
-      })
+      return signPayment(
+        context,
+        solverOf(credentials),
+        {
+          recipient,
+          amount: request.amount,
+          tag: requireId(request.orderId, 'orderId'),
+          feeFromAmount: false,
+        },
+        options,
+      )
     },
 
-    async signRefund(request: RefundRequest, credentials: SolverCredentials): Promise<SignedTransaction> {
+    async signRefund(
+      request: RefundRequest,
+      credentials: SolverCredentials,
+      options?: SigningOptions,
+    ): Promise<SignedTransaction> {
       requireNative(context, request.currencyId)
       const recipient = recipientOf(context, request.recipient, request.amount)
       const tag = requireId(request.refundId, 'refundId')
@@ -253,30 +361,54 @@ export function createBitcoinFilling(context: BitcoinChainContext): FillingCapab
           requireId(request.source.requestId, 'source.requestId'),
           context.params,
         )
-        return signPayment(context, spenderOf(context, key), {
-          recipient,
-          amount: request.amount,
-          tag,
-          feeFromAmount: true,
-        })
+        return signPayment(
+          context,
+          spenderOf(context, key),
+          { recipient, amount: request.amount, tag, feeFromAmount: true },
+          options,
+        )
       }
       const spender = vaultSpender(credentials, 'refund')
-      return signPayment(context, spender, { recipient, amount: request.amount, tag, feeFromAmount: false })
+      return signPayment(
+        context,
+        spender,
+        { recipient, amount: request.amount, tag, feeFromAmount: false },
+        options,
+      )
     },
 
     /** One payment out of the vault to the solver, tagged with the repayment id (native only: one leg). */
     async signRepayment(
       request: RepaymentRequest,
       credentials: SolverCredentials,
+      options?: SigningOptions,
     ): Promise<SignedTransaction> {
       const [leg] = repaymentLegs(request, 1, context.label)
       requireNative(context, leg.currencyId)
       const recipient = recipientOf(context, request.recipient, leg.amount)
       const tag = requireId(request.repaymentId, 'repaymentId')
       const spender = vaultSpender(credentials, 'repay the solver')
-      return signPayment(context, spender, { recipient, amount: leg.amount, tag, feeFromAmount: false })
+      return signPayment(
+        context,
+        spender,
+        { recipient, amount: leg.amount, tag, feeFromAmount: false },
+        options,
+      )
     },
     maxRepaymentLegs: 1,
+
+    /** RBF: the solver's or the vault's transaction re-signed paying more (see replacePayment). */
+    async replace(raw: string, credentials: SolverCredentials): Promise<ReplacementTransaction | undefined> {
+      const spenders = [solverOf(credentials)]
+      if (credentials.allocatorKey && context.vault) {
+        try {
+          spenders.push(vaultSpender(credentials, 'replace'))
+        } catch {
+          // Not the vault's key: only the solver's transactions are replaced.
+        }
+      }
+      return replacePayment(context, raw, spenders)
+    },
 
     async broadcast(raw: string): Promise<void> {
       const hex = raw.trim()

@@ -85,6 +85,8 @@ export function createBitcoinContext(chain: ChainConfig<BitcoinPluginConfig>): B
     dustLimit: BigInt(options.dustLimit),
     depositAddressSeed: options.depositAddressSeed,
     reservations: new OutpointReservations({ ttlMs: options.reservationSeconds * 1000 }),
+    reservationMs: options.reservationSeconds * 1000,
+    maxReplacementFeeRate: options.maxReplacementFeeRate,
     maxScanPages: options.maxScanPages,
   }
 }

@@ -1,5 +1,9 @@
+import type { CoinReservations } from '@pontis/core/plugin'
+
 /**
  * Outpoints spent by transactions this process signed, kept out of coin selection for a while.
+ * The solver passes its store's shared holds instead ({@link CoinReservations}, every worker sees
+ * them); this per-process one serves signings outside the solver (the plugin's own callers).
  *
  * Why: the solver stores a signed transaction before it broadcasts it, so two fills (or refunds)
  * signed in a row both see the same coins as unspent on Esplora; without this the second would
@@ -32,6 +36,24 @@ export class OutpointReservations {
   /** True while `txid:vout` is reserved. */
   isReserved(txid: string, vout: number): boolean {
     const until = this.#until.get(`${txid}:${vout}`)
+    return until !== undefined && until > this.#now()
+  }
+
+  /** The same holds through the {@link CoinReservations} contract (`txid:vout` ids). */
+  asCoinReservations(): CoinReservations {
+    return {
+      held: async (coinIds) => new Set(coinIds.filter((id) => this.#isHeld(id))),
+      hold: async (coinIds) => {
+        if (coinIds.some((id) => this.#isHeld(id))) return false
+        const until = this.#now() + this.#ttlMs
+        for (const id of coinIds) this.#until.set(id, until)
+        return true
+      },
+    }
+  }
+
+  #isHeld(id: string): boolean {
+    const until = this.#until.get(id)
     return until !== undefined && until > this.#now()
   }
 

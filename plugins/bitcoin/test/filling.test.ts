@@ -1,4 +1,5 @@
 import {
+  type CoinReservations,
   type FillRequest,
   PontisError,
   type RefundRequest,
@@ -279,4 +280,69 @@ t.test('a conflicting transaction is refused at broadcast', async (t) => {
   t.same((await decode(first.raw)).inputs, (await decode(second.raw)).inputs)
   await adapter.filling.broadcast(first.raw)
   await t.rejects(other.filling.broadcast(second.raw), EsploraBroadcastError)
+})
+
+t.test('two adapters sharing coin holds (two workers on one store) never spend the same coin', async (t) => {
+  // The holds as the solver's store keeps them, shared by two adapters that know nothing of each other.
+  const holds = new Map<string, number>()
+  const coins: CoinReservations = {
+    async held(ids) {
+      return new Set(ids.filter((id) => holds.has(id)))
+    },
+    async hold(ids, ttlMs) {
+      t.equal(ttlMs, 600_000, 'held for reservationSeconds')
+      if (ids.some((id) => holds.has(id))) return false
+      for (const id of ids) holds.set(id, ttlMs)
+      return true
+    },
+  }
+  const workers = [await bitcoinAdapter(devnet.url), await bitcoinAdapter(devnet.url)]
+  const signed = await Promise.all(
+    Array.from({ length: 4 }, (_, index) =>
+      workers[index % 2]!.filling.signFill(fill(1_000_000n, BITCOIN_USERS.p2wpkh.address), credentials, {
+        coins,
+      }),
+    ),
+  )
+  const spent = (await Promise.all(signed.map(async (one) => (await decode(one.raw)).inputs))).flat()
+  t.equal(new Set(spent).size, spent.length, `disjoint inputs: ${spent.join(' ')}`)
+  t.same([...holds.keys()].sort(), [...spent].sort(), 'every spent coin is held in the shared holds')
+  for (const one of signed) await workers[0]!.filling.broadcast(one.raw)
+  devnet.mine(1)
+  for (const one of signed) t.match(await adapter.filling.outcome(one.transactionId), { state: 'success' })
+})
+
+t.test('a stuck fill is replaced by fee (RBF) up to maxReplacementFeeRate, and mined once', async (t) => {
+  // Capped at 10 sat/vB: 5 → 7 → 9 → (11 is over the cap) none.
+  const capped = await bitcoinAdapter(devnet.url, { maxReplacementFeeRate: 10 })
+  const recipient = BITCOIN_USERS.p2pkh.address
+  const first = await capped.filling.signFill(fill(700_000n, recipient), credentials)
+  await capped.filling.broadcast(first.raw)
+  const replace = capped.filling.replace as NonNullable<typeof capped.filling.replace>
+  const chainOf: SignedTransaction[] = [first]
+  for (;;) {
+    const last = chainOf.at(-1) as SignedTransaction
+    const next = await replace(last.raw, credentials)
+    if (!next) break
+    const [before, after] = await Promise.all([decode(last.raw), decode(next.raw)])
+    t.same(after.inputs, before.inputs, 'the same coins: only one of them can be mined')
+    t.ok(after.fee > before.fee, `pays more: ${before.fee} -> ${after.fee}`)
+    t.same(after.outputs.slice(0, 2), before.outputs.slice(0, 2), 'the same payment and tag')
+    await capped.filling.broadcast(next.raw)
+    t.match(await capped.filling.outcome(last.transactionId), { state: 'not_found' }, 'the old one is gone')
+    chainOf.push({ ...next, amount: last.amount })
+  }
+  t.equal(chainOf.length, 3, 'replaced twice, then the cap is reached')
+  const last = chainOf.at(-1) as SignedTransaction
+  const { fee, transaction } = await decode(last.raw)
+  t.ok(fee <= 10n * BigInt(transaction.vsize), 'within the cap')
+  devnet.mine(1)
+  t.match(await capped.filling.outcome(last.transactionId), { state: 'success' })
+  for (const earlier of chainOf.slice(0, -1))
+    t.match(await capped.filling.outcome(earlier.transactionId), { state: 'not_found' }, 'never mined')
+  t.equal(
+    await capped.filling.replace?.(last.raw, { solverKey: VAULT_KEY }),
+    undefined,
+    'a transaction that is not the signer’s is not replaced',
+  )
 })

@@ -11,7 +11,13 @@ import { Block, opcodes, script, Transaction } from 'bitcoinjs-lib'
 import { BITCOIN_MINER } from './accounts.js'
 import { BITCOIN_RPC_ERROR, BitcoinRejection } from './errors.js'
 import { addressScript, toHex } from './script.js'
-import { type BitcoinOutput, type BitcoinSpend, MAX_MONEY, validateTransaction } from './validation.js'
+import {
+  BITCOIN_MIN_RELAY_FEE_RATE,
+  type BitcoinOutput,
+  type BitcoinSpend,
+  MAX_MONEY,
+  validateTransaction,
+} from './validation.js'
 
 export type { BitcoinOutput, BitcoinSpend } from './validation.js'
 
@@ -73,6 +79,8 @@ export interface BitcoinTxRecord {
   readonly coinbase: boolean
   /** Arrival order (mempool entries are listed newest first by it). */
   readonly arrival: number
+  /** A funding coinbase (its outputs before the reward are spendable at once). */
+  readonly funding?: boolean
   /** The block confirming it, and its position there. */
   block?: BitcoinBlock
   indexInBlock?: number
@@ -111,6 +119,10 @@ const GENESIS_COINBASE_HEX =
 const GENESIS_TIME = 1296688602
 const GENESIS_NONCE = 2
 
+function satPerVb(fee: bigint, vsize: number): string {
+  return `${(Number(fee) / vsize).toFixed(8)} sat/vB`
+}
+
 /** The outpoint key `txid:vout`. */
 export function outpointKey(txid: string, vout: number): string {
   return `${txid}:${vout}`
@@ -146,6 +158,8 @@ export class BitcoinChain {
   private readonly scriptIndex = new Map<string, Set<string>>()
   private readonly now: () => number
   private arrivals = 0
+  /** Reorganisations so far: blocks mined after one carry the count in their coinbase (new hashes). */
+  private reorgs = 0
   private rates: Readonly<Record<string, number>>
 
   constructor(options: BitcoinChainOptions = {}) {
@@ -240,18 +254,173 @@ export class BitcoinChain {
     if (known && tx.outs.some((_, vout) => this.isUnspent(txid, vout))) {
       throw new BitcoinRejection(BITCOIN_RPC_ERROR.alreadyInChain, 'Transaction outputs already in utxo set')
     }
+    // Full replace-by-fee (Bitcoin Core 28's default): mempool transactions spending an input of
+    // this one, and their descendants, are evicted if this one pays enough more (BIP125 rules 3, 4, 6).
+    const conflicts = this.mempoolConflicts(tx)
+    const evicted = this.withDescendants(conflicts)
+    if (tx.ins.some((input) => evicted.has(inputTxid(input.hash)))) {
+      throw BitcoinRejection.rejected(
+        `bad-txns-spends-conflicting-tx, ${txid} spends conflicting transaction`,
+      )
+    }
+    const spender = (key: string) => {
+      const spend = this.spends.get(key)
+      return spend && evicted.has(spend.txid) ? undefined : spend
+    }
     const { fee } = validateTransaction(tx, {
       tipHeight: this.height,
       medianTimePast: (height) => this.medianTimePast(height),
       output: (key) => this.outputs.get(key),
-      spender: (key) => this.spends.get(key),
+      spender,
       confirmationHeight: (txid) => this.txs.get(txid)?.block?.height,
-      inMempool: (txid) => this.mempool.has(txid),
-      mempoolParents: (txid) => this.mempoolParents(txid),
+      inMempool: (txid) => this.mempool.has(txid) && !evicted.has(txid),
+      mempoolParents: (txid) => this.mempoolParents(txid).filter((parent) => !evicted.has(parent)),
     })
+    if (evicted.size > 0) {
+      this.checkReplacement(txid, tx.virtualSize(), fee, conflicts, evicted)
+      this.rebuild(this.height, evicted)
+    }
     const record = this.record(tx, fee)
     this.mempool.set(txid, record)
     return txid
+  }
+
+  /**
+   * Removes the newest `depth` blocks (a simulator fault): the tip goes back by `depth`, the
+   * transactions of those blocks are gone (not back in the mempool), and mempool transactions that
+   * spent their outputs are dropped too.
+   *
+   * @throws RangeError when `depth` is not a positive integer or would remove the genesis block.
+   */
+  rollback(depth: number): void {
+    if (!Number.isSafeInteger(depth) || depth < 1 || depth > this.height) {
+      throw new RangeError(`cannot roll back ${depth} blocks of a chain at height ${this.height}`)
+    }
+    this.rebuild(this.height - depth, new Set())
+  }
+
+  /**
+   * Replaces the newest `depth` blocks by as many empty ones, with other hashes (a simulator fault):
+   * the tip keeps its height, the transactions of the replaced blocks are gone.
+   */
+  reorg(depth: number): BitcoinBlock[] {
+    this.rollback(depth)
+    this.reorgs += 1
+    const mined: BitcoinBlock[] = []
+    for (let index = 0; index < depth; index++)
+      mined.push(this.appendBlock(BITCOIN_MINER.outputScript, [], []))
+    return mined
+  }
+
+  /**
+   * Evicts a mempool transaction, and the mempool transactions spending its outputs, as a node does
+   * with one it drops (a simulator fault).
+   *
+   * @returns the txids removed; empty when `txid` is not in the mempool.
+   */
+  drop(txid: string): string[] {
+    if (!this.mempool.has(txid)) return []
+    const evicted = this.withDescendants(new Set([txid]))
+    this.rebuild(this.height, evicted)
+    return [...evicted]
+  }
+
+  /** Mempool transactions spending an input `tx` spends. */
+  private mempoolConflicts(tx: Transaction): Set<string> {
+    const conflicts = new Set<string>()
+    for (const input of tx.ins) {
+      const spend = this.spends.get(outpointKey(inputTxid(input.hash), input.index))
+      if (spend && this.mempool.has(spend.txid)) conflicts.add(spend.txid)
+    }
+    return conflicts
+  }
+
+  /** `txids` and every mempool transaction descending from them. */
+  private withDescendants(txids: ReadonlySet<string>): Set<string> {
+    const all = new Set(txids)
+    const pending = [...txids]
+    while (pending.length > 0) {
+      const record = this.mempool.get(pending.pop()!)
+      if (!record) continue
+      record.tx.outs.forEach((_, vout) => {
+        const spend = this.spends.get(outpointKey(record.txid, vout))
+        if (spend && this.mempool.has(spend.txid) && !all.has(spend.txid)) {
+          all.add(spend.txid)
+          pending.push(spend.txid)
+        }
+      })
+    }
+    return all
+  }
+
+  /** BIP125 rules 3, 4 and 6 (bitcoind's texts): more fee in total, enough more to relay, a higher rate. */
+  private checkReplacement(
+    txid: string,
+    vsize: number,
+    fee: bigint,
+    conflicts: ReadonlySet<string>,
+    evicted: ReadonlySet<string>,
+  ): void {
+    if (evicted.size > 100) {
+      throw BitcoinRejection.rejected(`too many potential replacements, rejecting replacement ${txid}`)
+    }
+    for (const conflict of conflicts) {
+      const old = this.mempool.get(conflict)!
+      // Compare fee rates exactly: fee / vsize > old.fee / old.vsize.
+      if (fee * BigInt(old.vsize) <= old.fee * BigInt(vsize)) {
+        throw BitcoinRejection.rejected(
+          `insufficient fee, rejecting replacement ${txid}; new feerate ${satPerVb(fee, vsize)} <= old feerate ${satPerVb(old.fee, old.vsize)}`,
+        )
+      }
+    }
+    const replacedFees = [...evicted].reduce((sum, id) => sum + (this.mempool.get(id)?.fee ?? 0n), 0n)
+    if (fee < replacedFees) {
+      throw BitcoinRejection.rejected(
+        `insufficient fee, rejecting replacement ${txid}, less fees than conflicting txs; ${fee} < ${replacedFees}`,
+      )
+    }
+    const relay = BigInt(vsize * BITCOIN_MIN_RELAY_FEE_RATE)
+    if (fee - replacedFees < relay) {
+      throw BitcoinRejection.rejected(
+        `insufficient fee, rejecting replacement ${txid}, not enough additional fees to relay; ${fee - replacedFees} < ${relay}`,
+      )
+    }
+  }
+
+  /**
+   * Rebuilds the chain's state from its first `height + 1` blocks, then puts the mempool back but
+   * for `evict` (in arrival order; what no longer validates is dropped).
+   */
+  private rebuild(height: number, evict: ReadonlySet<string>): void {
+    const blocks = this.blocks.slice(0, height + 1)
+    const removed = this.blocks.slice(height + 1)
+    const mempool = [...this.mempool.values()].filter((record) => !evict.has(record.txid))
+    const records = new Map(this.txs)
+    this.blocks.length = 0
+    for (const block of removed) this.blocksByHash.delete(block.hash)
+    this.txs.clear()
+    this.mempool.clear()
+    this.outputs.clear()
+    this.spends.clear()
+    this.scriptIndex.clear()
+    for (const block of blocks) {
+      this.blocks.push(block)
+      block.txids.forEach((txid, index) => {
+        const old = records.get(txid)
+        // The genesis coinbase is not recorded.
+        if (!old) return
+        const record = this.record(old.tx, old.fee, old.funding === true)
+        record.block = block
+        record.indexInBlock = index
+      })
+    }
+    for (const record of mempool) {
+      try {
+        this.submit(record.hex)
+      } catch {
+        // Its inputs went with the removed blocks or the evicted transactions: dropped.
+      }
+    }
   }
 
   /**
@@ -417,6 +586,7 @@ export class BitcoinChain {
       fee,
       coinbase,
       arrival: this.arrivals++,
+      ...(funding ? { funding } : {}),
     }
     this.txs.set(txid, record)
     const touch = (scriptHex: string) => {
@@ -464,7 +634,11 @@ export class BitcoinChain {
       new Uint8Array(32),
       0xffffffff,
       0xffffffff,
-      script.compile([script.number.encode(height), opcodes.OP_0]),
+      // After a reorganisation the count goes in too, so replacement blocks get other hashes.
+      script.compile([
+        script.number.encode(height),
+        this.reorgs === 0 ? opcodes.OP_0 : script.number.encode(this.reorgs),
+      ]),
     )
     for (const output of funding) coinbase.addOutput(output.script, output.value)
     coinbase.addOutput(payout, reward)

@@ -12,6 +12,7 @@ import {
   type BitcoinDevAccount,
 } from './accounts.js'
 import { BitcoinChain, type BitcoinPayment } from './chain.js'
+import { type BitcoinFaultPowers, bitcoinFaultPowers } from './faults.js'
 import { startEsploraServer } from './server.js'
 
 /** Options of {@link startBitcoinDevnet}. */
@@ -49,6 +50,8 @@ export interface BitcoinDevnet {
   mine(count?: number, payTo?: string): string[]
   /** Creates a confirmed output of `sats` paying `address` (one new block). */
   fund(address: string, sats: bigint | number): BitcoinFundedOutput
+  /** Rollbacks, reorganisations, dropped transactions and held-back blocks on demand (faults.ts). */
+  readonly faults: BitcoinFaultPowers
   /** Stops the server and the block timer. Idempotent. */
   stop(): Promise<void>
 }
@@ -96,8 +99,11 @@ export async function startBitcoinDevnet(options: BitcoinDevnetOptions = {}): Pr
   log(`Bitcoin devnet Esplora API listening on ${url}`)
 
   let timer: NodeJS.Timeout | undefined
+  let paused = false
   if (interval !== undefined) {
-    timer = setInterval(() => chain.mine(1), interval)
+    timer = setInterval(() => {
+      if (!paused) chain.mine(1)
+    }, interval)
     timer.unref()
     log(`Bitcoin devnet mines a block every ${interval} ms`)
   }
@@ -107,6 +113,12 @@ export async function startBitcoinDevnet(options: BitcoinDevnetOptions = {}): Pr
     host,
     port: server.port,
     chain,
+    faults: bitcoinFaultPowers({
+      chain,
+      setMiningPaused: (value) => {
+        paused = value
+      },
+    }),
     mine(count = 1, payTo) {
       return chain.mine(count, payTo).map((mined) => mined.hash)
     },

@@ -51,6 +51,7 @@ export type {
   EsploraTxOut,
   EsploraUtxo,
 } from './esplora.js'
+export { type BitcoinFaultPowers, type BitcoinFaultTarget, bitcoinFaultPowers } from './faults.js'
 export {
   BITCOIN_COINBASE_MATURITY,
   BITCOIN_MAX_FEE_RATE,

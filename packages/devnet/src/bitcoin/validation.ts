@@ -4,7 +4,7 @@
  * (IsStandardTx), finality (BIP113 locktime, BIP68 sequence locks), input availability (a conflict
  * with the mempool before missing inputs), coinbase maturity, values, the minimum relay fee, the
  * unconfirmed-ancestor limit, the signatures (`verify.ts`) and finally `sendrawtransaction`'s maximum
- * fee rate. Not modelled: replace-by-fee (every conflict is refused), descendant limits, TRUC (v3)
+ * fee rate. Not modelled: descendant limits, TRUC (v3)
  * rules, sigop limits and package relay.
  */
 import type { Transaction } from 'bitcoinjs-lib'

@@ -293,7 +293,8 @@ export class Indexer {
       outcome === 'matched' &&
       deposit.confirmations === 0 &&
       chain.adapter.finality.showsUnconfirmedDeposits &&
-      request.status === 'waiting'
+      // Read again: classifying may have sent it back to `waiting` (the deposit this one replaced).
+      (await this.#lifecycle.requests.getRequest(request.id))?.status === 'waiting'
     ) {
       await this.#lifecycle.transition(request.id, {
         to: 'pending',
@@ -315,10 +316,12 @@ export class Indexer {
     request: StoredRequest | undefined,
   ): Promise<Outcome> {
     if (!request || request.originChainId !== chain.id) return 'orphaned'
-    const earlier = await this.#lifecycle.depositsFor(deposit.depositId)
-    const same = earlier.some(
-      (seen) => seen.transactionId === canonicalId(deposit.transactionId) && seen.index === deposit.index,
-    )
+    let earlier = await this.#lifecycle.depositsFor(deposit.depositId)
+    const isThis = (seen: (typeof earlier)[number]) =>
+      seen.transactionId === canonicalId(deposit.transactionId) && seen.index === deposit.index
+    if (earlier.length > 0 && !earlier.some(isThis) && (await this.#forgetVanished(chain, earlier)))
+      earlier = await this.#lifecycle.depositsFor(deposit.depositId)
+    const same = earlier.some(isThis)
     if (earlier.length > 0 && !same) return 'double_spend'
     if (canonicalId(deposit.currencyId) !== canonicalId(request.originCurrency)) return 'wrong_currency'
     if (deposit.amount < request.amountIn) return 'too_low'
@@ -363,8 +366,32 @@ export class Indexer {
   }
 
   /**
-   * A deposit that vanished (reorg) or reverted before it was acted on was never real: dropped, no
-   * fill. Its request keeps waiting (another deposit may still come) and its record says what went.
+   * Another deposit for a request that already has one: the earlier ones not acted on yet are read
+   * again, and those the chain no longer has (a mempool transaction replaced by fee or dropped, or
+   * reorganised away) are forgotten first, so a replacement paying the same request is its deposit,
+   * not a second one. True when one was forgotten.
+   */
+  async #forgetVanished(
+    chain: RegisteredChain,
+    earlier: ReadonlyArray<{ transactionId: string; chainId: number }>,
+  ): Promise<boolean> {
+    const reading = chain.adapter.reading
+    if (!reading) return false
+    let forgot = false
+    for (const { transactionId, chainId } of earlier) {
+      if (chainId !== chain.id || (await this.#lifecycle.isConfirmedDeposit(chainId, transactionId))) continue
+      const facts = await reading.readDeposits(transactionId, { fresh: true })
+      if (facts.state !== 'not_found' && facts.state !== 'reverted') continue
+      await this.#forget(chainId, transactionId)
+      forgot = true
+    }
+    return forgot
+  }
+
+  /**
+   * A deposit that vanished (reorg, or a mempool transaction dropped or replaced) or reverted before
+   * it was acted on was never real: dropped, no fill. Its request waits (again, when the mempool
+   * deposit had moved it to `pending`; another deposit may still come) and its record says what went.
    */
   async #forget(chainId: number, transactionId: string): Promise<void> {
     const { rows } = await this.#lifecycle.requests.client.query<GoneDepositRow>(
@@ -374,6 +401,21 @@ export class Indexer {
     )
     for (const row of rows) {
       if (row.request_id === null || row.outcome !== 'matched') continue
+      const request = await this.#lifecycle.requests.getRequest(row.request_id)
+      // Only its mempool sighting moved it to `pending` (an unconfirmed deposit is never acted on).
+      if (request?.status === 'pending') {
+        await this.#lifecycle.transition(row.request_id, {
+          to: 'waiting',
+          details: { depositReorged: { ...goneFacts(transactionId, row), stage: 'before_fill' } },
+        })
+        this.#metrics?.depositReorged(chainId, 'before_fill')
+        this.#logger.warn('unconfirmed deposit gone; the request waits again', {
+          chainId,
+          transactionId,
+          requestId: row.request_id,
+        })
+        continue
+      }
       await this.#recordReorg(row.request_id, chainId, transactionId, row, 'before_fill')
     }
   }

@@ -1,4 +1,4 @@
-import { canonicalId, type IntentsApi } from '@pontis/core'
+import { type CoinReservations, canonicalId, type IntentsApi } from '@pontis/core'
 import { notifyStatus } from '../events/index.js'
 import type { IntentsMetrics } from '../metrics.js'
 import type { RequestStore, SqlClient, StoredRequest } from '../store/index.js'
@@ -280,6 +280,15 @@ export class LifecycleStore {
     }))
   }
 
+  /** True when the deposit transaction was acted on (its confirmations reached). */
+  async isConfirmedDeposit(chainId: number, transactionId: string): Promise<boolean> {
+    const { rows } = await this.#client.query<{ confirmed: boolean }>(
+      'SELECT bool_or(confirmed) AS confirmed FROM deposits WHERE chain_id = $1 AND transaction_id = $2',
+      [chainId, transactionId],
+    )
+    return rows[0]?.confirmed === true
+  }
+
   async cursor(chainId: number): Promise<string | undefined> {
     const { rows } = await this.#client.query<{ cursor: string }>(
       'SELECT cursor FROM chain_cursors WHERE chain_id = $1',
@@ -467,6 +476,49 @@ export class LifecycleStore {
       (nonce + 1n).toString(),
     ])
     return nonce
+  }
+
+  /**
+   * The coin holds of chain `chainId` as a family sees them while signing job `jobId` in `tx` (the
+   * transaction that also stores the signed bytes): shared by every worker on the database. Two
+   * signings racing for a coin serialise on its row; the later one finds it held and chooses again.
+   */
+  coinReservations(tx: SqlClient, chainId: number, jobId: number): CoinReservations {
+    const now = this.#now
+    return {
+      async held(coinIds) {
+        if (coinIds.length === 0) return new Set()
+        const { rows } = await tx.query<{ coin_id: string }>(
+          `SELECT coin_id FROM solver_coin_reservations
+           WHERE chain_id = $1 AND held_until >= $2 AND coin_id = ANY($3::text[])`,
+          [chainId, now(), [...coinIds]],
+        )
+        return new Set(rows.map((row) => row.coin_id))
+      },
+      async hold(coinIds, ttlMs) {
+        if (coinIds.length === 0) return true
+        const at = now()
+        await tx.query('DELETE FROM solver_coin_reservations WHERE chain_id = $1 AND held_until < $2', [
+          chainId,
+          at,
+        ])
+        const { rows } = await tx.query<{ coin_id: string }>(
+          `INSERT INTO solver_coin_reservations (chain_id, coin_id, held_until, job_id)
+           SELECT $1, coin, $2, $3 FROM unnest($4::text[]) AS coin
+           ON CONFLICT (chain_id, coin_id) DO UPDATE
+             SET held_until = EXCLUDED.held_until, job_id = EXCLUDED.job_id
+             WHERE solver_coin_reservations.held_until < $5 OR solver_coin_reservations.job_id = EXCLUDED.job_id
+           RETURNING coin_id`,
+          [chainId, at + ttlMs, jobId, [...coinIds], at],
+        )
+        if (rows.length === coinIds.length) return true
+        await tx.query(
+          'DELETE FROM solver_coin_reservations WHERE chain_id = $1 AND job_id = $2 AND coin_id = ANY($3::text[])',
+          [chainId, jobId, rows.map((row) => row.coin_id)],
+        )
+        return false
+      },
+    }
   }
 
   /** Waiting requests with a deposit address, for the deposit-address watcher. */

@@ -8,6 +8,7 @@ import {
   type RegisteredChain,
   type Registry,
   type SignedTransaction,
+  type SigningOptions,
   type SolverCredentials,
   settlementConfirmations,
 } from '@pontis/core'
@@ -226,7 +227,7 @@ export class Solver {
     }
   }
 
-  /** Signs with a nonce reserved in the same transaction that stores the bytes. */
+  /** Signs with a nonce and coins reserved in the same transaction that stores the bytes. */
   async #sign(job: SolverJob): Promise<SignedTransaction | undefined> {
     const { lifecycle, registry } = this.#options
     const chain = registry.chain(job.chainId)
@@ -244,7 +245,11 @@ export class Solver {
         const nonce = usesSolverNonce
           ? await lifecycle.allocateNonce(tx, chain.id, solver, chainNext)
           : undefined
-        const signed = await this.#signJob(job, filling, credentials, nonce)
+        const coins = lifecycle.coinReservations(tx, chain.id, job.id)
+        const signed = await this.#signJob(job, filling, credentials, {
+          ...(nonce === undefined ? {} : { nonce }),
+          coins,
+        })
         if (!(await lifecycle.storeSigned(job.id, this.#owner, signed, tx))) throw new LeaseLost()
         return signed
       })
@@ -263,9 +268,8 @@ export class Solver {
     job: SolverJob,
     filling: FillingCapability,
     credentials: SolverCredentials,
-    nonce: bigint | undefined,
+    options: SigningOptions,
   ): Promise<SignedTransaction> {
-    const options = nonce === undefined ? {} : { nonce }
     if (job.kind === 'fill') {
       const payload = job.payload as unknown as FillPayload
       return filling.signFill(

@@ -1,5 +1,11 @@
 /** The quote's answer in the API's terms: fee objects, the sponsorship report and the details. */
-import { formatUnits, type IntentsApi, type OriginSwapQuote, protocolChainIdOf } from '@pontis/core'
+import {
+  depositConfirmations,
+  formatUnits,
+  type IntentsApi,
+  type OriginSwapQuote,
+  protocolChainIdOf,
+} from '@pontis/core'
 import type { ChainCurrency } from './currencies.js'
 import { type DestinationSwapLeg, destinationSwapSlippageBps } from './destination-swap.js'
 import { type AmountBreakdown, FEE_COMPONENTS, type FeeComponent } from './fees.js'
@@ -286,14 +292,17 @@ function originRouteDetails(
 }
 
 /**
- * Seconds until the fill: the origin's confirmations (amount-dependent where the family says so)
- * at its block time, then the fill itself.
+ * Seconds until the fill: the origin's confirmations (amount-dependent where the family or the chain
+ * entry's `finality` says so) at its block time, then the fill itself.
  */
 function timeEstimate(origin: PricedEnd, amountIn: bigint, settings: SolverSettings): number {
   const finality = origin.chain.adapter.finality
   const fill = settings.quote.fillTimeEstimateSeconds
-  const confirmations =
-    finality.confirmationsFor?.(origin.currency.address, amountIn) ?? finality.fastConfirmations
+  const family = finality.confirmationsFor?.(origin.currency.address, amountIn) ?? finality.fastConfirmations
+  // The chain entry's `finality` (depth, per-currency high-value rules) can ask for more.
+  const confirmations = origin.chain.entry.finality
+    ? Math.max(family, depositConfirmations(origin.chain, origin.currency.address, amountIn))
+    : family
   return fill + (finality.blockTimeSeconds ?? fill) * confirmations
 }
 
