@@ -202,6 +202,22 @@ function encodePath(hops: readonly Hop[], reverse: boolean): Hex {
   return encodePacked(types, values)
 }
 
+/**
+ * The block pool state is read at: the chain's head, asked again after at most
+ * {@link POOL_STATE_BLOCK_MS} (or the chain's read-cache period when shorter). Quotes and prices
+ * pinned to it are the same for every read of one quote, and a swap mined since is seen within that
+ * time, where a read cached for the whole period would price a pool that has moved.
+ */
+const POOL_STATE_BLOCK_MS = 250
+
+function poolStateBlock(context: EvmChainContext): Promise<bigint> {
+  return context.cache.read(
+    'uniswap-block',
+    () => rpc(context.label, () => context.client.getBlockNumber({ cacheTime: 0 })),
+    POOL_STATE_BLOCK_MS,
+  )
+}
+
 /** The quoter's answer for one path, or undefined when the path cannot fill the amount. */
 async function quotePath(
   context: EvmChainContext,
@@ -211,8 +227,11 @@ async function quotePath(
 ): Promise<{ hops: readonly Hop[]; amount: bigint; gas: bigint } | undefined> {
   const exactOut = request.tradeType === 'EXACT_OUTPUT'
   const path = encodePath(hops, exactOut)
-  // Cached like every chain read: a warm repeat quote asks the quoter nothing.
-  const quoted = await context.cache.read(`uniswap-quote:${exactOut}:${path}:${request.amount}`, async () => {
+  const blockNumber = await poolStateBlock(context)
+  // Cached per block: a warm repeat quote asks the quoter nothing, and a swap that moved the pool
+  // (a new block) is never quoted from before it.
+  const key = `uniswap-quote:${blockNumber}:${exactOut}:${path}:${request.amount}`
+  const quoted = await context.cache.read(key, async () => {
     try {
       const [amount, , , gas] = await rpc(context.label, () =>
         context.client.readContract({
@@ -220,6 +239,7 @@ async function quotePath(
           abi: quoterAbi,
           functionName: exactOut ? 'quoteExactOutput' : 'quoteExactInput',
           args: [path, request.amount],
+          blockNumber,
         }),
       )
       return { amount, gas }
@@ -235,10 +255,11 @@ async function quotePath(
 async function midPrice(context: EvmChainContext, hops: readonly Hop[]) {
   let numerator = 1n
   let denominator = 1n
+  const blockNumber = await poolStateBlock(context)
   for (const hop of hops) {
-    const [sqrtPriceX96] = await context.cache.read(`uniswap-slot0:${hop.pool}`, () =>
+    const [sqrtPriceX96] = await context.cache.read(`uniswap-slot0:${blockNumber}:${hop.pool}`, () =>
       rpc(context.label, () =>
-        context.client.readContract({ address: hop.pool, abi: poolAbi, functionName: 'slot0' }),
+        context.client.readContract({ address: hop.pool, abi: poolAbi, functionName: 'slot0', blockNumber }),
       ),
     )
     // slot0 prices token1 in token0; token0 is the lower address.
