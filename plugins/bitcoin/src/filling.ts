@@ -264,7 +264,12 @@ export function createBitcoinFilling(context: BitcoinChainContext): FillingCapab
       return signPayment(context, spender, { recipient, amount: request.amount, tag, feeFromAmount: false })
     },
 
-    /** One payment out of the vault to the solver, tagged with the repayment id (native only: one leg). */
+    /**
+     * One payment out of the vault to the solver, tagged with the repayment id (native only: one leg).
+     * Its fee comes out of the leg, as a deposit-address sweep's does: the vault holds exactly the
+     * deposits it is owed back, so a fee on top would be taken from another request's deposit and
+     * leave the last repayment unable to pay.
+     */
     async signRepayment(
       request: RepaymentRequest,
       credentials: SolverCredentials,
@@ -274,7 +279,7 @@ export function createBitcoinFilling(context: BitcoinChainContext): FillingCapab
       const recipient = recipientOf(context, request.recipient, leg.amount)
       const tag = requireId(request.repaymentId, 'repaymentId')
       const spender = vaultSpender(credentials, 'repay the solver')
-      return signPayment(context, spender, { recipient, amount: leg.amount, tag, feeFromAmount: false })
+      return signPayment(context, spender, { recipient, amount: leg.amount, tag, feeFromAmount: true })
     },
     maxRepaymentLegs: 1,
 
