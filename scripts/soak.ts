@@ -25,6 +25,7 @@
  *
  * Exits 1 on any violation. Needs PostgreSQL (TEST_DATABASE_URL, default the tests' database).
  */
+import { writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { parseArgs } from 'node:util'
 import {
@@ -377,7 +378,12 @@ async function soak(
   const port = await freePort()
   const env = { ...processEnvironment(devnet, schema), INTENTS_PORT: String(port) }
   let service: ServiceProcess = await startServiceProcess(env)
+  const outputs: Array<() => string> = [() => service.output()]
   cleanups.push(() => service.stop())
+  // SOAK_SERVICE_LOG=<file>: the service processes' logs, for a run that found something.
+  const logFile = process.env.SOAK_SERVICE_LOG
+  if (logFile)
+    cleanups.push(() => writeFile(logFile, outputs.map((output) => output()).join('\n--- restart ---\n')))
   const baseUrl = service.url
   log(`service on ${baseUrl}, store schema ${schema}`)
   const pontis = createPontisClient({ baseUrl, fetch: conformance.fetch })
@@ -410,7 +416,10 @@ async function soak(
     restart = (async () => {
       service.child.kill('SIGKILL')
       await service.exited()
+      const first = service.output()
+      outputs[0] = () => first
       service = await startServiceProcess(env)
+      outputs.push(() => service.output())
       log(`service restarted on ${service.url}`)
     })()
     await restart
