@@ -475,8 +475,6 @@ async function soak(
     () => true,
     () => false,
   )
-  if (!settled && process.env.SOAK_DEBUG)
-    log(`vault utxos: ${await (await fetch(`${esploraUrl}/address/${BITCOIN_VAULT.address}/utxo`)).text()}`)
   const unsettled = settled
     ? []
     : await querySchema<{ what: string }>(
