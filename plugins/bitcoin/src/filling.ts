@@ -377,7 +377,12 @@ export function createBitcoinFilling(context: BitcoinChainContext): FillingCapab
       )
     },
 
-    /** One payment out of the vault to the solver, tagged with the repayment id (native only: one leg). */
+    /**
+     * One payment out of the vault to the solver, tagged with the repayment id (native only: one leg).
+     * Its fee comes out of the leg, as a deposit-address sweep's does: the vault holds exactly the
+     * deposits it is owed back, so a fee on top would be taken from another request's deposit and
+     * leave the last repayment unable to pay.
+     */
     async signRepayment(
       request: RepaymentRequest,
       credentials: SolverCredentials,
@@ -391,7 +396,7 @@ export function createBitcoinFilling(context: BitcoinChainContext): FillingCapab
       return signPayment(
         context,
         spender,
-        { recipient, amount: leg.amount, tag, feeFromAmount: false },
+        { recipient, amount: leg.amount, tag, feeFromAmount: true },
         options,
       )
     },

@@ -10,6 +10,8 @@
  *   Payments to a per-request deposit address are untagged plain payments: nothing in them names
  *   the request, so they are not deposit facts; the indexer finds them by the address's balance
  *   (`readBalance`), as on EVM.
+ *   A transaction spending the vault's own coins is never a deposit: its output to the vault is the
+ *   change of a repayment or refund.
  * - Fills and refunds: the outputs of a transaction tagged with one OP_RETURN id (order or refund
  *   id), except the change, i.e. outputs paying back a script the transaction spends from.
  * - Balances by the spec's rule (see `balanceOf`).
@@ -87,6 +89,8 @@ export function depositsIn(context: BitcoinChainContext, transaction: EsploraTra
   const depositId = tagOfTransaction(transaction)
   if (!vault || depositId === undefined) return []
   const vaultScript = Buffer.from(vault.script).toString('hex')
+  // The vault's own payment (a repayment or a refund): its output to the vault is change, not a deposit.
+  if (transaction.vin.some((input) => input.prevout?.scriptpubkey.toLowerCase() === vaultScript)) return []
   const first = transaction.vin[0]?.prevout
   const depositor = first ? (addressOfOutput(context, first) ?? '') : ''
   return transaction.vout.flatMap((output, index) =>

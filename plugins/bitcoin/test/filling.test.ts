@@ -66,7 +66,7 @@ async function decode(raw: string) {
     }
   })
   const paid = outputs.reduce((sum, output) => sum + output.amount, 0n)
-  return { transaction, inputs, outputs, fee: spent - paid }
+  return { transaction, inputs, spent, outputs, fee: spent - paid }
 }
 
 async function errorOf(run: () => Promise<unknown>): Promise<PontisError> {
@@ -182,32 +182,54 @@ t.test('a refund out of the vault, signed with the vault key', async (t) => {
   t.match(wrongKey.message, /is not the vault/)
 })
 
-t.test('a repayment pays the solver back out of the vault, tagged with its id', async (t) => {
-  devnet.fund(BITCOIN_VAULT.address, 30_000_000n)
-  const repayment = {
-    repaymentId: newId(),
-    recipient: adapter.filling.solverAddress(credentials),
-    legs: [{ currencyId: BITCOIN_NATIVE_CURRENCY_ID, amount: 7_000_000n }],
-  }
-  t.equal(adapter.filling.maxRepaymentLegs, 1)
-  const signed = await adapter.filling.signRepayment!(repayment, credentials)
-  t.equal(signed.amount, 7_000_000n)
-  const { outputs } = await decode(signed.raw)
-  t.same(outputs[0], { script: scriptHexOf(BITCOIN_SOLVER.address), amount: 7_000_000n }, 'to the solver')
-  t.equal(outputs[2]?.script, scriptHexOf(BITCOIN_VAULT.address), 'change back to the vault')
-  await adapter.filling.broadcast(signed.raw)
-  const facts = await adapter.reading.readRefunds?.(signed.transactionId)
-  t.equal(facts?.facts[0]?.orderId, repayment.repaymentId, 'tagged with the repayment id')
-  const twoLegs = await errorOf(() =>
-    adapter.filling.signRepayment!(
-      { ...repayment, legs: [...repayment.legs, ...repayment.legs] },
-      credentials,
-    ),
-  )
-  t.equal(twoLegs.code, 'INVALID_REQUEST')
-  const noKey = await errorOf(() => adapter.filling.signRepayment!(repayment, { solverKey: SOLVER_KEY }))
-  t.equal(noKey.code, 'UNSUPPORTED_EXECUTION_TYPE')
-})
+t.test(
+  'a repayment pays the solver back out of the vault, tagged with its id, its fee out of the leg',
+  async (t) => {
+    devnet.fund(BITCOIN_VAULT.address, 30_000_000n)
+    const repayment = {
+      repaymentId: newId(),
+      recipient: adapter.filling.solverAddress(credentials),
+      legs: [{ currencyId: BITCOIN_NATIVE_CURRENCY_ID, amount: 7_000_000n }],
+    }
+    t.equal(adapter.filling.maxRepaymentLegs, 1)
+    const signed = await adapter.filling.signRepayment!(repayment, credentials)
+    const { outputs, fee, spent } = await decode(signed.raw)
+    // The vault holds exactly what it owes: a fee on top would come out of another request's deposit
+    // (the soak run's last Bitcoin repayment could never pay).
+    t.equal(signed.amount + fee, 7_000_000n, 'the vault parts with the leg exactly, fee included')
+    t.ok(fee > 0n)
+    t.same(
+      outputs[0],
+      { script: scriptHexOf(BITCOIN_SOLVER.address), amount: signed.amount },
+      'to the solver',
+    )
+    t.equal(outputs[2]?.script, scriptHexOf(BITCOIN_VAULT.address), 'change back to the vault')
+    t.equal(outputs[2]?.amount, spent - 7_000_000n, 'the change is what the vault keeps')
+    const head = await adapter.reading.scanDeposits?.(undefined)
+    await adapter.filling.broadcast(signed.raw)
+    const facts = await adapter.reading.readRefunds?.(signed.transactionId)
+    t.equal(facts?.facts[0]?.orderId, repayment.repaymentId, 'tagged with the repayment id')
+    t.same(
+      (await adapter.reading.readDeposits(signed.transactionId)).facts,
+      [],
+      'its change to the vault is no deposit (it was refunded as an orphan to the vault itself)',
+    )
+    const scan = await adapter.reading.scanDeposits?.(head?.cursor)
+    t.notOk(
+      scan?.deposits.some((one) => one.transactionId === signed.transactionId),
+      'nor does a deposit scan report it',
+    )
+    const twoLegs = await errorOf(() =>
+      adapter.filling.signRepayment!(
+        { ...repayment, legs: [...repayment.legs, ...repayment.legs] },
+        credentials,
+      ),
+    )
+    t.equal(twoLegs.code, 'INVALID_REQUEST')
+    const noKey = await errorOf(() => adapter.filling.signRepayment!(repayment, { solverKey: SOLVER_KEY }))
+    t.equal(noKey.code, 'UNSUPPORTED_EXECUTION_TYPE')
+  },
+)
 
 t.test('a refund out of a deposit address pays its own fee out of the amount', async (t) => {
   const requestId = newId()
