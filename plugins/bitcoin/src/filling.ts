@@ -17,6 +17,7 @@ import {
   type FillingCapability,
   type FillRequest,
   invalidAddressError,
+  isPontisError,
   PontisError,
   type RefundRequest,
   type RepaymentRequest,
@@ -144,6 +145,36 @@ const MAX_SELECTION_ROUNDS = 5
 const coinId = (coin: { readonly txid: string; readonly vout: number }) => `${coin.txid}:${coin.vout}`
 
 /**
+ * {@link plan} over the coins no other signed transaction holds. Short only because of holds, the
+ * payment waits: those transactions' change comes back to the same address once they are mined (a
+ * repayment after a restart met the one before it still in flight), so the error is a retryable one
+ * rather than INSUFFICIENT_FUNDS, which gives the job up.
+ */
+function planAroundHolds(
+  context: BitcoinChainContext,
+  spender: Spender,
+  fetched: readonly Coin[],
+  held: ReadonlySet<string>,
+  payment: Payment,
+  rate: bigint,
+): ReturnType<typeof plan> {
+  try {
+    return plan(
+      context,
+      spender,
+      fetched.filter((coin) => !held.has(coinId(coin))),
+      payment,
+      rate,
+    )
+  } catch (error) {
+    if (held.size === 0 || !isPontisError(error) || error.code !== 'INSUFFICIENT_FUNDS') throw error
+    throw new Error(
+      `${error.message} ${held.size} more coin(s) are held by signed transactions not yet on chain; signing again once their change is back.`,
+    )
+  }
+}
+
+/**
  * Signs a payment from `spender`: recipient, tag, change. Holds the coins it spends, in the shared
  * holds the solver passes (`options.coins`) or else this process's own.
  */
@@ -158,13 +189,7 @@ async function signPayment(
   let chosen: ReturnType<typeof plan> | undefined
   for (let round = 0; round < MAX_SELECTION_ROUNDS && !chosen; round++) {
     const held = await holds.held(fetched.map(coinId))
-    const candidate = plan(
-      context,
-      spender,
-      fetched.filter((coin) => !held.has(coinId(coin))),
-      payment,
-      rate,
-    )
+    const candidate = planAroundHolds(context, spender, fetched, held, payment, rate)
     // Another worker may have held one of them since: choose again without it.
     if (await holds.hold(candidate.coins.map(coinId), context.reservationMs)) chosen = candidate
   }

@@ -1,6 +1,7 @@
 import {
   type CoinReservations,
   type FillRequest,
+  isPontisError,
   PontisError,
   type RefundRequest,
   type SignedTransaction,
@@ -332,6 +333,40 @@ t.test('two adapters sharing coin holds (two workers on one store) never spend t
   for (const one of signed) await workers[0]!.filling.broadcast(one.raw)
   devnet.mine(1)
   for (const one of signed) t.match(await adapter.filling.outcome(one.transactionId), { state: 'success' })
+})
+
+t.test('short only because every coin is held: a retryable error, never INSUFFICIENT_FUNDS', async (t) => {
+  // Every coin held, as by transactions signed before a restart and not yet on chain.
+  const everything: CoinReservations = {
+    async held(ids) {
+      return new Set(ids)
+    },
+    async hold() {
+      return false
+    },
+  }
+  const error = await adapter.filling
+    .signFill(fill(1_000_000n, BITCOIN_USERS.p2wpkh.address), credentials, { coins: everything })
+    .then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )
+  t.ok(error instanceof Error, 'signing fails')
+  t.notOk(isPontisError(error), 'not a catalogued refusal, so the solver retries the job')
+  t.match(String(error), /held by signed transactions not yet on chain/)
+  const none: CoinReservations = {
+    async held() {
+      return new Set()
+    },
+    async hold() {
+      return true
+    },
+  }
+  await t.rejects(
+    adapter.filling.signFill(fill(10n ** 15n, BITCOIN_USERS.p2wpkh.address), credentials, { coins: none }),
+    { code: 'INSUFFICIENT_FUNDS' },
+    'truly short, with nothing held: refused as before',
+  )
 })
 
 t.test('a stuck fill is replaced by fee (RBF) up to maxReplacementFeeRate, and mined once', async (t) => {
