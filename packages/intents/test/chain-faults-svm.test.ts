@@ -1,0 +1,199 @@
+/**
+ * The lifecycle under SVM chain faults (LiteSVM behind the devnet's Solana RPC, anvil the other
+ * side, HTTP only), caused through the SVM devnet's fault powers (packages/devnet/src/svm/faults.ts):
+ * a fill whose blockhash expires before it lands is signed again with a fresh blockhash, and only
+ * once the old one has provably expired, so it is never paid twice.
+ */
+import { type IntentsApi, silentLogger } from '@pontis/core'
+import {
+  devnetEnvironment,
+  STABLECOIN_ADDRESS,
+  SVM_DEVNET_CHAIN_ID,
+  SVM_STABLECOIN,
+  SVM_USERS,
+  startDevnet,
+  USERS,
+} from '@pontis/devnet'
+import { loadOpenApiDocument } from '@pontis/http'
+import { createTestClient, type TestClient } from '@pontis/http/testing'
+import { getAssociatedTokenAddressSync } from '@solana/spl-token'
+import { Connection, PublicKey, VersionedTransaction } from '@solana/web3.js'
+import t from 'tap'
+import { type Address, createPublicClient, createWalletClient, type Hex, http, type PublicClient } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
+import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
+
+type Quote = IntentsApi.QuoteResponse
+type Status = IntentsApi.StatusRecordV3
+const SVM = SVM_DEVNET_CHAIN_ID
+const EVM = 31337
+
+t.setTimeout(4 * PROCESS_START_BOUND_MS)
+
+// No slot timer: slots come only with transactions and the fault powers, so a blockhash expires
+// exactly when the test says.
+const devnet = await startDevnet({ chains: [{ chainId: EVM, port: 0 }], svm: { port: 0, routesPort: 0 } })
+t.teardown(() => devnet.stop())
+const svm = devnet.svm as NonNullable<typeof devnet.svm>
+const { faults } = svm
+const { ledger } = svm.chain
+const connection = new Connection(svm.rpcUrl, 'confirmed')
+const evmChain = devnet.chains[0] as (typeof devnet.chains)[0]
+const evmClient = createPublicClient({
+  chain: evmChain.chain,
+  transport: http(evmChain.rpcUrl),
+}) as PublicClient
+const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
+
+async function start(env: Record<string, string> = {}): Promise<IntentsService> {
+  return startIntentsService({
+    env: { ...devnetEnvironment(devnet), RATE_LIMITS: 'off', ...env },
+    port: 0,
+    logger: silentLogger,
+    document: loaded,
+    indexerIntervalMs: 150,
+    solverIntervalMs: 100,
+  })
+}
+
+async function svmTokenBalance(owner: string): Promise<bigint> {
+  const account = getAssociatedTokenAddressSync(
+    new PublicKey(SVM_STABLECOIN.address),
+    new PublicKey(owner),
+    true,
+  )
+  const info = ledger.getAccount(account)
+  if (!info) return 0n
+  return BigInt((await connection.getTokenAccountBalance(account, 'processed')).value.amount)
+}
+
+/** Quotes EVM USDC to SVM USDC for `recipient`, deposits as the wallet of `user` and indexes it. */
+async function bridgeToSvm(client: TestClient, user: (typeof USERS)[number], recipient: string) {
+  const res = await client.post('/quote/v2', {
+    user: user.address,
+    recipient,
+    originChainId: EVM,
+    destinationChainId: SVM,
+    originCurrency: STABLECOIN_ADDRESS,
+    destinationCurrency: SVM_STABLECOIN.address,
+    amount: '30000000',
+    tradeType: 'EXACT_INPUT',
+  })
+  if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${res.text}`)
+  const quote = res.body as Quote
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(user.privateKey as Hex),
+    chain: evmChain.chain,
+    transport: http(evmChain.rpcUrl),
+  })
+  let txHash: Hex | undefined
+  for (const step of quote.steps) {
+    for (const item of step.items) {
+      const data = item.data as { to: Address; data: Hex; value: string }
+      txHash = await wallet.sendTransaction({ to: data.to, data: data.data, value: BigInt(data.value) })
+      await evmClient.waitForTransactionReceipt({ hash: txHash })
+    }
+  }
+  const indexed = await client.post('/transactions/index', { chainId: EVM, txHash })
+  if (indexed.status !== 200) throw new Error(`index answered ${indexed.status}`)
+  return { quote, requestId: quote.steps.at(-1)?.requestId as string }
+}
+
+const statusOf = async (client: TestClient, requestId: string): Promise<Status> =>
+  (await client.get(`/intents/status/v3?requestId=${requestId}`)).body as Status
+
+function settled(client: TestClient, requestId: string, wanted: readonly string[]): Promise<Status> {
+  return waitFor(`request ${requestId} to be ${wanted.join(' or ')}`, () => statusOf(client, requestId), {
+    until: (record) => wanted.includes(record.status),
+    describe: (record) => record && { status: record.status, failReason: record.failReason },
+  })
+}
+
+/** The fill job of `requestId`: its current transaction, the ones it replaced, its stored validity. */
+async function fillJob(service: IntentsService, requestId: string) {
+  const { rows } = await service.store.client.query<{
+    raw: string | null
+    transaction_id: string | null
+    replaced: Array<{ transactionId: string; raw: string }>
+    valid_through: string | null
+  }>('SELECT raw, transaction_id, replaced, valid_through FROM solver_jobs WHERE job_key = $1', [
+    `fill:${requestId.toLowerCase()}`,
+  ])
+  return rows[0]
+}
+
+const blockhashOf = (raw: string): string =>
+  VersionedTransaction.deserialize(Buffer.from(raw, 'base64')).message.recentBlockhash
+
+t.test(
+  'a stuck SVM fill is re-signed with a fresh blockhash only once the old one has provably expired, and paid once',
+  async (t) => {
+    const service = await start({ SOLVER_REPLACE_AFTER_MS: '200' })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = SVM_USERS[1]!.address
+    const before = await svmTokenBalance(recipient)
+    await faults.pauseMining()
+    t.teardown(() => faults.resumeMining())
+    const { quote, requestId } = await bridgeToSvm(client, USERS[2]!, recipient)
+    const submitted = await settled(client, requestId, ['submitted'])
+    const first = submitted.txHashes[0] as string
+    t.same(await faults.waiting(), [first], 'the fill waits for a slot')
+    const job = await fillJob(service, requestId)
+    const blockhash = blockhashOf(job?.raw as string)
+    const { lastValidBlockHeight } = ledger.latestBlockhash()
+    t.ok(job?.valid_through !== null && BigInt(job?.valid_through as string) <= BigInt(lastValidBlockHeight))
+    const validThrough = BigInt(job?.valid_through as string)
+
+    // Evicted while its blockhash is valid: the same bytes come back, nothing is signed again.
+    await faults.dropTransaction(first)
+    await waitFor('the same fill to be sent again', async () => (await faults.waiting()).includes(first))
+    t.same((await fillJob(service, requestId))?.replaced, [], 'not re-signed while the blockhash is valid')
+
+    // Evicted again and its blockhash expires (block height past lastValidBlockHeight), but the
+    // finalized height is not past it yet: nothing proves it yet, so still nothing is signed.
+    await faults.dropTransaction(first)
+    const head = await faults.expireBlockhash(blockhash)
+    t.ok(head > validThrough, 'the processed height is past lastValidBlockHeight')
+    t.ok(BigInt(ledger.slotAt('finalized')) <= validThrough, 'the finalized one is not')
+    const attempts = async (): Promise<number> =>
+      (
+        await service.store.client.query<{ attempts: number }>(
+          'SELECT attempts FROM solver_jobs WHERE job_key = $1',
+          [`fill:${requestId.toLowerCase()}`],
+        )
+      ).rows[0]?.attempts ?? 0
+    // Two more passes over the job: each sent the bytes again, was refused, and asked for a replacement.
+    const passes = await attempts()
+    await waitFor(
+      'the refused re-broadcast to be followed twice',
+      async () => (await attempts()) >= passes + 2,
+    )
+    t.same((await fillJob(service, requestId))?.replaced, [], 'not re-signed before the expiry is final')
+
+    // Finalized past it: provably expired, signed again with a fresh blockhash.
+    await faults.mine(ledger.finalizedDepth)
+    const replaced = (await waitFor('the fill to be re-signed', async () => {
+      const current = await fillJob(service, requestId)
+      return current && current.replaced.length > 0 ? current : undefined
+    })) as NonNullable<Awaited<ReturnType<typeof fillJob>>>
+    t.equal(replaced.replaced[0]?.transactionId, first, 'the expired one is the replaced one')
+    t.not(blockhashOf(replaced.raw as string), blockhash, 'a fresh blockhash')
+    t.ok(BigInt(replaced.valid_through as string) > validThrough, 'valid for longer')
+    await waitFor('the new fill to be sent', async () =>
+      (await faults.waiting()).includes(replaced.transaction_id as string),
+    )
+    await faults.resumeMining()
+    await faults.mine(ledger.finalizedDepth)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success')
+    t.ok(done.txHashes.includes(replaced.transaction_id as string), 'the status shows the landed fill')
+    t.equal(ledger.transaction(first), undefined, 'the expired one never landed')
+    t.equal(
+      (await svmTokenBalance(recipient)) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)
