@@ -197,3 +197,69 @@ t.test(
     )
   },
 )
+
+type ReorgDetails = { depositReorged?: { transactionId: string; stage: string; amount: string } }
+
+t.test(
+  'an SVM deposit rolled back before it is final: no fill, waiting, then DEPOSIT_REORGED after the TTL',
+  async (t) => {
+    let clockOffset = 0
+    const service = await startIntentsService({
+      env: { ...devnetEnvironment(devnet), RATE_LIMITS: 'off' },
+      port: 0,
+      logger: silentLogger,
+      document: loaded,
+      indexerIntervalMs: 150,
+      solverIntervalMs: 100,
+      reorgCheckMs: 200,
+      now: () => Date.now() + clockOffset,
+    })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const user = SVM_USERS[2]!
+    const res = await client.post('/quote/v2', {
+      user: user.address,
+      recipient: USERS[3]!.address,
+      originChainId: SVM,
+      destinationChainId: EVM,
+      originCurrency: SVM_STABLECOIN.address,
+      destinationCurrency: STABLECOIN_ADDRESS,
+      amount: '20000000',
+      tradeType: 'EXACT_INPUT',
+    })
+    t.equal(res.status, 200)
+    const quote = res.body as Quote
+    const requestId = quote.steps[0]?.requestId as string
+    const item = quote.steps[0]?.items[0]?.data as unknown as { transaction: string }
+    const deposit = VersionedTransaction.deserialize(Buffer.from(item.transaction, 'base64'))
+    deposit.sign([user.keypair])
+    // The deposit lands in a slot of its own and no slot follows: it is confirmed, not finalized.
+    const signature = await connection.sendRawTransaction(deposit.serialize())
+    t.ok(ledger.transaction(signature), 'landed')
+    const indexed = await client.post('/transactions/index', { chainId: SVM, txHash: signature })
+    t.equal(indexed.status, 200)
+    await faults.rollback(1)
+    t.equal(ledger.transaction(signature), undefined, 'rolled back')
+    const noted = await waitFor(
+      'the record to note the rolled-back deposit',
+      () => statusOf(client, requestId),
+      {
+        until: (record) => (record.details as ReorgDetails | null)?.depositReorged !== undefined,
+        describe: (record) => record && { status: record.status, details: record.details },
+      },
+    )
+    t.equal(noted.status, 'waiting', 'the request waits again')
+    t.equal((noted.details as ReorgDetails).depositReorged?.stage, 'before_fill')
+    t.equal((noted.details as ReorgDetails).depositReorged?.transactionId, signature)
+    await faults.mine(ledger.finalizedDepth + 1)
+    const { rows } = await service.store.client.query<{ fills: number }>(
+      'SELECT count(*)::int AS fills FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    t.equal(rows[0]?.fills, 0, 'no fill queued')
+    t.equal((await statusOf(client, requestId)).status, 'waiting', 'more slots change nothing')
+    clockOffset = 2 * 86_400_000
+    const failed = await settled(client, requestId, ['failure'])
+    t.equal(failed.failReason, 'DEPOSIT_REORGED', 'after the TTL: failed, saying why')
+  },
+)
