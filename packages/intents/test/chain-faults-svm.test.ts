@@ -16,6 +16,7 @@ import {
 } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
+import { erc20Abi } from '@pontis/plugin-evm'
 import { getAssociatedTokenAddressSync } from '@solana/spl-token'
 import { Connection, PublicKey, VersionedTransaction } from '@solana/web3.js'
 import t from 'tap'
@@ -23,6 +24,8 @@ import { type Address, createPublicClient, createWalletClient, type Hex, http, t
 import { privateKeyToAccount } from 'viem/accounts'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
+import { chainConfig } from './fixtures/chain-config.js'
+import { openTestSchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 
 type Quote = IntentsApi.QuoteResponse
 type Status = IntentsApi.StatusRecordV3
@@ -45,6 +48,13 @@ const evmClient = createPublicClient({
   transport: http(evmChain.rpcUrl),
 }) as PublicClient
 const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
+const evmUsdcBalance = (owner: Address): Promise<bigint> =>
+  evmClient.readContract({
+    address: STABLECOIN_ADDRESS,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [owner],
+  })
 
 async function start(env: Record<string, string> = {}): Promise<IntentsService> {
   return startIntentsService({
@@ -263,3 +273,66 @@ t.test(
     t.equal(failed.failReason, 'DEPOSIT_REORGED', 'after the TTL: failed, saying why')
   },
 )
+
+t.test('an SVM deposit made before the first start is found from the configured start slot', async (t) => {
+  const database = await openTestSchema(t, 'faultssvm')
+  const { configDir, configure } = await chainConfig(t, 'pontis-faults-svm-')
+  const startWith = (workers: boolean) =>
+    startIntentsService({
+      configDir,
+      env: {
+        ...devnetEnvironment(devnet),
+        RATE_LIMITS: 'off',
+        DATABASE_URL: TEST_DATABASE_URL,
+        DATABASE_SCHEMA: database.schema,
+      },
+      port: 0,
+      logger: silentLogger,
+      document: loaded,
+      workers,
+      indexerIntervalMs: 150,
+      solverIntervalMs: 100,
+    })
+  await configure([EVM, SVM])
+  // The first start only quotes: no watcher has run, so it has no cursor yet.
+  const quoting = await startWith(false)
+  t.teardown(() => quoting.close())
+  const user = SVM_USERS[3] ?? SVM_USERS[0]!
+  const recipient = USERS[1]!.address
+  const res = await createTestClient(t, quoting.url, loaded.document).post('/quote/v2', {
+    user: user.address,
+    recipient,
+    originChainId: SVM,
+    destinationChainId: EVM,
+    originCurrency: SVM_STABLECOIN.address,
+    destinationCurrency: STABLECOIN_ADDRESS,
+    amount: '15000000',
+    tradeType: 'EXACT_INPUT',
+  })
+  t.equal(res.status, 200)
+  const quote = res.body as Quote
+  const requestId = quote.steps[0]?.requestId as string
+  const item = quote.steps[0]?.items[0]?.data as unknown as { transaction: string }
+  const deposit = VersionedTransaction.deserialize(Buffer.from(item.transaction, 'base64'))
+  deposit.sign([user.keypair])
+  const signature = await connection.sendRawTransaction(deposit.serialize())
+  const depositSlot = ledger.transaction(signature)?.slot as number
+  // More slots after it. A watcher starting at the head takes the deposit as the newest signature
+  // already seen, and would never read it.
+  await faults.mine(ledger.finalizedDepth + 3)
+  await quoting.close()
+
+  await configure([EVM, SVM], { [SVM]: { indexer: { startBlock: String(depositSlot) } } })
+  const service = await startWith(true)
+  t.teardown(() => service.close())
+  const client = createTestClient(t, service.url, loaded.document)
+  const before = await evmUsdcBalance(recipient)
+  const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+  t.equal(done.status, 'success', 'filled without a manual /transactions/index')
+  t.ok(done.inTxHashes.includes(signature), 'from the deposit made before the start')
+  t.equal(
+    (await evmUsdcBalance(recipient)) - before,
+    BigInt(quote.details.currencyOut.amount),
+    'the recipient got the quoted output',
+  )
+})

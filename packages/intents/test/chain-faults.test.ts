@@ -2,11 +2,8 @@
  * The lifecycle under chain faults on the EVM devnet (real anvil, real PostgreSQL, HTTP only),
  * caused through the devnet's fault powers (packages/devnet/src/faults.ts).
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { type IntentsApi, silentLogger } from '@pontis/core'
 import { type DevnetChain, devnetEnvironment, startDevnet, USERS } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
@@ -22,9 +19,9 @@ import {
   parseTransaction,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { REPO_CONFIG_DIR } from '../../../test/helpers/environments.js'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
+import { chainConfig } from './fixtures/chain-config.js'
 import { evmBalance, freshIndexerPass } from './fixtures/e2e.js'
 import { openTestSchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 
@@ -54,22 +51,11 @@ const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
 const database = await openTestSchema(t, 'faults')
 
 // The two EVM chains only, with the chain entries each test sets.
-const configDir = await mkdtemp(join(tmpdir(), 'pontis-faults-'))
-t.teardown(() => rm(configDir, { recursive: true, force: true }))
-await cp(REPO_CONFIG_DIR, configDir, { recursive: true })
-const chainsFile = join(configDir, 'chains.local.json')
-type ChainEntryJson = { id: number } & Record<string, unknown>
-const repoChains = (JSON.parse(await readFile(chainsFile, 'utf8')) as { chains: ChainEntryJson[] }).chains
+const { configDir, configure: configureChains } = await chainConfig(t, 'pontis-faults-')
 
 /** Writes the chains file with `extra` merged into each EVM chain's entry, by chain id. */
-async function configure(extra: Record<number, Record<string, unknown>>): Promise<void> {
-  const config = JSON.parse(await readFile(join(REPO_CONFIG_DIR, 'chains.local.json'), 'utf8')) as {
-    chains: ChainEntryJson[]
-  }
-  config.chains = repoChains
-    .filter((chain) => chain.id === origin.chainId || chain.id === destination.chainId)
-    .map((chain) => ({ ...chain, ...extra[chain.id] }))
-  await writeFile(chainsFile, JSON.stringify(config))
+function configure(extra: Record<number, Record<string, unknown>>): Promise<void> {
+  return configureChains([origin.chainId, destination.chainId], extra)
 }
 
 function start(options: {
