@@ -25,7 +25,8 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
 import { chainConfig } from './fixtures/chain-config.js'
-import { openTestSchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
+import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
+import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
 
 type Quote = IntentsApi.QuoteResponse
 type Status = IntentsApi.StatusRecordV3
@@ -336,3 +337,47 @@ t.test('an SVM deposit made before the first start is found from the configured 
     'the recipient got the quoted output',
   )
 })
+
+t.test(
+  'an SVM fill signed before a crash, whose blockhash expired before it was sent, is signed again after the restart and paid once',
+  async (t) => {
+    const database = await openTestSchema(t, 'crashsvm')
+    const env = processEnvironment(devnet, database.schema)
+    const first = await startServiceProcess({ ...env, PONTIS_FAILPOINT: 'fill:after-sign' })
+    t.teardown(() => first.stop())
+    const client = createTestClient(t, first.url, loaded.document)
+    const recipient = SVM_USERS[2]!.address
+    const before = await svmTokenBalance(recipient)
+    const { quote, requestId } = await bridgeToSvm(client, USERS[3]!, recipient)
+    t.equal(await first.exited(), 'SIGKILL', 'the service died right after signing the fill')
+    const [stored] = await querySchema<{ raw: string; transaction_id: string; valid_through: string }>(
+      database.schema,
+      'SELECT raw, transaction_id, valid_through FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    t.ok(stored?.raw, 'the signed fill was stored before the crash')
+    const signed = stored as NonNullable<typeof stored>
+    // While the service is down, the fill's blockhash expires, and the expiry becomes final.
+    await faults.expireBlockhash(blockhashOf(signed.raw))
+    await faults.mine(ledger.finalizedDepth)
+    t.ok(BigInt(ledger.slotAt('finalized')) > BigInt(signed.valid_through), 'provably expired')
+
+    const second = await startServiceProcess(env)
+    t.teardown(() => second.stop())
+    const again = createTestClient(t, second.url, loaded.document)
+    const landed = await waitFor('a fill to land', async () => {
+      const record = await statusOf(again, requestId)
+      return record.txHashes.find((hash) => ledger.transaction(hash) !== undefined)
+    })
+    await faults.mine(ledger.finalizedDepth)
+    const done = await settled(again, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success', 'the request survived the crash and was filled')
+    t.not(landed, signed.transaction_id, 'by a fill signed again')
+    t.equal(ledger.transaction(signed.transaction_id), undefined, 'the expired one never landed')
+    t.equal(
+      (await svmTokenBalance(recipient)) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)
