@@ -683,12 +683,26 @@ export interface SignedTransaction {
   readonly raw: string
   /** What was actually sent (a deposit-address refund pays its own fee out of the amount). */
   readonly amount: bigint
+  /**
+   * The last block height at which the chain may still include it, where the family bounds a
+   * transaction's life (SVM: its blockhash's `lastValidBlockHeight`). Stored with the bytes and
+   * handed back to {@link FillingCapability.replace}.
+   */
+  readonly validThrough?: bigint
 }
 
 /** A re-signed transaction that replaces another one (same nonce); it moves the same amount. */
 export interface ReplacementTransaction {
   readonly transactionId: string
   readonly raw: string
+  /** As {@link SignedTransaction.validThrough}. */
+  readonly validThrough?: bigint
+}
+
+/** What the solver stored about the transaction {@link FillingCapability.replace} may replace. */
+export interface StoredTransaction {
+  /** {@link SignedTransaction.validThrough} as stored with it; absent when none was. */
+  readonly validThrough?: bigint
 }
 
 /** What became of a submitted transaction. */
@@ -845,8 +859,16 @@ export interface FillingCapability {
    * mines at most one of the two. Undefined when the fees would pass the chain's configured cap,
    * or when `raw` is not the solver's to re-sign (a deposit address's). Families without a fee
    * market omit it; the solver then keeps re-broadcasting the same bytes.
+   *
+   * Families whose transactions expire instead of being replaced by sequence number (SVM) re-sign
+   * only once `stored.validThrough` is provably past (the chain's finalized height beyond it), so
+   * the chain can include at most one of the two; undefined before then, or when nothing bounds it.
    */
-  replace?(raw: string, credentials: SolverCredentials): Promise<ReplacementTransaction | undefined>
+  replace?(
+    raw: string,
+    credentials: SolverCredentials,
+    stored?: StoredTransaction,
+  ): Promise<ReplacementTransaction | undefined>
   /** Hands a signed transaction to the chain; broadcasting one the chain already has is not an error. */
   broadcast(raw: string): Promise<void>
   outcome(transactionId: string): Promise<TransactionOutcome>

@@ -82,6 +82,7 @@ import {
 } from './lighter/index.js'
 import { minedReceipt } from './receipts.js'
 import { type SvmDevnet, type SvmDevnetOptions, startSvmDevnet } from './svm/devnet.js'
+import { type SvmFaultPowers, svmFaultPowers } from './svm/faults.js'
 import { connectionLedger, type RouteSimulator, startRouteSimulator } from './svm/routes/index.js'
 import {
   startTronDevnet,
@@ -175,6 +176,8 @@ export interface DevnetSvm {
   readonly routes: RouteSimulator
   /** Base URL of the aggregator-shaped route API (`/quote`, `/swap-instructions`). */
   readonly routesUrl: string
+  /** Rollbacks, paused slots, evicted transactions and expired blockhashes on demand (svm/faults.ts). */
+  readonly faults: SvmFaultPowers
 }
 
 /** A started devnet chain. */
@@ -293,7 +296,13 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
         port: routesPort ?? (chainOptions.port === 8899 ? 8901 : 0),
         log,
       })
-      svm = { chain: svmChain, rpcUrl: svmChain.rpcUrl, routes, routesUrl: routes.url }
+      svm = {
+        chain: svmChain,
+        rpcUrl: svmChain.rpcUrl,
+        routes,
+        routesUrl: routes.url,
+        faults: svmFaultPowers(svmChain.ledger),
+      }
       log(`svm chain listening on ${svmChain.rpcUrl}; swap routes on ${routes.url}`)
     }
     if (options.bitcoin) {

@@ -3,9 +3,9 @@
  * coming, transactions dropped from the mempool, fee spikes.
  *
  * {@link FaultPowers} is what every family's devnet offers; the EVM one ({@link evmFaultPowers})
- * drives anvil's own methods. The SVM, Bitcoin and Tron simulators are to implement the same
- * interface, each with what its chain can suffer (a family whose fees do not spike implements
- * {@link FaultPowers} without {@link FeeMarketFaults}).
+ * drives anvil's own methods. The SVM, Bitcoin and Tron simulators implement the same interface
+ * (`svm/faults.ts`, `bitcoin/faults.ts`, `tron/faults.ts`), each with what its chain can suffer (a
+ * family whose fees do not spike implements {@link FaultPowers} without {@link FeeMarketFaults}).
  */
 import { createPublicClient, type Hex, http, isHex, numberToHex } from 'viem'
 

@@ -21,6 +21,7 @@ export {
   startSvmDevnet,
   svmAssociatedTokenAddress,
 } from './svm/devnet.js'
+export { type SvmFaultPowers, svmFaultPowers } from './svm/faults.js'
 export {
   connectionLedger,
   type RouteLedger,

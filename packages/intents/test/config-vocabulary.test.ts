@@ -86,13 +86,13 @@ t.test('finality and indexer settings are checked at start-up, for every family'
     /indexer/,
     'a start block is a height',
   )
-  const withoutStartCursor = 'svm'
+  const withoutStartCursor = 'hypevm'
   t.match(
     await startupLine(t, (chains) => {
       const chain = chains.find((entry) => entry.vmType === withoutStartCursor)!
       chain.indexer = { startBlock: '100' }
     }),
-    /indexer\.startBlock: the svm plugin cannot start its deposit scan at a height/,
+    /indexer\.startBlock: the hypevm plugin cannot start its deposit scan at a height/,
     'a family whose scan cannot start at a height refuses a start block',
   )
 })

@@ -2,7 +2,8 @@
  * SVM filling for the reference solver: fills from the solver's account and refunds out of the
  * vault (signed by the vault owner, the allocator key), each tagged with a memo. SVM accounts have
  * no sequence numbers: a transaction is bound to a recent blockhash instead, so `nextNonce` is 0 and
- * re-broadcasting the stored bytes is safe.
+ * re-broadcasting the stored bytes is safe. A transaction whose blockhash expired before it landed
+ * is signed again with a fresh one (`replace`), only once the expiry is provable.
  */
 import {
   type FillingCapability,
@@ -10,6 +11,7 @@ import {
   PontisError,
   type RefundRequest,
   type RepaymentRequest,
+  type ReplacementTransaction,
   repaymentLegs,
   type SignedTransaction,
   type SolverCredentials,
@@ -86,7 +88,9 @@ async function sign(
   instructions: TransactionInstruction[],
   amount: bigint,
 ): Promise<SignedTransaction> {
-  const { blockhash } = await rpc(context, () => context.connection.getLatestBlockhash(CONFIRMED))
+  const { blockhash, lastValidBlockHeight } = await rpc(context, () =>
+    context.connection.getLatestBlockhash(CONFIRMED),
+  )
   const message = new TransactionMessage({
     payerKey: signer.publicKey,
     recentBlockhash: blockhash,
@@ -98,6 +102,41 @@ async function sign(
     transactionId: bs58.encode(transaction.signatures[0] as Uint8Array),
     raw: Buffer.from(transaction.serialize()).toString('base64'),
     amount,
+    validThrough: BigInt(lastValidBlockHeight),
+  }
+}
+
+/**
+ * `raw` signed again with a fresh blockhash, when the chain can provably no longer include it: its
+ * signature is unknown and the finalized block height is past `validThrough` (its blockhash's last
+ * valid block height), so at most one of the two can ever land. Undefined otherwise, or when
+ * `raw`'s fee payer is none of `signers`.
+ */
+async function resignExpired(
+  context: SvmChainContext,
+  raw: string,
+  validThrough: bigint | undefined,
+  signers: readonly Keypair[],
+): Promise<ReplacementTransaction | undefined> {
+  if (validThrough === undefined) return undefined
+  const transaction = VersionedTransaction.deserialize(Buffer.from(raw, 'base64'))
+  const payer = transaction.message.staticAccountKeys[0]
+  const signer = signers.find((candidate) => payer !== undefined && candidate.publicKey.equals(payer))
+  if (!signer || transaction.message.header.numRequiredSignatures !== 1) return undefined
+  const finalized = await rpc(context, () => context.connection.getBlockHeight('finalized'))
+  if (BigInt(finalized) <= validThrough) return undefined
+  const signature = bs58.encode(transaction.signatures[0] as Uint8Array)
+  if ((await lookUpSignature(context, signature)).state !== 'not_found') return undefined
+  const { blockhash, lastValidBlockHeight } = await rpc(context, () =>
+    context.connection.getLatestBlockhash(CONFIRMED),
+  )
+  transaction.message.recentBlockhash = blockhash
+  transaction.signatures[0] = new Uint8Array(64)
+  transaction.sign([signer])
+  return {
+    transactionId: bs58.encode(transaction.signatures[0] as Uint8Array),
+    raw: Buffer.from(transaction.serialize()).toString('base64'),
+    validThrough: BigInt(lastValidBlockHeight),
   }
 }
 
@@ -233,6 +272,16 @@ export function createSvmFilling(context: SvmChainContext): FillingCapability {
         if (signature && (await lookUpSignature(context, signature)).state !== 'not_found') return
         throw error
       }
+    },
+
+    /**
+     * No fee market to outbid: a transaction that does not land is signed again with a fresh
+     * blockhash, and only once its own blockhash has provably expired (see {@link resignExpired}).
+     */
+    replace(raw, credentials, stored) {
+      const signers = [solverOf(credentials)]
+      if (credentials.allocatorKey) signers.push(keypairOf(credentials.allocatorKey, 'vault owner'))
+      return resignExpired(context, raw, stored?.validThrough, signers)
     },
 
     async outcome(transactionId: string): Promise<TransactionOutcome> {

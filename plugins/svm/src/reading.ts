@@ -142,6 +142,12 @@ type AccountCursor = string | { readonly head: string; readonly before: string; 
 type ScanCursor = Readonly<Record<string, AccountCursor>>
 
 /**
+ * The cursor key of a scan that starts at a slot (`indexer.startBlock`): until every watched account
+ * has been read back to that slot, older signatures are skipped and the walk down stops there.
+ */
+const FROM_SLOT = '@fromSlot'
+
+/**
  * The scan cursor a previous scan returned.
  * @throws PontisError INVALID_REQUEST when `cursor` is not one.
  */
@@ -212,18 +218,21 @@ export function createSvmReading(context: SvmChainContext): ReadingCapability {
   async function nextPage(
     account: string,
     state: AccountCursor | undefined,
+    fromSlot: number | undefined,
   ): Promise<{ signatures: ConfirmedSignatureInfo[]; next: AccountCursor | undefined; complete: boolean }> {
     const limit = context.maxScanSignatures
     const walking = typeof state === 'object' ? state : undefined
     const until = typeof state === 'object' ? state.until : state
-    const page = await signaturesOf(account, {
+    const fetched = await signaturesOf(account, {
       limit,
       ...(walking ? { before: walking.before } : {}),
       ...(until ? { until } : {}),
     })
-    const head = walking?.head ?? page[0]?.signature
+    // Starting at a slot: what is older is history before the start, and the walk ends there.
+    const page = fromSlot === undefined ? fetched : fetched.filter((info) => info.slot >= fromSlot)
+    const head = walking?.head ?? fetched[0]?.signature
     const oldest = page.at(-1)?.signature
-    if (page.length >= limit && head && oldest) {
+    if (page.length >= limit && page.length === fetched.length && head && oldest) {
       return {
         signatures: [...page].reverse(),
         next: { head, before: oldest, ...(until ? { until } : {}) },
@@ -242,6 +251,8 @@ export function createSvmReading(context: SvmChainContext): ReadingCapability {
       const previous = cursor === undefined ? undefined : parseCursor(context, cursor)
       const accounts = await watchedAccounts()
       const next: Record<string, AccountCursor> = { ...previous }
+      const start = previous?.[FROM_SLOT]
+      const fromSlot = typeof start === 'string' ? Number(start) : undefined
       const deposits: ScannedDeposit[] = []
       let caughtUp = true
       const seen = new Set<string>()
@@ -253,7 +264,7 @@ export function createSvmReading(context: SvmChainContext): ReadingCapability {
           continue
         }
         // An account without an entry had no transactions at the last scan: all of its are new.
-        const page = await nextPage(account, previous[account])
+        const page = await nextPage(account, previous[account], fromSlot)
         if (!page.complete) caughtUp = false
         if (page.next !== undefined) next[account] = page.next
         for (const info of page.signatures) {
@@ -271,7 +282,19 @@ export function createSvmReading(context: SvmChainContext): ReadingCapability {
           }
         }
       }
+      // Every account is read back to the start slot: from now on each goes on from its own head.
+      if (caughtUp) delete next[FROM_SLOT]
       return { deposits, cursor: JSON.stringify(next), caughtUp }
+    },
+
+    /**
+     * A cursor that reads every watched account's signatures back to slot `height` (inclusive) on
+     * the first scan, then goes on as usual from each account's newest one.
+     */
+    startCursor(height: bigint): string {
+      if (height < 0n || height > BigInt(Number.MAX_SAFE_INTEGER))
+        throw new PontisError('INVALID_REQUEST', `start slot ${height} is out of range`)
+      return JSON.stringify({ [FROM_SLOT]: height.toString() })
     },
 
     async readBalance(owner: string, currencyId: string): Promise<bigint> {

@@ -109,6 +109,15 @@ export interface TronTxRecord {
 
 const hex21 = (bytes: Uint8Array): string => bytesToHex(bytes)
 
+/** One balance change of an accepted transaction. */
+interface JournalEntry {
+  readonly kind: 'trx' | 'token'
+  readonly key: string
+  readonly delta: bigint
+  /** The balance entry did not exist before the change. */
+  readonly created: boolean
+}
+
 function blockId(number: number, seed: string): string {
   const hash = bytesToHex(sha256(new TextEncoder().encode(seed))).slice(16)
   return `${number.toString(16).padStart(16, '0')}${hash}`
@@ -161,6 +170,12 @@ export class TronChain {
   readonly #blocks: TronBlock[] = []
   readonly #pool: string[] = []
   readonly #txs = new Map<string, TronTxRecord>()
+  /** What each accepted transaction changed, to undo it when it is dropped or forked away. */
+  readonly #undo = new Map<string, JournalEntry[]>()
+  /** Collects the changes of the transaction being accepted. */
+  #journal: JournalEntry[] | undefined
+  /** Forks so far: part of new block ids, so a replacing block never repeats a replaced one's id. */
+  #forks = 0
   /** The token contract, 21 bytes hex. */
   readonly tokenAddress = hex21(tronAddressBytes(TRON_USDT_ADDRESS) as Uint8Array)
   transactionFee = TRON_TRANSACTION_FEE_SUN
@@ -195,17 +210,20 @@ export class TronChain {
     return this.#blocks[number]
   }
 
-  /** Produces `count` blocks; the first takes the pool. */
-  mine(count = 1): TronBlock[] {
+  /** Produces `count` blocks; the first takes the pool (unless `options.empty`). */
+  mine(count = 1, options: { empty?: boolean } = {}): TronBlock[] {
     const produced: TronBlock[] = []
     for (let index = 0; index < count; index++) {
       const parent = this.head
       const number = parent.number + 1
       const timestamp = Math.max(this.#now(), parent.timestamp + 1)
-      const txIds = this.#pool.splice(0)
+      const txIds = options.empty ? [] : this.#pool.splice(0)
       const block = {
         number,
-        id: blockId(number, `${parent.id}${timestamp}${txIds.join('')}`),
+        id: blockId(
+          number,
+          `${parent.id}${timestamp}${txIds.join('')}${this.#forks > 0 ? `fork${this.#forks}` : ''}`,
+        ),
         parentId: parent.id,
         timestamp,
         txIds,
@@ -219,6 +237,51 @@ export class TronChain {
       produced.push(block)
     }
     return produced
+  }
+
+  /** Transactions accepted and not yet in a block, oldest first. */
+  pool(): readonly string[] {
+    return [...this.#pool]
+  }
+
+  /**
+   * Removes the newest `depth` blocks, as a fork that replaced them would: their transactions are
+   * undone and forgotten (their senders may broadcast them again). Solid blocks never go: `depth`
+   * is at most {@link TRON_SOLID_CONFIRMATIONS} - 1. Pool transactions stay in the pool.
+   *
+   * @throws RangeError when `depth` is out of that range or would remove the genesis block.
+   */
+  rollback(depth: number): void {
+    const limit = Math.min(TRON_SOLID_CONFIRMATIONS - 1, this.head.number)
+    if (!Number.isSafeInteger(depth) || depth < 1 || depth > limit)
+      throw new RangeError(`depth must be an integer from 1 to ${limit} (solid blocks stay), got ${depth}`)
+    this.#forks++
+    for (let index = 0; index < depth; index++) {
+      const block = this.#blocks.pop() as TronBlock
+      for (const txId of [...block.txIds].reverse()) this.#forget(txId)
+    }
+  }
+
+  /** Removes a pool transaction, undoing it, as a node evicting it. False when it is not in the pool. */
+  dropTransaction(txId: string): boolean {
+    const index = this.#pool.indexOf(txId.toLowerCase())
+    if (index < 0) return false
+    this.#pool.splice(index, 1)
+    this.#forget(txId.toLowerCase())
+    return true
+  }
+
+  #forget(txId: string): void {
+    for (const entry of (this.#undo.get(txId) ?? []).reverse()) {
+      const balances = entry.kind === 'trx' ? this.#balances : this.#tokenBalances
+      const left = (balances.get(entry.key) ?? 0n) - entry.delta
+      if (entry.created && left === 0n) {
+        balances.delete(entry.key)
+        if (entry.kind === 'trx') this.#createTimes.delete(entry.key)
+      } else balances.set(entry.key, left)
+    }
+    this.#undo.delete(txId)
+    this.#txs.delete(txId)
   }
 
   /** TRX balance (sun) of a 41-hex address; undefined when it is no account. */
@@ -239,13 +302,16 @@ export class TronChain {
   /** Adds TRX (creating the account). */
   credit(hexAddress: string, sun: bigint): void {
     const key = hexAddress.toLowerCase()
-    if (!this.#balances.has(key)) this.#createTimes.set(key, this.#now())
+    const created = !this.#balances.has(key)
+    if (created) this.#createTimes.set(key, this.#now())
     this.#balances.set(key, (this.#balances.get(key) ?? 0n) + sun)
+    this.#journal?.push({ kind: 'trx', key, delta: sun, created })
   }
 
   /** Adds token units. */
   creditToken(hexAddress: string, units: bigint): void {
     const key = hexAddress.toLowerCase()
+    this.#journal?.push({ kind: 'token', key, delta: units, created: !this.#tokenBalances.has(key) })
     this.#tokenBalances.set(key, this.tokenBalance(key) + units)
   }
 
@@ -372,6 +438,27 @@ export class TronChain {
         `Account resource insufficient error: needs ${netFee} sun for bandwidth, has ${balance}.`,
       )
     }
+    const journal: JournalEntry[] = []
+    this.#journal = journal
+    try {
+      this.#apply(txId, raw, rebuilt, signatures[0], balance, netFee)
+    } finally {
+      this.#journal = undefined
+    }
+    this.#undo.set(txId, journal)
+    return txId
+  }
+
+  /** Applies a checked transaction to the state and puts it in the pool (changes journaled). */
+  #apply(
+    txId: string,
+    raw: TronRawTransaction,
+    rebuilt: TronTransactionJson,
+    signature: string,
+    balance: bigint,
+    netFee: bigint,
+  ): void {
+    const owner = hex21(raw.contract.owner)
     const contract = raw.contract
     let record: Omit<TronTxRecord, 'transaction' | 'raw'>
     if (contract.type === 'TransferContract') {
@@ -428,11 +515,10 @@ export class TronChain {
     }
     const transaction = {
       ...rebuilt,
-      signature: [signatures[0].toLowerCase()],
+      signature: [signature.toLowerCase()],
     }
     this.#txs.set(txId, { ...record, transaction, raw })
     this.#pool.push(txId)
-    return txId
   }
 
   #refBlockKnown(raw: TronRawTransaction): boolean {

@@ -5,6 +5,7 @@
 import { TRON_FUNDING, TRON_SOLVER, TRON_USDT_ADDRESS, TRON_USERS, TRON_VAULT } from './accounts.js'
 import { type TronBlock, TronChain } from './chain.js'
 import { tronAddressBytes, tronHex } from './codec.js'
+import { type TronFaultPowers, tronFaultPowers } from './faults.js'
 import { startTronApiServer } from './server.js'
 
 /** Options of {@link startTronDevnet}. */
@@ -37,6 +38,8 @@ export interface TronDevnet {
   fundTrx(address: string, sun: bigint): void
   /** Credits USDT to an address. */
   fundUsdt(address: string, units: bigint): void
+  /** Forks of non-solid blocks, paused production and evicted transactions on demand (faults.ts). */
+  readonly faults: TronFaultPowers
   /** Stops the server and the block timer. Idempotent. */
   stop(): Promise<void>
 }
@@ -67,10 +70,15 @@ export async function startTronDevnet(options: TronDevnetOptions = {}): Promise<
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`
   log(`Tron devnet node API listening on ${url}`)
   let timer: NodeJS.Timeout | undefined
-  if (interval > 0) {
-    timer = setInterval(() => chain.mine(1), interval)
+  let stopping = false
+  const setTimer = (milliseconds: number) => {
+    if (timer) clearInterval(timer)
+    timer = undefined
+    if (milliseconds <= 0 || stopping) return
+    timer = setInterval(() => chain.mine(1), milliseconds)
     timer.unref()
   }
+  setTimer(interval)
   let stopped: Promise<void> | undefined
   return {
     url,
@@ -82,9 +90,10 @@ export async function startTronDevnet(options: TronDevnetOptions = {}): Promise<
     usdtBalance: (address) => chain.tokenBalance(hexOf(address)),
     fundTrx: (address, sun) => chain.credit(hexOf(address), sun),
     fundUsdt: (address, units) => chain.creditToken(hexOf(address), units),
+    faults: tronFaultPowers(chain, { configuredMs: interval, set: setTimer }),
     stop() {
-      if (timer) clearInterval(timer)
-      timer = undefined
+      stopping = true
+      setTimer(0)
       stopped ??= server.close()
       return stopped
     },

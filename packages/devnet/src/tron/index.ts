@@ -55,4 +55,5 @@ export {
   tronWithExpiration,
 } from './codec.js'
 export { startTronDevnet, type TronDevnet, type TronDevnetOptions, tronDevnetEnvironment } from './devnet.js'
+export { type TronBlockTimer, type TronFaultPowers, tronFaultPowers } from './faults.js'
 export { startTronApiServer, TRON_BLOCK_LIMIT_NUM, type TronApiServer, tronApiCall } from './server.js'

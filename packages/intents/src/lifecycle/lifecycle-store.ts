@@ -59,6 +59,8 @@ export interface SolverJob {
   readonly replaced: readonly { readonly transactionId: string; readonly raw: string }[]
   /** When the current transaction was first broadcast (Unix ms); null before. */
   readonly broadcastAt: number | null
+  /** The last block height the chain may include the current transaction at, where the family bounds it. */
+  readonly validThrough: bigint | null
 }
 
 export interface NewJob {
@@ -99,10 +101,11 @@ interface JobRow {
   created_at: string | number
   replaced: Array<{ transactionId: string; raw: string }>
   broadcast_at: string | number | null
+  valid_through: string | number | null
 }
 
 const JOB_COLUMNS =
-  'id, job_key, request_id, kind, chain_id, payload, state, transaction_id, raw, amount, attempts, created_at, replaced, broadcast_at'
+  'id, job_key, request_id, kind, chain_id, payload, state, transaction_id, raw, amount, attempts, created_at, replaced, broadcast_at, valid_through'
 
 function jobFromRow(row: JobRow): SolverJob {
   return {
@@ -120,6 +123,8 @@ function jobFromRow(row: JobRow): SolverJob {
     createdAt: Number(row.created_at),
     replaced: row.replaced ?? [],
     broadcastAt: row.broadcast_at === null ? null : Number(row.broadcast_at),
+    validThrough:
+      row.valid_through === null || row.valid_through === undefined ? null : BigInt(row.valid_through),
   }
 }
 
@@ -350,13 +355,21 @@ export class LifecycleStore {
   async storeSigned(
     jobId: number,
     owner: string,
-    signed: { transactionId: string; raw: string; amount: bigint },
+    signed: { transactionId: string; raw: string; amount: bigint; validThrough?: bigint },
     tx?: SqlClient,
   ): Promise<boolean> {
     const { rows } = await (tx ?? this.#client).query<{ id: string }>(
-      `UPDATE solver_jobs SET state = 'signed', transaction_id = $3, raw = $4, amount = $5, updated_at = $6
+      `UPDATE solver_jobs SET state = 'signed', transaction_id = $3, raw = $4, amount = $5, updated_at = $6, valid_through = $7
        WHERE id = $1 AND lease_owner = $2 AND lease_until >= $6 AND raw IS NULL RETURNING id`,
-      [jobId, owner, canonicalId(signed.transactionId), signed.raw, signed.amount.toString(), this.#now()],
+      [
+        jobId,
+        owner,
+        canonicalId(signed.transactionId),
+        signed.raw,
+        signed.amount.toString(),
+        this.#now(),
+        signed.validThrough?.toString() ?? null,
+      ],
     )
     return rows.length > 0
   }
@@ -378,11 +391,11 @@ export class LifecycleStore {
     jobId: number,
     owner: string,
     current: string,
-    replacement: { transactionId: string; raw: string },
+    replacement: { transactionId: string; raw: string; validThrough?: bigint },
   ): Promise<boolean> {
     const { rows } = await this.#client.query<{ id: string }>(
       `UPDATE solver_jobs SET replaced = replaced || jsonb_build_array(jsonb_build_object('transactionId', transaction_id, 'raw', raw)),
-         transaction_id = $4, raw = $5, broadcast_at = NULL, updated_at = $6
+         transaction_id = $4, raw = $5, broadcast_at = NULL, updated_at = $6, valid_through = $7
        WHERE id = $1 AND lease_owner = $2 AND lease_until >= $6 AND transaction_id = $3 RETURNING id`,
       [
         jobId,
@@ -391,6 +404,7 @@ export class LifecycleStore {
         canonicalId(replacement.transactionId),
         replacement.raw,
         this.#now(),
+        replacement.validThrough?.toString() ?? null,
       ],
     )
     return rows.length > 0
@@ -399,7 +413,7 @@ export class LifecycleStore {
   /** The job follows `earlier` again: an earlier transaction of it was mined after all. */
   async adoptReplaced(jobId: number, earlier: { transactionId: string; raw: string }): Promise<void> {
     await this.#client.query(
-      'UPDATE solver_jobs SET transaction_id = $2, raw = $3, updated_at = $4 WHERE id = $1',
+      'UPDATE solver_jobs SET transaction_id = $2, raw = $3, updated_at = $4, valid_through = NULL WHERE id = $1',
       [jobId, canonicalId(earlier.transactionId), earlier.raw, this.#now()],
     )
   }

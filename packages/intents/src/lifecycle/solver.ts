@@ -345,7 +345,21 @@ export class Solver {
   async #broadcast(job: SolverJob): Promise<void> {
     const { lifecycle, registry } = this.#options
     const filling = this.#filling(registry.chain(job.chainId))
-    await filling.broadcast(job.raw as string)
+    try {
+      await filling.broadcast(job.raw as string)
+    } catch (error) {
+      // Refused the first time (a fee spike, or bytes signed before a crash that expired before
+      // they were sent): followed as a broadcast one, where the refusal leads to a replacement.
+      if (!filling.replace) throw error
+      this.#options.logger.warn('signed transaction refused at its first broadcast; following it', {
+        jobId: job.id,
+        chainId: job.chainId,
+        transactionId: job.transactionId,
+        error: String(error),
+      })
+      await lifecycle.setJobState(job.id, 'broadcast', { releaseLease: true, notBefore: this.#now() })
+      return
+    }
     this.#options.failpoint?.('after-send', job.kind)
     await lifecycle.markBroadcast(job.id)
     await lifecycle.setJobState(job.id, 'broadcast', {
@@ -455,7 +469,11 @@ export class Solver {
     const stuckFor = this.#now() - (job.broadcastAt ?? this.#now())
     if (!filling.replace || (refused === undefined && stuckFor < (this.#options.replaceAfterMs ?? 60_000)))
       return
-    const replacement = await filling.replace(job.raw as string, this.#credentials(chain))
+    const replacement = await filling.replace(
+      job.raw as string,
+      this.#credentials(chain),
+      job.validThrough === null ? {} : { validThrough: job.validThrough },
+    )
     if (!replacement) {
       logger.warn(
         "stuck transaction not replaced (the fee cap is reached, or it is not the solver's to re-sign)",

@@ -198,6 +198,17 @@ interface AccountSnapshot {
   readonly tokenBalances: TokenBalance[]
 }
 
+/** One account as it was before a transaction ran (null: it did not exist). */
+interface UndoEntry {
+  readonly key: PublicKey
+  readonly account: AccountInfoBytes | null
+}
+
+/** A transaction accepted while production is paused, waiting for a slot. */
+interface WaitingTransaction {
+  readonly decoded: DecodedTransaction
+}
+
 /** The fields of a parsed wire transaction the ledger needs. */
 interface DecodedTransaction {
   readonly transaction: VersionedTransaction
@@ -347,6 +358,11 @@ export class SvmLedger {
   /** Every address a landed transaction referenced: the universe of account scans. */
   readonly #knownAddresses = new Set<string>(NATIVE_MINTS)
   readonly #listeners = new Set<() => void>()
+  /** What each landed transaction's accounts held before it ran, to roll it back. */
+  readonly #undo = new Map<string, readonly UndoEntry[]>()
+  /** Transactions accepted while production is paused, in arrival order (the mempool). */
+  readonly #waiting: WaitingTransaction[] = []
+  #paused = false
   #slotHashesBuiltFor = -1
 
   constructor(options: SvmLedgerOptions = {}) {
@@ -358,7 +374,13 @@ export class SvmLedger {
     disableAllocationSitePretenuring()
     // The ledger checks blockhash age itself (LiteSVM only knows its latest blockhash) and verifies
     // signatures itself (so unsigned transactions can be simulated).
-    this.#svm = new LiteSVM().withNativeMints().withBlockhashCheck(false).withSigverify(false)
+    // LiteSVM keeps no transaction history: the ledger keeps its own records, and a transaction
+    // whose slot was rolled back must be able to land again (LiteSVM would answer AlreadyProcessed).
+    this.#svm = new LiteSVM()
+      .withNativeMints()
+      .withBlockhashCheck(false)
+      .withSigverify(false)
+      .withTransactionHistory(0n)
     this.#svm.setEpochSchedule(
       new EpochSchedule(BigInt(SLOTS_PER_EPOCH), BigInt(SLOTS_PER_EPOCH), false, 0n, 0n),
     )
@@ -579,9 +601,137 @@ export class SvmLedger {
         return decoded.signature
       }
     }
+    if (this.#paused) {
+      if (!this.#waiting.some((waiting) => waiting.decoded.signature === decoded.signature))
+        this.#waiting.push({ decoded })
+      return decoded.signature
+    }
     this.#execute(decoded, keys)
     this.#changed()
     return decoded.signature
+  }
+
+  /** Whether slot production is paused (transactions wait in the mempool). */
+  get paused(): boolean {
+    return this.#paused
+  }
+
+  /** Stops landing transactions: sent ones wait (see {@link waiting}) until {@link produce}. */
+  pause(): void {
+    this.#paused = true
+  }
+
+  /** Lands what waited, each in a slot of its own (or opens one slot when nothing did), and lands transactions as they come again. */
+  resume(): number {
+    this.#paused = false
+    return this.produce(1)
+  }
+
+  /** Signatures of the transactions waiting for a slot, oldest first. */
+  waiting(): string[] {
+    return this.#waiting.map((waiting) => waiting.decoded.signature)
+  }
+
+  /**
+   * Produces at least `slots` slots now: every waiting transaction lands in a slot of its own
+   * (one whose blockhash expired meanwhile, or that already landed, is dropped as a leader
+   * would), then empty slots make up the rest. Returns the new current slot.
+   */
+  produce(slots = 1): number {
+    if (!Number.isSafeInteger(slots) || slots < 0 || slots > MAX_SLOTS_PER_ADVANCE) {
+      throw new RangeError(`slot count must be an integer from 0 to ${MAX_SLOTS_PER_ADVANCE}, got ${slots}`)
+    }
+    const start = this.slot
+    for (const { decoded } of this.#waiting.splice(0)) {
+      const reason = !this.isBlockhashValid(decoded.transaction.message.recentBlockhash)
+        ? 'BlockhashNotFound'
+        : this.#records.has(decoded.signature)
+          ? 'AlreadyProcessed'
+          : undefined
+      const keys = reason === undefined ? this.#resolveKeys(decoded.transaction.message) : undefined
+      if (reason !== undefined || keys === undefined || 'message' in keys) {
+        this.#log(`dropped ${decoded.signature}: ${reason ?? 'address lookup failed'}`)
+        continue
+      }
+      this.#execute(decoded, keys)
+    }
+    const landed = this.slot - start
+    for (let opened = landed; opened < slots; opened++) this.#newSlot()
+    if (this.slot !== start) this.#changed()
+    return this.slot
+  }
+
+  /** Removes a waiting transaction, as a leader does with one it evicts. False when it was not waiting. */
+  dropWaiting(signature: string): boolean {
+    const index = this.#waiting.findIndex((waiting) => waiting.decoded.signature === signature)
+    if (index < 0) return false
+    this.#waiting.splice(index, 1)
+    return true
+  }
+
+  /**
+   * Removes the newest `depth` slots: the transactions that landed in them are undone (their
+   * accounts get back what they held before), forgotten, and their blockhashes are no longer
+   * valid. Waiting transactions stay waiting. Returns the new current slot.
+   *
+   * @throws RangeError when `depth` is not a positive integer or would remove slot 0.
+   */
+  rollback(depth: number): number {
+    if (!Number.isSafeInteger(depth) || depth < 1 || depth > this.slot) {
+      throw new RangeError(`depth must be an integer from 1 to ${this.slot}, got ${depth}`)
+    }
+    const target = this.slot - depth
+    while ((this.#history.at(-1)?.slot ?? -1) > target) {
+      const record = this.#history.pop() as RecordedTransaction
+      for (const { key, account } of [...(this.#undo.get(record.signature) ?? [])].reverse()) {
+        this.#svm.setAccount(
+          key,
+          account ?? {
+            lamports: 0,
+            data: new Uint8Array(),
+            owner: SystemProgram.programId,
+            executable: false,
+          },
+        )
+      }
+      this.#undo.delete(record.signature)
+      this.#records.delete(record.signature)
+      for (const address of new Set(record.accountKeys)) {
+        const list = this.#byAddress.get(address)
+        if (list?.at(-1) === record) list.pop()
+      }
+    }
+    while (this.slot > target) {
+      const removed = this.#slots.pop() as SlotEntry
+      this.#blockhashSlots.delete(removed.blockhash)
+    }
+    this.#slotHashesBuiltFor = -1
+    this.#setClock(this.slot, this.#blockOf(this.slot).blockTime)
+    this.#changed()
+    return this.slot
+  }
+
+  /**
+   * Opens empty slots (waiting transactions stay waiting) until `blockhash` is no longer valid:
+   * the block height passes its last valid block height. Waiting transactions that used it are
+   * then dropped, as a leader would. Returns the new current slot.
+   *
+   * @throws RangeError when the ledger never produced `blockhash` (or it was rolled back).
+   */
+  expireBlockhash(blockhash: string): number {
+    const slot = this.#blockhashSlots.get(blockhash)
+    if (slot === undefined) throw new RangeError(`unknown blockhash ${blockhash}`)
+    const opened = Math.max(0, slot + MAX_BLOCKHASH_AGE + 1 - this.slot)
+    for (let index = 0; index < opened; index++) this.#newSlot()
+    for (const signature of this.waiting()) {
+      const waiting = this.#waiting.find((entry) => entry.decoded.signature === signature)
+      if (waiting && !this.isBlockhashValid(waiting.decoded.transaction.message.recentBlockhash)) {
+        this.dropWaiting(signature)
+        this.#log(`dropped ${signature}: BlockhashNotFound`)
+      }
+    }
+    if (opened > 0) this.#changed()
+    return this.slot
   }
 
   /**
@@ -911,14 +1061,18 @@ export class SvmLedger {
     const slot = this.slot
     this.#syncSlotHashes(slot)
     const before = this.#snapshot(keys.keys)
+    const undo = keys.keys.map((key) => ({ key, account: this.#svm.getAccount(key) }))
     let result: ReturnType<LiteSVM['sendTransaction']>
     try {
       result = this.#svm.sendTransaction(transaction)
     } finally {
       releaseX87Stack()
     }
-    // LiteSVM keeps what it committed (fee charged, successful or not) in its history.
-    if (this.#svm.getTransaction(transaction.signatures[0] as Uint8Array) === null) {
+    // Committed: successful, or failed with its fee charged (the fee payer's balance moved).
+    const committed =
+      !(result instanceof FailedTransactionMetadata) ||
+      (this.#svm.getAccount(keys.keys[0] as PublicKey)?.lamports ?? 0) !== before.balances[0]
+    if (!committed) {
       const reason =
         result instanceof FailedTransactionMetadata ? fromLiteSvmError(result.err()).message : 'not committed'
       this.#log(`dropped ${signature}: ${reason}`)
@@ -951,6 +1105,7 @@ export class SvmLedger {
       computeUnitPrice: computeBudget(message).price,
     }
     this.#records.set(signature, record)
+    this.#undo.set(signature, undo)
     this.#history.push(record)
     for (const address of new Set(accountKeys)) {
       this.#knownAddresses.add(address)

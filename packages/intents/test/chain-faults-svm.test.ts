@@ -1,0 +1,383 @@
+/**
+ * The lifecycle under SVM chain faults (LiteSVM behind the devnet's Solana RPC, anvil the other
+ * side, HTTP only), caused through the SVM devnet's fault powers (packages/devnet/src/svm/faults.ts):
+ * a fill whose blockhash expires before it lands is signed again with a fresh blockhash, and only
+ * once the old one has provably expired, so it is never paid twice.
+ */
+import { type IntentsApi, silentLogger } from '@pontis/core'
+import {
+  devnetEnvironment,
+  STABLECOIN_ADDRESS,
+  SVM_DEVNET_CHAIN_ID,
+  SVM_STABLECOIN,
+  SVM_USERS,
+  startDevnet,
+  USERS,
+} from '@pontis/devnet'
+import { loadOpenApiDocument } from '@pontis/http'
+import { createTestClient, type TestClient } from '@pontis/http/testing'
+import { erc20Abi } from '@pontis/plugin-evm'
+import { getAssociatedTokenAddressSync } from '@solana/spl-token'
+import { Connection, PublicKey, VersionedTransaction } from '@solana/web3.js'
+import t from 'tap'
+import { type Address, createPublicClient, createWalletClient, type Hex, http, type PublicClient } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
+import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
+import { chainConfig } from './fixtures/chain-config.js'
+import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
+import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
+
+type Quote = IntentsApi.QuoteResponse
+type Status = IntentsApi.StatusRecordV3
+const SVM = SVM_DEVNET_CHAIN_ID
+const EVM = 31337
+
+t.setTimeout(4 * PROCESS_START_BOUND_MS)
+
+// No slot timer: slots come only with transactions and the fault powers, so a blockhash expires
+// exactly when the test says.
+const devnet = await startDevnet({ chains: [{ chainId: EVM, port: 0 }], svm: { port: 0, routesPort: 0 } })
+t.teardown(() => devnet.stop())
+const svm = devnet.svm as NonNullable<typeof devnet.svm>
+const { faults } = svm
+const { ledger } = svm.chain
+const connection = new Connection(svm.rpcUrl, 'confirmed')
+const evmChain = devnet.chains[0] as (typeof devnet.chains)[0]
+const evmClient = createPublicClient({
+  chain: evmChain.chain,
+  transport: http(evmChain.rpcUrl),
+}) as PublicClient
+const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
+const evmUsdcBalance = (owner: Address): Promise<bigint> =>
+  evmClient.readContract({
+    address: STABLECOIN_ADDRESS,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [owner],
+  })
+
+async function start(env: Record<string, string> = {}): Promise<IntentsService> {
+  return startIntentsService({
+    env: { ...devnetEnvironment(devnet), RATE_LIMITS: 'off', ...env },
+    port: 0,
+    logger: silentLogger,
+    document: loaded,
+    indexerIntervalMs: 150,
+    solverIntervalMs: 100,
+  })
+}
+
+async function svmTokenBalance(owner: string): Promise<bigint> {
+  const account = getAssociatedTokenAddressSync(
+    new PublicKey(SVM_STABLECOIN.address),
+    new PublicKey(owner),
+    true,
+  )
+  const info = ledger.getAccount(account)
+  if (!info) return 0n
+  return BigInt((await connection.getTokenAccountBalance(account, 'processed')).value.amount)
+}
+
+/** Quotes EVM USDC to SVM USDC for `recipient`, deposits as the wallet of `user` and indexes it. */
+async function bridgeToSvm(client: TestClient, user: (typeof USERS)[number], recipient: string) {
+  const res = await client.post('/quote/v2', {
+    user: user.address,
+    recipient,
+    originChainId: EVM,
+    destinationChainId: SVM,
+    originCurrency: STABLECOIN_ADDRESS,
+    destinationCurrency: SVM_STABLECOIN.address,
+    amount: '30000000',
+    tradeType: 'EXACT_INPUT',
+  })
+  if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${res.text}`)
+  const quote = res.body as Quote
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(user.privateKey as Hex),
+    chain: evmChain.chain,
+    transport: http(evmChain.rpcUrl),
+  })
+  let txHash: Hex | undefined
+  for (const step of quote.steps) {
+    for (const item of step.items) {
+      const data = item.data as { to: Address; data: Hex; value: string }
+      txHash = await wallet.sendTransaction({ to: data.to, data: data.data, value: BigInt(data.value) })
+      await evmClient.waitForTransactionReceipt({ hash: txHash })
+    }
+  }
+  const indexed = await client.post('/transactions/index', { chainId: EVM, txHash })
+  if (indexed.status !== 200) throw new Error(`index answered ${indexed.status}`)
+  return { quote, requestId: quote.steps.at(-1)?.requestId as string }
+}
+
+const statusOf = async (client: TestClient, requestId: string): Promise<Status> =>
+  (await client.get(`/intents/status/v3?requestId=${requestId}`)).body as Status
+
+function settled(client: TestClient, requestId: string, wanted: readonly string[]): Promise<Status> {
+  return waitFor(`request ${requestId} to be ${wanted.join(' or ')}`, () => statusOf(client, requestId), {
+    until: (record) => wanted.includes(record.status),
+    describe: (record) => record && { status: record.status, failReason: record.failReason },
+  })
+}
+
+/** The fill job of `requestId`: its current transaction, the ones it replaced, its stored validity. */
+async function fillJob(service: IntentsService, requestId: string) {
+  const { rows } = await service.store.client.query<{
+    raw: string | null
+    transaction_id: string | null
+    replaced: Array<{ transactionId: string; raw: string }>
+    valid_through: string | null
+  }>('SELECT raw, transaction_id, replaced, valid_through FROM solver_jobs WHERE job_key = $1', [
+    `fill:${requestId.toLowerCase()}`,
+  ])
+  return rows[0]
+}
+
+const blockhashOf = (raw: string): string =>
+  VersionedTransaction.deserialize(Buffer.from(raw, 'base64')).message.recentBlockhash
+
+t.test(
+  'a stuck SVM fill is re-signed with a fresh blockhash only once the old one has provably expired, and paid once',
+  async (t) => {
+    const service = await start({ SOLVER_REPLACE_AFTER_MS: '200' })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = SVM_USERS[1]!.address
+    const before = await svmTokenBalance(recipient)
+    await faults.pauseMining()
+    t.teardown(() => faults.resumeMining())
+    const { quote, requestId } = await bridgeToSvm(client, USERS[2]!, recipient)
+    const submitted = await settled(client, requestId, ['submitted'])
+    const first = submitted.txHashes[0] as string
+    t.same(await faults.waiting(), [first], 'the fill waits for a slot')
+    const job = await fillJob(service, requestId)
+    const blockhash = blockhashOf(job?.raw as string)
+    const { lastValidBlockHeight } = ledger.latestBlockhash()
+    t.ok(job?.valid_through !== null && BigInt(job?.valid_through as string) <= BigInt(lastValidBlockHeight))
+    const validThrough = BigInt(job?.valid_through as string)
+
+    // Evicted while its blockhash is valid: the same bytes come back, nothing is signed again.
+    await faults.dropTransaction(first)
+    await waitFor('the same fill to be sent again', async () => (await faults.waiting()).includes(first))
+    t.same((await fillJob(service, requestId))?.replaced, [], 'not re-signed while the blockhash is valid')
+
+    // Evicted again and its blockhash expires (block height past lastValidBlockHeight), but the
+    // finalized height is not past it yet: nothing proves it yet, so still nothing is signed.
+    await faults.dropTransaction(first)
+    const head = await faults.expireBlockhash(blockhash)
+    t.ok(head > validThrough, 'the processed height is past lastValidBlockHeight')
+    t.ok(BigInt(ledger.slotAt('finalized')) <= validThrough, 'the finalized one is not')
+    const attempts = async (): Promise<number> =>
+      (
+        await service.store.client.query<{ attempts: number }>(
+          'SELECT attempts FROM solver_jobs WHERE job_key = $1',
+          [`fill:${requestId.toLowerCase()}`],
+        )
+      ).rows[0]?.attempts ?? 0
+    // Two more passes over the job: each sent the bytes again, was refused, and asked for a replacement.
+    const passes = await attempts()
+    await waitFor(
+      'the refused re-broadcast to be followed twice',
+      async () => (await attempts()) >= passes + 2,
+    )
+    t.same((await fillJob(service, requestId))?.replaced, [], 'not re-signed before the expiry is final')
+
+    // Finalized past it: provably expired, signed again with a fresh blockhash.
+    await faults.mine(ledger.finalizedDepth)
+    const replaced = (await waitFor('the fill to be re-signed', async () => {
+      const current = await fillJob(service, requestId)
+      return current && current.replaced.length > 0 ? current : undefined
+    })) as NonNullable<Awaited<ReturnType<typeof fillJob>>>
+    t.equal(replaced.replaced[0]?.transactionId, first, 'the expired one is the replaced one')
+    t.not(blockhashOf(replaced.raw as string), blockhash, 'a fresh blockhash')
+    t.ok(BigInt(replaced.valid_through as string) > validThrough, 'valid for longer')
+    await waitFor('the new fill to be sent', async () =>
+      (await faults.waiting()).includes(replaced.transaction_id as string),
+    )
+    await faults.resumeMining()
+    await faults.mine(ledger.finalizedDepth)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success')
+    t.ok(done.txHashes.includes(replaced.transaction_id as string), 'the status shows the landed fill')
+    t.equal(ledger.transaction(first), undefined, 'the expired one never landed')
+    t.equal(
+      (await svmTokenBalance(recipient)) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)
+
+type ReorgDetails = { depositReorged?: { transactionId: string; stage: string; amount: string } }
+
+t.test(
+  'an SVM deposit rolled back before it is final: no fill, waiting, then DEPOSIT_REORGED after the TTL',
+  async (t) => {
+    let clockOffset = 0
+    const service = await startIntentsService({
+      env: { ...devnetEnvironment(devnet), RATE_LIMITS: 'off' },
+      port: 0,
+      logger: silentLogger,
+      document: loaded,
+      indexerIntervalMs: 150,
+      solverIntervalMs: 100,
+      reorgCheckMs: 200,
+      now: () => Date.now() + clockOffset,
+    })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const user = SVM_USERS[2]!
+    const res = await client.post('/quote/v2', {
+      user: user.address,
+      recipient: USERS[3]!.address,
+      originChainId: SVM,
+      destinationChainId: EVM,
+      originCurrency: SVM_STABLECOIN.address,
+      destinationCurrency: STABLECOIN_ADDRESS,
+      amount: '20000000',
+      tradeType: 'EXACT_INPUT',
+    })
+    t.equal(res.status, 200)
+    const quote = res.body as Quote
+    const requestId = quote.steps[0]?.requestId as string
+    const item = quote.steps[0]?.items[0]?.data as unknown as { transaction: string }
+    const deposit = VersionedTransaction.deserialize(Buffer.from(item.transaction, 'base64'))
+    deposit.sign([user.keypair])
+    // The deposit lands in a slot of its own and no slot follows: it is confirmed, not finalized.
+    const signature = await connection.sendRawTransaction(deposit.serialize())
+    t.ok(ledger.transaction(signature), 'landed')
+    const indexed = await client.post('/transactions/index', { chainId: SVM, txHash: signature })
+    t.equal(indexed.status, 200)
+    await faults.rollback(1)
+    t.equal(ledger.transaction(signature), undefined, 'rolled back')
+    const noted = await waitFor(
+      'the record to note the rolled-back deposit',
+      () => statusOf(client, requestId),
+      {
+        until: (record) => (record.details as ReorgDetails | null)?.depositReorged !== undefined,
+        describe: (record) => record && { status: record.status, details: record.details },
+      },
+    )
+    t.equal(noted.status, 'waiting', 'the request waits again')
+    t.equal((noted.details as ReorgDetails).depositReorged?.stage, 'before_fill')
+    t.equal((noted.details as ReorgDetails).depositReorged?.transactionId, signature)
+    await faults.mine(ledger.finalizedDepth + 1)
+    const { rows } = await service.store.client.query<{ fills: number }>(
+      'SELECT count(*)::int AS fills FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    t.equal(rows[0]?.fills, 0, 'no fill queued')
+    t.equal((await statusOf(client, requestId)).status, 'waiting', 'more slots change nothing')
+    clockOffset = 2 * 86_400_000
+    const failed = await settled(client, requestId, ['failure'])
+    t.equal(failed.failReason, 'DEPOSIT_REORGED', 'after the TTL: failed, saying why')
+  },
+)
+
+t.test('an SVM deposit made before the first start is found from the configured start slot', async (t) => {
+  const database = await openTestSchema(t, 'faultssvm')
+  const { configDir, configure } = await chainConfig(t, 'pontis-faults-svm-')
+  const startWith = (workers: boolean) =>
+    startIntentsService({
+      configDir,
+      env: {
+        ...devnetEnvironment(devnet),
+        RATE_LIMITS: 'off',
+        DATABASE_URL: TEST_DATABASE_URL,
+        DATABASE_SCHEMA: database.schema,
+      },
+      port: 0,
+      logger: silentLogger,
+      document: loaded,
+      workers,
+      indexerIntervalMs: 150,
+      solverIntervalMs: 100,
+    })
+  await configure([EVM, SVM])
+  // The first start only quotes: no watcher has run, so it has no cursor yet.
+  const quoting = await startWith(false)
+  t.teardown(() => quoting.close())
+  const user = SVM_USERS[3] ?? SVM_USERS[0]!
+  const recipient = USERS[1]!.address
+  const res = await createTestClient(t, quoting.url, loaded.document).post('/quote/v2', {
+    user: user.address,
+    recipient,
+    originChainId: SVM,
+    destinationChainId: EVM,
+    originCurrency: SVM_STABLECOIN.address,
+    destinationCurrency: STABLECOIN_ADDRESS,
+    amount: '15000000',
+    tradeType: 'EXACT_INPUT',
+  })
+  t.equal(res.status, 200)
+  const quote = res.body as Quote
+  const requestId = quote.steps[0]?.requestId as string
+  const item = quote.steps[0]?.items[0]?.data as unknown as { transaction: string }
+  const deposit = VersionedTransaction.deserialize(Buffer.from(item.transaction, 'base64'))
+  deposit.sign([user.keypair])
+  const signature = await connection.sendRawTransaction(deposit.serialize())
+  const depositSlot = ledger.transaction(signature)?.slot as number
+  // More slots after it. A watcher starting at the head takes the deposit as the newest signature
+  // already seen, and would never read it.
+  await faults.mine(ledger.finalizedDepth + 3)
+  await quoting.close()
+
+  await configure([EVM, SVM], { [SVM]: { indexer: { startBlock: String(depositSlot) } } })
+  const service = await startWith(true)
+  t.teardown(() => service.close())
+  const client = createTestClient(t, service.url, loaded.document)
+  const before = await evmUsdcBalance(recipient)
+  const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+  t.equal(done.status, 'success', 'filled without a manual /transactions/index')
+  t.ok(done.inTxHashes.includes(signature), 'from the deposit made before the start')
+  t.equal(
+    (await evmUsdcBalance(recipient)) - before,
+    BigInt(quote.details.currencyOut.amount),
+    'the recipient got the quoted output',
+  )
+})
+
+t.test(
+  'an SVM fill signed before a crash, whose blockhash expired before it was sent, is signed again after the restart and paid once',
+  async (t) => {
+    const database = await openTestSchema(t, 'crashsvm')
+    const env = processEnvironment(devnet, database.schema)
+    const first = await startServiceProcess({ ...env, PONTIS_FAILPOINT: 'fill:after-sign' })
+    t.teardown(() => first.stop())
+    const client = createTestClient(t, first.url, loaded.document)
+    const recipient = SVM_USERS[2]!.address
+    const before = await svmTokenBalance(recipient)
+    const { quote, requestId } = await bridgeToSvm(client, USERS[3]!, recipient)
+    t.equal(await first.exited(), 'SIGKILL', 'the service died right after signing the fill')
+    const [stored] = await querySchema<{ raw: string; transaction_id: string; valid_through: string }>(
+      database.schema,
+      'SELECT raw, transaction_id, valid_through FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    t.ok(stored?.raw, 'the signed fill was stored before the crash')
+    const signed = stored as NonNullable<typeof stored>
+    // While the service is down, the fill's blockhash expires, and the expiry becomes final.
+    await faults.expireBlockhash(blockhashOf(signed.raw))
+    await faults.mine(ledger.finalizedDepth)
+    t.ok(BigInt(ledger.slotAt('finalized')) > BigInt(signed.valid_through), 'provably expired')
+
+    const second = await startServiceProcess(env)
+    t.teardown(() => second.stop())
+    const again = createTestClient(t, second.url, loaded.document)
+    const landed = await waitFor('a fill to land', async () => {
+      const record = await statusOf(again, requestId)
+      return record.txHashes.find((hash) => ledger.transaction(hash) !== undefined)
+    })
+    await faults.mine(ledger.finalizedDepth)
+    const done = await settled(again, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success', 'the request survived the crash and was filled')
+    t.not(landed, signed.transaction_id, 'by a fill signed again')
+    t.equal(ledger.transaction(signed.transaction_id), undefined, 'the expired one never landed')
+    t.equal(
+      (await svmTokenBalance(recipient)) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)

@@ -1,0 +1,225 @@
+/**
+ * The lifecycle under Tron chain faults (the Tron simulator behind its node API, anvil the other
+ * side, HTTP only), caused through the Tron devnet's fault powers (packages/devnet/src/tron/faults.ts):
+ * a deposit in a block forked away before it is solid is never acted on.
+ */
+import { type IntentsApi, silentLogger } from '@pontis/core'
+import {
+  devnetEnvironment,
+  STABLECOIN_ADDRESS,
+  startDevnet,
+  TRON_DEVNET_CHAIN_ID,
+  TRON_SOLID_CONFIRMATIONS,
+  TRON_USDT_ADDRESS,
+  TRON_USERS,
+  type TronTransactionJson,
+  tronSignTransaction,
+  USERS,
+} from '@pontis/devnet'
+import { loadOpenApiDocument } from '@pontis/http'
+import { createTestClient, type TestClient } from '@pontis/http/testing'
+import t from 'tap'
+import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
+import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
+import { chainConfig } from './fixtures/chain-config.js'
+import { freshIndexerPass } from './fixtures/e2e.js'
+import { openTestSchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
+
+type Quote = IntentsApi.QuoteResponse
+type Status = IntentsApi.StatusRecordV3
+type ReorgDetails = { depositReorged?: { transactionId: string; stage: string; amount: string } }
+const TRON = TRON_DEVNET_CHAIN_ID
+const EVM = 31337
+
+t.setTimeout(4 * PROCESS_START_BOUND_MS)
+
+const devnet = await startDevnet({
+  chains: [{ chainId: EVM, port: 0 }],
+  tron: { port: 0, blockIntervalMs: 0 },
+})
+t.teardown(() => devnet.stop())
+const tron = devnet.tron as NonNullable<typeof devnet.tron>
+const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
+
+const database = await openTestSchema(t, 'faultstron')
+const { configDir, configure } = await chainConfig(t, 'pontis-faults-tron-')
+
+/** The intent service on the configured chains and the shared PostgreSQL schema. */
+const startOn = (workers: boolean) =>
+  startIntentsService({
+    configDir,
+    env: {
+      ...devnetEnvironment(devnet),
+      RATE_LIMITS: 'off',
+      DATABASE_URL: TEST_DATABASE_URL,
+      DATABASE_SCHEMA: database.schema,
+    },
+    port: 0,
+    logger: silentLogger,
+    document: loaded,
+    workers,
+    indexerIntervalMs: 150,
+    solverIntervalMs: 100,
+  })
+
+/** Quotes `amount` of Tron USDT to EVM USDC from bob, signs and broadcasts the deposit; answers its txID. */
+async function depositFromTron(client: TestClient, amount: bigint) {
+  const res = await client.post('/quote/v2', {
+    user: TRON_USERS.bob.address,
+    recipient: USERS[2]!.address,
+    originChainId: TRON,
+    destinationChainId: EVM,
+    originCurrency: TRON_USDT_ADDRESS,
+    destinationCurrency: STABLECOIN_ADDRESS,
+    amount: amount.toString(),
+    tradeType: 'EXACT_INPUT',
+  })
+  if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${res.text}`)
+  const quote = res.body as Quote
+  const item = quote.steps[0]?.items[0]?.data as unknown as { transaction: TronTransactionJson }
+  const signed = tronSignTransaction(TRON_USERS.bob.privateKey, item.transaction)
+  const accepted = (await fetch(`${tron.url}/wallet/broadcasttransaction`, {
+    method: 'POST',
+    body: JSON.stringify(signed),
+  }).then((answer) => answer.json())) as { result?: boolean }
+  if (accepted.result !== true) throw new Error(`broadcast refused: ${JSON.stringify(accepted)}`)
+  return { quote, requestId: quote.steps[0]?.requestId as string, txId: signed.txID }
+}
+
+const statusOf = async (client: TestClient, requestId: string): Promise<Status> =>
+  (await client.get(`/intents/status/v3?requestId=${requestId}`)).body as Status
+
+t.test(
+  'a Tron deposit in a block forked away before it is solid: not acted on, waiting, then DEPOSIT_REORGED after the TTL',
+  async (t) => {
+    let clockOffset = 0
+    const service = await startIntentsService({
+      env: { ...devnetEnvironment(devnet), RATE_LIMITS: 'off' },
+      port: 0,
+      logger: silentLogger,
+      document: loaded,
+      indexerIntervalMs: 150,
+      solverIntervalMs: 100,
+      reorgCheckMs: 200,
+      now: () => Date.now() + clockOffset,
+    })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const res = await client.post('/quote/v2', {
+      user: TRON_USERS.bob.address,
+      recipient: USERS[2]!.address,
+      originChainId: TRON,
+      destinationChainId: EVM,
+      originCurrency: TRON_USDT_ADDRESS,
+      destinationCurrency: STABLECOIN_ADDRESS,
+      amount: '30000000',
+      tradeType: 'EXACT_INPUT',
+    })
+    t.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300))
+    const quote = res.body as Quote
+    const requestId = quote.steps[0]?.requestId as string
+    const transaction = quote.steps[0]?.items[0]?.data as unknown as { transaction: TronTransactionJson }
+    const signed = tronSignTransaction(TRON_USERS.bob.privateKey, transaction.transaction)
+    const accepted = await fetch(`${tron.url}/wallet/broadcasttransaction`, {
+      method: 'POST',
+      body: JSON.stringify(signed),
+    }).then((answer) => answer.json() as Promise<{ result?: boolean }>)
+    t.equal(accepted.result, true, 'broadcast')
+    await tron.faults.mine(1)
+    const indexed = await client.post('/transactions/index', { chainId: String(TRON), txHash: signed.txID })
+    t.equal(indexed.status, 200, 'recorded in its block')
+    // Forked away one block after it, well before it is solid.
+    await tron.faults.mine(1)
+    await tron.faults.reorg(2)
+    const noted = await waitFor(
+      'the record to note the forked-away deposit',
+      () => statusOf(client, requestId),
+      {
+        until: (record) => (record.details as ReorgDetails | null)?.depositReorged !== undefined,
+        describe: (record) => record && { status: record.status, details: record.details },
+      },
+    )
+    t.equal(noted.status, 'waiting', 'the request waits again')
+    t.equal((noted.details as ReorgDetails).depositReorged?.stage, 'before_fill')
+    // The replacing blocks become solid: still nothing to act on.
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS + 1)
+    await freshIndexerPass(service)
+    const { rows } = await service.store.client.query<{ fills: number }>(
+      'SELECT count(*)::int AS fills FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    t.equal(rows[0]?.fills, 0, 'no fill queued')
+    t.equal((await statusOf(client, requestId)).status, 'waiting')
+    clockOffset = 2 * 86_400_000
+    const failed = await waitFor('the request to fail', () => statusOf(client, requestId), {
+      until: (record) => record.status === 'failure',
+    })
+    t.equal(failed.failReason, 'DEPOSIT_REORGED', 'after the TTL: failed, saying why')
+  },
+)
+
+async function fillJobsOf(service: IntentsService, requestId: string): Promise<number> {
+  const { rows } = await service.store.client.query<{ fills: number }>(
+    'SELECT count(*)::int AS fills FROM solver_jobs WHERE job_key = $1',
+    [`fill:${requestId.toLowerCase()}`],
+  )
+  return rows[0]?.fills ?? 0
+}
+
+function settled(client: TestClient, requestId: string, wanted: readonly string[]): Promise<Status> {
+  return waitFor(`request ${requestId} to be ${wanted.join(' or ')}`, () => statusOf(client, requestId), {
+    until: (record) => wanted.includes(record.status),
+    describe: (record) => record && { status: record.status, failReason: record.failReason },
+  })
+}
+
+t.test('a Tron deposit above the high-value threshold waits for the deeper confirmation rule', async (t) => {
+  const deeper = TRON_SOLID_CONFIRMATIONS + 4
+  await configure([EVM, TRON], {
+    [TRON]: {
+      finality: {
+        highValue: [{ currency: TRON_USDT_ADDRESS, above: '20000000', confirmations: deeper }],
+      },
+    },
+  })
+  const service = await startOn(true)
+  t.teardown(() => service.close())
+  const client = createTestClient(t, service.url, loaded.document)
+  const { requestId, txId } = await depositFromTron(client, 25_000_000n)
+  await tron.faults.mine(1)
+  t.equal((await client.post('/transactions/index', { chainId: String(TRON), txHash: txId })).status, 200)
+  // Solid (19 blocks): enough for an ordinary deposit, not for this one.
+  await tron.faults.mine(TRON_SOLID_CONFIRMATIONS - 1)
+  await freshIndexerPass(service)
+  t.equal((await statusOf(client, requestId)).status, 'waiting', 'solid, below the high-value depth: waiting')
+  t.equal(await fillJobsOf(service, requestId), 0, 'not acted on')
+  await tron.faults.mine(deeper - TRON_SOLID_CONFIRMATIONS - 1)
+  await freshIndexerPass(service)
+  t.equal(await fillJobsOf(service, requestId), 0, 'one block short: still not acted on')
+  await tron.faults.mine(1)
+  const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+  t.equal(done.status, 'success', 'acted on at the high-value depth')
+})
+
+t.test('a Tron deposit made before the first start is found from the configured start block', async (t) => {
+  await configure([EVM, TRON])
+  // The first start only quotes: no watcher has run, so it has no cursor yet.
+  const quoting = await startOn(false)
+  t.teardown(() => quoting.close())
+  const { quote, requestId, txId } = await depositFromTron(
+    createTestClient(t, quoting.url, loaded.document),
+    12_000_000n,
+  )
+  await tron.faults.mine(1)
+  const block = await tron.faults.head()
+  await tron.faults.mine(TRON_SOLID_CONFIRMATIONS + 2)
+  await quoting.close()
+  await configure([EVM, TRON], { [TRON]: { indexer: { startBlock: String(block) } } })
+  const service = await startOn(true)
+  t.teardown(() => service.close())
+  const client = createTestClient(t, service.url, loaded.document)
+  const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+  t.equal(done.status, 'success', 'filled without a manual /transactions/index')
+  t.ok(done.inTxHashes.includes(txId), 'from the deposit made before the start')
+  t.ok(BigInt(quote.details.currencyOut.amount) > 0n)
+})
