@@ -8,6 +8,8 @@ import {
   type ReadingCapability,
   type ReadOptions,
   type ScannedDeposit,
+  type ScannedSwap,
+  type SwapFact,
   type TransactionFacts,
   type WithdrawalFact,
   type WithdrawalQuery,
@@ -26,6 +28,7 @@ import {
   isAddress,
   isAddressEqual,
   type Log,
+  parseAbiItem,
   size,
   slice,
   type Transaction,
@@ -36,7 +39,8 @@ import {
 import { CALL_REQUEST_TYPES, depositoryAbi, erc20Abi, multicallerAbi } from './abi.js'
 import { type EvmChainContext, isNativeCurrency, type RpcWitness, readAllowance } from './quoting.js'
 import { rpc } from './rpc.js'
-import { confirmationsOf, findTransaction, lookUpReceipt } from './transactions.js'
+import { confirmationsOf, findReceipt, findTransaction, lookUpReceipt } from './transactions.js'
+import { routerAbi } from './uniswap.js'
 
 const TRANSACTION_HASH = /^0x[0-9a-fA-F]{64}$/
 
@@ -59,6 +63,11 @@ const DEPOSIT_EVENTS = depositoryAbi.filter(
 const TRANSFER_SELECTOR = '0xa9059cbb'
 const FILLED_TOPIC = toEventSelector('Filled(bytes32,address)')
 const TRANSFER_TOPIC = toEventSelector('Transfer(address,address,uint256)')
+const WITHDRAWAL_TOPIC = toEventSelector('Withdrawal(address,uint256)')
+/** A Uniswap v3 pool's swap; `sender` is the caller (the router for the swaps it runs). */
+const POOL_SWAP_EVENT = parseAbiItem(
+  'event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)',
+)
 
 /** A deposit fact from one depository log, or undefined for the depository's other events. */
 function depositOf(
@@ -277,6 +286,91 @@ function swapDeposit(
   }
 }
 
+/** What a router `multicall` pays out: the swap's recipient and output token, and an `unwrapWETH9` target. */
+function routerPayout(
+  input: Hex,
+): { swapRecipient: Address; token: Address; unwrapTo: Address | undefined } | undefined {
+  let calls: readonly Hex[]
+  try {
+    const decoded = decodeFunctionData({ abi: routerAbi, data: input })
+    if (decoded.functionName !== 'multicall') return undefined
+    calls = decoded.args[0]
+  } catch {
+    return undefined
+  }
+  let swap: { swapRecipient: Address; token: Address } | undefined
+  let unwrapTo: Address | undefined
+  for (const call of calls) {
+    let inner: ReturnType<typeof decodeFunctionData<typeof routerAbi>>
+    try {
+      inner = decodeFunctionData({ abi: routerAbi, data: call })
+    } catch {
+      return undefined
+    }
+    if (inner.functionName === 'exactInput' || inner.functionName === 'exactOutput') {
+      if (swap) return undefined
+      const { path, recipient } = inner.args[0]
+      if (size(path) < 43) return undefined
+      // Exact input paths run input to output; exact output paths run output to input.
+      const token = inner.functionName === 'exactInput' ? slice(path, size(path) - 20) : slice(path, 0, 20)
+      swap = { swapRecipient: getAddress(recipient), token: getAddress(token) }
+    } else if (inner.functionName === 'unwrapWETH9') unwrapTo = getAddress(inner.args[1])
+  }
+  return swap ? { ...swap, unwrapTo } : undefined
+}
+
+/**
+ * A same-chain swap the user sent (see the Uniswap source's `buildSwapSteps`): a router `multicall`
+ * with the request id appended whose swap pays a recipient other than the depository, either a token
+ * straight from the pools or the native currency through the router's `unwrapWETH9`. `amount` is what
+ * the receipt shows reaching the recipient: the token's `Transfer`s to it, or the wrapped native
+ * token's `Withdrawal`s by the router (which sends all it unwrapped on); 0 for a reverted transaction.
+ */
+function selfSwapOf(
+  context: EvmChainContext,
+  transaction: Transaction,
+  receipt: { readonly logs: readonly Pick<Log, 'address' | 'data' | 'topics'>[] },
+): SwapFact | undefined {
+  const router = context.swapRouter
+  const input = transaction.input
+  if (!router || !transaction.to || !isAddressEqual(transaction.to, router) || size(input) < 36)
+    return undefined
+  const payout = routerPayout(input)
+  if (!payout) return undefined
+  const weth = context.wrappedNative
+  const native =
+    payout.unwrapTo !== undefined &&
+    weth !== undefined &&
+    isAddressEqual(payout.swapRecipient, router) &&
+    isAddressEqual(payout.token, weth)
+  const recipient = native ? (payout.unwrapTo as Address) : payout.swapRecipient
+  if (context.depository && isAddressEqual(recipient, context.depository)) return undefined
+  const sum = (matches: (log: Pick<Log, 'address' | 'topics'>) => boolean) =>
+    receipt.logs
+      .filter(matches)
+      .reduce((total, log) => total + (size(log.data) === 32 ? BigInt(log.data) : 0n), 0n)
+  const amount = native
+    ? sum(
+        (log) =>
+          isAddressEqual(log.address, weth as Address) &&
+          log.topics[0] === WITHDRAWAL_TOPIC &&
+          log.topics[1]?.toLowerCase() === addressTopic(router),
+      )
+    : sum(
+        (log) =>
+          isAddressEqual(log.address, payout.token) &&
+          log.topics[0] === TRANSFER_TOPIC &&
+          log.topics[2]?.toLowerCase() === addressTopic(recipient),
+      )
+  return {
+    swapId: slice(input, size(input) - 32).toLowerCase() as Hex,
+    sender: getAddress(transaction.from),
+    recipient,
+    currencyId: native ? context.nativeCurrencyId : payout.token,
+    amount,
+  }
+}
+
 const addressTopic = (address: Address): string => `0x${address.slice(2).toLowerCase().padStart(64, '0')}`
 
 /**
@@ -393,13 +487,15 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
    * facts kept once final are kept per kind.
    */
   async function factsOf<Fact>(
-    kind: 'deposits' | 'fills' | 'refunds',
+    kind: 'deposits' | 'fills' | 'refunds' | 'swaps',
     transactionId: string,
     fresh: boolean,
     extract: (
       receipt: TransactionReceipt,
       transaction: () => Promise<Transaction | undefined>,
     ) => Promise<Fact[]>,
+    /** Also read the facts of a reverted transaction (what its calldata names). */
+    whenReverted = false,
   ): Promise<TransactionFacts<Fact>> {
     if (!TRANSACTION_HASH.test(transactionId)) {
       throw new PontisError(
@@ -417,7 +513,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
       const confirmations = Math.max(kept.confirmations ?? 1, Number(latest - kept.blockNumber + 1n))
       return { ...kept, confirmations }
     }
-    const facts = await readFacts(hash, transactionId, extract)
+    const facts = await readFacts(hash, transactionId, extract, whenReverted)
     if (facts.final && facts.blockNumber !== undefined) finalFacts.set(key, facts)
     return facts
   }
@@ -429,6 +525,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
       receipt: TransactionReceipt,
       transaction: () => Promise<Transaction | undefined>,
     ) => Promise<Fact[]>,
+    whenReverted: boolean,
   ): Promise<TransactionFacts<Fact>> {
     const lookup = await lookUpReceipt(context, hash)
     if (!lookup.mined) {
@@ -442,7 +539,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
     const [{ confirmations, final }, facts] = await Promise.all([
       confirmationsOf(context, receipt.blockNumber, finality),
       // A reverted transaction moved nothing.
-      lookup.state === 'success'
+      lookup.state === 'success' || whenReverted
         ? extract(receipt, () => findTransaction(context, hash))
         : Promise.resolve([]),
     ])
@@ -491,6 +588,18 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
         transactionId,
         false,
         withTransaction((transaction, receipt) => fillFacts(context, transaction, receipt)),
+      ),
+
+    readSwaps: (transactionId: string, options?: ReadOptions) =>
+      factsOf(
+        'swaps',
+        transactionId,
+        options?.fresh === true,
+        withTransaction((transaction, receipt) => {
+          const fact = selfSwapOf(context, transaction, receipt)
+          return fact ? [fact] : []
+        }),
+        true,
       ),
 
     readRefunds: (transactionId: string) =>
@@ -549,11 +658,16 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
       const fromBlock = last + 1n
       const toBlock =
         last + BigInt(context.maxLogBlockRange) < head ? last + BigInt(context.maxLogBlockRange) : head
-      const [logs, transfers] = await rpc(context.label, () =>
+      const router = context.swapRouter
+      const [logs, transfers, poolSwaps] = await rpc(context.label, () =>
         Promise.all([
           context.client.getLogs({ address: depository, events: DEPOSIT_EVENTS, fromBlock, toBlock }),
           // Token transfers into the depository, of any token: the candidates for direct deposits.
           context.client.getLogs({ event: TRANSFER_EVENT, args: { to: depository }, fromBlock, toBlock }),
+          // Pool swaps the router ran: the candidates for tagged same-chain swaps.
+          router
+            ? context.client.getLogs({ event: POOL_SWAP_EVENT, args: { sender: router }, fromBlock, toBlock })
+            : Promise.resolve([]),
         ]),
       )
       const deposits: ScannedDeposit[] = []
@@ -590,6 +704,27 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
           : undefined
         if (fact) seen(blockNumber, hash, fact)
       }
+      const swaps: ScannedSwap[] = []
+      const swapTransactions = new Map<Hex, bigint>()
+      for (const log of poolSwaps) {
+        if (log.removed || log.blockNumber === null || log.transactionHash === null) continue
+        if (withDepositoryEvent.has(log.transactionHash) || candidates.has(log.transactionHash)) continue
+        swapTransactions.set(log.transactionHash, log.blockNumber)
+      }
+      for (const [hash, blockNumber] of swapTransactions) {
+        const [transaction, receipt] = await Promise.all([
+          findTransaction(context, hash),
+          findReceipt(context, hash),
+        ])
+        const fact = transaction && receipt ? selfSwapOf(context, transaction, receipt) : undefined
+        if (fact)
+          swaps.push({
+            ...fact,
+            transactionId: hash,
+            blockNumber,
+            confirmations: Number(head - blockNumber + 1n),
+          })
+      }
       deposits.sort((a, b) =>
         a.blockNumber === b.blockNumber
           ? a.index - b.index
@@ -597,7 +732,7 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
             ? -1
             : 1,
       )
-      return { deposits, cursor: toBlock.toString(), caughtUp: toBlock === head }
+      return { deposits, swaps, cursor: toBlock.toString(), caughtUp: toBlock === head }
     },
   }
 }

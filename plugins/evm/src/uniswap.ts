@@ -71,7 +71,8 @@ const quoterAbi = parseAbi([
   'function quoteExactInput(bytes path, uint256 amountIn) view returns (uint256 amountOut, uint160[] sqrtPriceX96AfterList, uint32[] initializedTicksCrossedList, uint256 gasEstimate)',
   'function quoteExactOutput(bytes path, uint256 amountOut) view returns (uint256 amountIn, uint160[] sqrtPriceX96AfterList, uint32[] initializedTicksCrossedList, uint256 gasEstimate)',
 ])
-const routerAbi = parseAbi([
+/** The SwapRouter calls the swaps use (reads decode tagged swaps with it). */
+export const routerAbi = parseAbi([
   'struct ExactInputParams { bytes path; address recipient; uint256 deadline; uint256 amountIn; uint256 amountOutMinimum; }',
   'struct ExactOutputParams { bytes path; address recipient; uint256 deadline; uint256 amountOut; uint256 amountInMaximum; }',
   'function exactInput(ExactInputParams params) payable returns (uint256 amountOut)',
@@ -376,7 +377,7 @@ function swapCall(
   if (nativeIn && exactOut) calls.push(encodeFunctionData({ abi: routerAbi, functionName: 'refundETH' }))
   const multicall = encodeFunctionData({ abi: routerAbi, functionName: 'multicall', args: [calls] })
   // The request id rides after the arguments (the router's decoder ignores it), so the transaction
-  // names its request for whoever reads it (the service keeps no status for these swaps yet).
+  // names its request for whoever reads it (the indexer follows the request's status by it).
   const data = concat([multicall, request.requestId as Hex])
   return { to: contracts.router, value: nativeIn ? request.quote.amountIn : 0n, data }
 }
