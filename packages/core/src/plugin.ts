@@ -181,6 +181,12 @@ export interface SwapQuoteRequest {
   readonly amount: bigint
   /** Slippage the route may take, basis points. */
   readonly slippageBps: number
+  /**
+   * EXACT_INPUT only: the output floor to enforce instead of the one `slippageBps` gives (an exact
+   * output bought as an exact input of its most input, the surplus going to the recipient). Sources
+   * that cannot honour it answer their own floor; callers check it.
+   */
+  readonly minimumAmountOut?: bigint
   /** The sources and venues the request allows; a source applies it to every name it routes through. */
   readonly filter: SwapSourceFilter
   /** The family options the request set (only those in `originRequestOptions`, e.g. SVM `maxRouteLength`). */

@@ -198,3 +198,46 @@ t.test('a swap quoted without steps (/price) stores nothing', async (t) => {
   )
   t.equal(rows[0]?.n, 0)
 })
+
+t.test('exact output: the surplus goes to the recipient unless enableTrueExactOutput', async (t) => {
+  const client = e2e.client(t)
+  const user = USERS[3]!
+  const asked = 30_000_000n
+  const body = (recipient: Address, enableTrueExactOutput?: boolean) => ({
+    ...swapBody(user.address, recipient, NATIVE, STABLECOIN_ADDRESS, asked),
+    tradeType: 'EXACT_OUTPUT',
+    ...(enableTrueExactOutput === undefined ? {} : { enableTrueExactOutput }),
+  })
+  /** Sends the quote's swap; answers what the recipient got and the ETH the swap took (gas aside). */
+  const run = async (quote: Quote, recipient: Address) => {
+    const before = await evmBalance(e2e.evm.client, user.address, NATIVE)
+    const hash = await e2e.evm.execute(quote, user.privateKey)
+    const receipt = await e2e.evm.client.getTransactionReceipt({ hash })
+    const after = await evmBalance(e2e.evm.client, user.address, NATIVE)
+    await e2e.waitForStatus(client, requestIdOf(quote))
+    return {
+      received: await evmBalance(e2e.evm.client, recipient, STABLECOIN_ADDRESS),
+      spent: before - after - receipt.gasUsed * receipt.effectiveGasPrice,
+    }
+  }
+
+  const sweptTo = fresh()
+  const swept = (await client.post('/quote/v2', body(sweptTo))).body as Quote
+  t.equal(BigInt(swept.details.currencyOut.minimumAmount), asked, 'at least the amount asked for')
+  t.ok(BigInt(swept.details.currencyOut.amount) > asked, 'and the surplus on top, by default')
+  const sweptRun = await run(swept, sweptTo)
+  t.ok(sweptRun.received > asked, `the recipient got ${sweptRun.received}, more than ${asked}`)
+  t.equal(sweptRun.spent, BigInt(swept.details.currencyIn.amount), 'the whole quoted input was swapped')
+
+  const exactTo = fresh()
+  const exact = (await client.post('/quote/v2', body(exactTo, true))).body as Quote
+  t.equal(exact.details.currencyOut.amount, asked.toString(), 'true exact output: the amount, no surplus')
+  t.equal(BigInt(exact.details.currencyOut.minimumAmount), asked)
+  t.equal(exact.details.currencyIn.amount, swept.details.currencyIn.amount, 'the same input bound')
+  const exactRun = await run(exact, exactTo)
+  t.equal(exactRun.received, asked, 'the recipient got exactly the amount')
+  t.ok(
+    exactRun.spent < BigInt(exact.details.currencyIn.amount),
+    `the router took ${exactRun.spent}, less than the bound: the rest went back to the user`,
+  )
+})

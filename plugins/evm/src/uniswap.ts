@@ -288,7 +288,7 @@ async function swapQuote(
   // Exact output: the input may grow by the slippage; exact input: the output may shrink by it.
   const limit = exactOut
     ? (amountIn * (BPS + slippage) + BPS - 1n) / BPS
-    : (amountOut * (BPS - slippage)) / BPS
+    : (request.minimumAmountOut ?? (amountOut * (BPS - slippage)) / BPS)
   const route: UniswapRoute = {
     hops: best.hops,
     tradeType: request.tradeType,

@@ -123,20 +123,22 @@ export async function quoteSelfSwap(
     request.slippageTolerance !== undefined
       ? Number(request.slippageTolerance)
       : settings.slippage.crossAssetBps
-  const quote = await bestSwap(
-    route.sources,
-    {
-      user: route.user,
-      fromCurrency: route.fromCurrency,
-      toCurrency: route.toCurrency,
-      tradeType: request.tradeType === 'EXACT_INPUT' ? 'EXACT_INPUT' : 'EXACT_OUTPUT',
-      amount: BigInt(request.amount),
-      slippageBps,
-      filter: selfSwapFilter(request),
-      options: familyOptions(request, route.quoting),
-    },
-    { chainName: route.chain.record.displayName, filterText: describeSourceFilter(request) },
-  )
+  const swapRequest = {
+    user: route.user,
+    fromCurrency: route.fromCurrency,
+    toCurrency: route.toCurrency,
+    tradeType: request.tradeType === 'EXACT_INPUT' ? 'EXACT_INPUT' : 'EXACT_OUTPUT',
+    amount: BigInt(request.amount),
+    slippageBps,
+    filter: selfSwapFilter(request),
+    options: familyOptions(request, route.quoting),
+  } as const
+  const described = { chainName: route.chain.record.displayName, filterText: describeSourceFilter(request) }
+  const exact = await bestSwap(route.sources, swapRequest, described)
+  const quote =
+    swapRequest.tradeType === 'EXACT_OUTPUT' && request.enableTrueExactOutput !== true
+      ? await surplusToRecipient(route, swapRequest, exact, described)
+      : exact
   checkSwapImpact(quote, request, settings)
   const source = route.sources.find((candidate) => candidate.name === quote.source) as SwapSource
   const ttlSeconds = request.ttl ?? settings.quote.ttlSeconds
@@ -192,6 +194,28 @@ export async function quoteSelfSwap(
       quote: stored,
     },
   }
+}
+
+/**
+ * An exact output without `enableTrueExactOutput`: the swap surplus is swept to the recipient. The
+ * swap spends the exact-output quote's most input as an exact input, with the amount asked for as the
+ * floor enforced on chain, so the recipient gets that amount plus whatever the slippage buffer buys.
+ * A source that cannot enforce that floor keeps the exact output (the recipient then gets exactly
+ * the amount and the unspent input stays with the user).
+ */
+async function surplusToRecipient(
+  route: SelfSwapRoute,
+  swapRequest: Parameters<typeof bestSwap>[1],
+  exact: SwapQuote,
+  described: Parameters<typeof bestSwap>[2],
+): Promise<SwapQuote> {
+  const asked = swapRequest.amount
+  const spent = await bestSwap(
+    route.sources.filter((source) => source.name === exact.source),
+    { ...swapRequest, tradeType: 'EXACT_INPUT', amount: exact.amountIn, minimumAmountOut: asked },
+    described,
+  ).catch(() => undefined)
+  return spent && spent.minimumAmountOut >= asked && spent.amountOut >= asked ? spent : exact
 }
 
 /** A fresh id for the swap: its terms and a random salt, hashed (the swap transaction carries it). */
