@@ -270,6 +270,8 @@ function swapDeposit(
   const input = transaction.input
   if (!router || !transaction.to || !isAddressEqual(transaction.to, router) || size(input) < 36)
     return undefined
+  const native = nativeSwapDeposit(context, depository, transaction, receipt)
+  if (native) return native
   const incoming = receipt.logs.filter(
     (log) => log.topics[0] === TRANSFER_TOPIC && log.topics[2]?.toLowerCase() === addressTopic(depository),
   )
@@ -369,6 +371,58 @@ function selfSwapOf(
     currencyId: native ? context.nativeCurrencyId : payout.token,
     amount,
   }
+}
+
+/**
+ * An origin swap settled in the native currency: the router call (tagged) swaps into WETH for the
+ * router and `unwrapWETH9` sends it to the depository, which takes plain transfers without an event.
+ * The amount is the router's WETH `Withdrawal` (the router sends all it unwrapped on).
+ */
+function nativeSwapDeposit(
+  context: EvmChainContext,
+  depository: Address,
+  transaction: Transaction,
+  receipt: Parameters<typeof taggedTokenTransfer>[1],
+): DepositFact | undefined {
+  const router = context.swapRouter
+  const weth = context.wrappedNative
+  if (!router || !weth) return undefined
+  const payout = routerPayout(transaction.input)
+  if (
+    !payout?.unwrapTo ||
+    !isAddressEqual(payout.unwrapTo, depository) ||
+    !isAddressEqual(payout.swapRecipient, router) ||
+    !isAddressEqual(payout.token, weth)
+  )
+    return undefined
+  const withdrawals = receipt.logs.filter(
+    (log) =>
+      isAddressEqual(log.address, weth) &&
+      log.topics[0] === WITHDRAWAL_TOPIC &&
+      log.topics[1]?.toLowerCase() === addressTopic(router),
+  )
+  const [log] = withdrawals
+  if (withdrawals.length !== 1 || !log || log.logIndex === null || size(log.data) !== 32) return undefined
+  return {
+    index: log.logIndex,
+    depository,
+    depositId: slice(transaction.input, size(transaction.input) - 32).toLowerCase() as Hex,
+    depositor: getAddress(transaction.from),
+    currencyId: context.nativeCurrencyId,
+    amount: BigInt(log.data),
+  }
+}
+
+/** True when the receipt has the swap router's WETH `Withdrawal` (a native-settled swap). */
+function routerUnwrapped(context: EvmChainContext, receipt: TransactionReceipt): boolean {
+  const { swapRouter: router, wrappedNative: weth } = context
+  if (!router || !weth || !receipt.to || !isAddressEqual(receipt.to, router)) return false
+  return receipt.logs.some(
+    (log) =>
+      isAddressEqual(log.address, weth) &&
+      log.topics[0] === WITHDRAWAL_TOPIC &&
+      log.topics[1]?.toLowerCase() === addressTopic(router),
+  )
 }
 
 const addressTopic = (address: Address): string => `0x${address.slice(2).toLowerCase().padStart(64, '0')}`
@@ -572,7 +626,11 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
           return fact ? [fact] : []
         })
         // No depository event: a direct token deposit, if the calldata says so (fetched only then).
-        if (facts.length > 0 || !hasTransferTo(context, receipt, depository)) return facts
+        if (
+          facts.length > 0 ||
+          !(hasTransferTo(context, receipt, depository) || routerUnwrapped(context, receipt))
+        )
+          return facts
         const found = await transaction()
         const direct = found
           ? (directTokenDeposit(context, depository, found, receipt) ??
@@ -716,7 +774,14 @@ export function createEvmReading(context: EvmChainContext, finality: FinalityPol
           findTransaction(context, hash),
           findReceipt(context, hash),
         ])
-        const fact = transaction && receipt ? selfSwapOf(context, transaction, receipt) : undefined
+        if (!transaction || !receipt) continue
+        // A native-settled origin swap pays the depository; any other tagged router swap is a user's swap.
+        const deposit = nativeSwapDeposit(context, depository, transaction, receipt)
+        if (deposit) {
+          seen(blockNumber, hash, deposit)
+          continue
+        }
+        const fact = selfSwapOf(context, transaction, receipt)
         if (fact)
           swaps.push({
             ...fact,

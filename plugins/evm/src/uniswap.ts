@@ -476,7 +476,9 @@ function approveStep(
  * user, who keeps the rest (native input: `refundETH` returns it). The request id rides after the
  * router call, so reads attribute the depository's incoming transfer to the request (see reading's
  * `swapDeposit`). An exact-input quote becomes an exact output of its guaranteed minimum: the deposit
- * is then exactly the amount priced, with any surplus left as unspent input.
+ * is then exactly the amount priced, with any surplus left as unspent input. A native deposit buys
+ * WETH for the router, whose `unwrapWETH9` then sends exactly the deposit to the depository (which
+ * takes plain transfers); reads attribute it by the tag and the router's WETH `Withdrawal`.
  */
 export interface DepositSwap {
   /** The router, whose tagged transactions carry such deposits. */
@@ -498,12 +500,6 @@ export interface DepositSwapRequest {
 /** The deployment as a deposit's origin swap (see {@link DepositSwap}). */
 export function uniswapV3DepositSwap(context: EvmChainContext, contracts: UniswapV3Contracts): DepositSwap {
   const asSwap = (request: DepositSwapRequest): SwapStepsRequest => {
-    if (isNativeCurrency(context, request.quote.toCurrency)) {
-      throw new PontisError(
-        'NO_SWAP_ROUTES_FOUND',
-        `An origin swap on ${context.label.displayName} deposits through the ${UNISWAP_V3_SOURCE} router, which can pay the depository a token but not the native currency with the request id; ask for a token-settled destination currency (e.g. USDC), or deposit a listed currency.`,
-      )
-    }
     const route = request.quote.route as UniswapRoute
     const exactOutput: UniswapRoute = {
       ...route,
@@ -512,7 +508,8 @@ export function uniswapV3DepositSwap(context: EvmChainContext, contracts: Uniswa
       limitAmount: request.quote.amountIn.toString(),
     }
     return {
-      quote: { ...request.quote, route: exactOutput },
+      // Native settlement: the router unwraps exactly the deposit to the depository (its `receive`).
+      quote: { ...request.quote, minimumAmountOut: request.amount, route: exactOutput },
       user: request.depositor,
       recipient: request.depository,
       requestId: request.requestId,
