@@ -4,7 +4,9 @@
  * would: connect the wallet (wagmi's `mock` connector on the devnet's account #0, which anvil signs for),
  * pick ETH on 31337 and ETH on 31338 through the widget's own token selector (nothing preset), type an
  * amount, wait for the quote, bridge, and wait for the success step ("Completed in <fill time>"); the account's balance on
- * 31338 must then have grown by exactly what the executed quote promised.
+ * 31338 must then have grown by exactly what the executed quote promised. Then, in the same page, a
+ * same-chain ETH → USDC swap on 31337 the user executes: the service follows it to `success`, and the
+ * account's USDC grows by exactly what the status says the swap paid.
  *
  * Every request the page makes to the intent service is recorded: an answer that is not 2xx, a
  * request that got no answer, or an answer that breaks the OpenAPI document fails the test, listed
@@ -17,14 +19,14 @@
 import { copyFile, mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { silentLogger } from '@pontis/core'
-import { DEPLOYER } from '@pontis/devnet'
+import { DEPLOYER, STABLECOIN_ADDRESS } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
 import { ConformanceChecker } from '@pontis/http/testing'
 import { INTENTS_DOCUMENT_PATH } from '@pontis/intents'
 import { buildWidgetBundle, serveWidgetPage, type WidgetEvent, widgetVersions } from '@pontis/widget-e2e'
 import type { Locator, Page } from 'playwright-core'
 import t from 'tap'
-import { createPublicClient, http } from 'viem'
+import { type Address, createPublicClient, erc20Abi, http } from 'viem'
 import { startLocalStack } from '../../scripts/local-stack.js'
 import { describeExchange, launchChromium, type PageTraffic, recordTraffic } from '../helpers/browser.js'
 import { PROCESS_START_BOUND_MS, WAIT_BOUND_MS, waitFor } from '../helpers/wait.js'
@@ -40,6 +42,7 @@ const APP_NAME = 'pontis-widget-test'
 const ORIGIN_CHAIN = 31337
 const DESTINATION_CHAIN = 31338
 const AMOUNT = '0.1'
+const SWAP_AMOUNT = '0.05'
 /** What the page reports from the widget's `onSwapSuccess` (see packages/widget-e2e/src/app.ts). */
 interface SwapSuccess {
   requestId?: string
@@ -118,6 +121,16 @@ t.test(
       await page.screenshot({ path: join(SCREENSHOTS, file) })
       shots.push(file)
     }
+    const origin = createPublicClient({
+      transport: http(devnet.chains.find((chain) => chain.chainId === ORIGIN_CHAIN)?.rpcUrl),
+    })
+    const usdcOf = (owner: Address) =>
+      origin.readContract({
+        address: STABLECOIN_ADDRESS,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [owner],
+      })
     const destination = createPublicClient({
       transport: http(devnet.chains.find((chain) => chain.chainId === DESTINATION_CHAIN)?.rpcUrl),
     })
@@ -214,6 +227,50 @@ t.test(
         balanceAfter - balanceBefore,
         BigInt(success?.amountOut ?? '0'),
         'the recipient got the quoted ETH on 31338',
+      )
+
+      // Then a same-chain swap in the same page: ETH → USDC on 31337, which the user executes (one
+      // `swap` transaction through the devnet's Uniswap router); the service follows it to `success`.
+      await page.getByRole('dialog').getByRole('button', { name: /done/i }).click()
+      await until('the success step to close', page.getByRole('dialog'), 'hidden', traffic)
+      const buyToken = page.getByRole('button').filter({ hasText: displayName(DESTINATION_CHAIN) })
+      await pickToken(buyToken.first(), ORIGIN_CHAIN, 'USDC')
+      const usdcBefore = await usdcOf(DEPLOYER.address)
+      await page.locator('input[inputmode=decimal]').first().fill(SWAP_AMOUNT)
+      const sameChainButton = page
+        .getByRole('button', { name: 'Swap', exact: true })
+        .filter({ hasText: /^swap$/i })
+      await until(
+        `a quote for ${SWAP_AMOUNT} ETH → USDC (the "Swap" button)`,
+        sameChainButton,
+        'visible',
+        traffic,
+      )
+      await waitFor('the "Swap" button to be enabled', () => sameChainButton.isEnabled())
+      await screenshot('same-chain-quote')
+      await sameChainButton.click()
+      const swapped = page.getByRole('dialog').getByText(/^(Completed in|Transaction Completed)/)
+      await until('the same-chain swap success step', swapped, 'visible', traffic, 240_000)
+      await screenshot('same-chain-completed')
+      const swapEvents = (await widgetEvents(page)).filter((event) => event.name === 'swapSuccess')
+      t.equal(swapEvents.length, 2, 'the widget reported both swaps a success')
+      const swapSuccess = swapEvents.at(-1)?.detail as SwapSuccess | undefined
+      t.ok(swapSuccess?.requestId, 'the same-chain swap has its request id')
+      const status = await waitFor(
+        `the same-chain swap ${swapSuccess?.requestId} to reach success`,
+        async () =>
+          (await (
+            await fetch(`${stack.intents.url}/intents/status/v3?requestId=${swapSuccess?.requestId}`)
+          ).json()) as { status: string; txHashes: string[]; details: { swapOutput?: { amount: string } } },
+        { until: (record) => ['success', 'failure', 'refund'].includes(record.status) },
+      )
+      t.equal(status.status, 'success', 'the service followed the swap the user sent to success')
+      const usdcGot = (await usdcOf(DEPLOYER.address)) - usdcBefore
+      t.ok(usdcGot > 0n, `the account got ${usdcGot} USDC on ${ORIGIN_CHAIN}`)
+      t.equal(
+        usdcGot.toString(),
+        status.details.swapOutput?.amount,
+        'exactly what the status says the swap paid',
       )
       flowPassed = true
     } catch (error) {

@@ -162,7 +162,8 @@ export async function quoteSelfSwap(
     fees,
     details,
   }
-  if (!prepared) return { response, request: undefined }
+  // Stored only where the family can follow the swap (its reads recognise it); else done when mined.
+  if (!prepared || !route.chain.adapter.reading?.readSwaps) return { response, request: undefined }
   const stored: StoredSelfSwap = {
     kind: 'self-swap',
     request,
