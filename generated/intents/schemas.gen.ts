@@ -3523,6 +3523,32 @@ export const IndexTransactionRequestSchema = {
     }
 } as const;
 
+export const SameChainTransactionRequestSchema = {
+    type: 'object',
+    description: 'A same-chain swap transaction the Relay SDK reports. Extra members are ignored.',
+    required: [
+        'tx',
+        'chainId'
+    ],
+    properties: {
+        tx: {
+            type: 'string',
+            maxLength: 200000,
+            description: 'The executed step item\'s data as JSON, with the `txHash` (or `replacementTxHash`) the wallet answered.'
+        },
+        chainId: {
+            $ref: '#/components/schemas/ChainIdInput'
+        },
+        requestId: {
+            $ref: '#/components/schemas/RequestId'
+        },
+        referrer: {
+            type: 'string',
+            maxLength: 128
+        }
+    }
+} as const;
+
 export const IndexTransactionResponseSchema = {
     type: 'object',
     required: [

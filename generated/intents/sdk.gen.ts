@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { ClaimAppFeesData, ClaimAppFeesErrors, ClaimAppFeesResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecuteAppFeeClaimData, ExecuteAppFeeClaimErrors, ExecuteAppFeeClaimResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetAppFeeBalancesData, GetAppFeeBalancesErrors, GetAppFeeBalancesResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDashboardAssetData, GetDashboardAssetErrors, GetDashboardAssetResponses, GetDashboardData, GetDashboardErrors, GetDashboardResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetHealthzData, GetHealthzErrors, GetHealthzResponses, GetIconData, GetIconErrors, GetIconResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetPartnerKeyData, GetPartnerKeyErrors, GetPartnerKeyResponses, GetPartnerUsageData, GetPartnerUsageErrors, GetPartnerUsageResponses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, GetRateLimitPolicyData, GetRateLimitPolicyErrors, GetRateLimitPolicyResponses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetRequestsV2Data, GetRequestsV2Errors, GetRequestsV2Responses, GetRequestsV3Data, GetRequestsV3Errors, GetRequestsV3Responses, GetSolverInventoryData, GetSolverInventoryErrors, GetSolverInventoryResponses, GetSolverRepaymentsData, GetSolverRepaymentsErrors, GetSolverRepaymentsResponses, GetSquareIconData, GetSquareIconErrors, GetSquareIconResponses, GetTokenPriceData, GetTokenPriceErrors, GetTokenPriceResponses, GetTrendingCurrenciesData, GetTrendingCurrenciesErrors, GetTrendingCurrenciesResponses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListPartnerWebhookEventsData, ListPartnerWebhookEventsErrors, ListPartnerWebhookEventsResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverPartnerWebhookEventData, RedeliverPartnerWebhookEventErrors, RedeliverPartnerWebhookEventResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SendPartnerTestWebhookData, SendPartnerTestWebhookErrors, SendPartnerTestWebhookResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses, SetPartnerWebhookData, SetPartnerWebhookErrors, SetPartnerWebhookResponses } from './types.gen.js';
+import type { ClaimAppFeesData, ClaimAppFeesErrors, ClaimAppFeesResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, DeleteApiKeyWebhookData, DeleteApiKeyWebhookErrors, DeleteApiKeyWebhookResponses, ExecuteAppFeeClaimData, ExecuteAppFeeClaimErrors, ExecuteAppFeeClaimResponses, ExecutePermitData, ExecutePermitErrors, ExecutePermitResponses, GetApiKeyData, GetApiKeyErrors, GetApiKeyResponses, GetAppFeeBalancesData, GetAppFeeBalancesErrors, GetAppFeeBalancesResponses, GetChainsData, GetChainsErrors, GetChainsResponses, GetDashboardAssetData, GetDashboardAssetErrors, GetDashboardAssetResponses, GetDashboardData, GetDashboardErrors, GetDashboardResponses, GetDocumentationData, GetDocumentationErrors, GetDocumentationResponses, GetHealthzData, GetHealthzErrors, GetHealthzResponses, GetIconData, GetIconErrors, GetIconResponses, GetIntentStatusData, GetIntentStatusErrors, GetIntentStatusResponses, GetIntentStatusV3Data, GetIntentStatusV3Errors, GetIntentStatusV3Responses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetPartnerKeyData, GetPartnerKeyErrors, GetPartnerKeyResponses, GetPartnerUsageData, GetPartnerUsageErrors, GetPartnerUsageResponses, GetPriceData, GetPriceErrors, GetPriceResponses, GetQuoteData, GetQuoteErrors, GetQuoteResponses, GetQuoteV2Data, GetQuoteV2Errors, GetQuoteV2Responses, GetRateLimitPolicyData, GetRateLimitPolicyErrors, GetRateLimitPolicyResponses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetRequestsV2Data, GetRequestsV2Errors, GetRequestsV2Responses, GetRequestsV3Data, GetRequestsV3Errors, GetRequestsV3Responses, GetSolverInventoryData, GetSolverInventoryErrors, GetSolverInventoryResponses, GetSolverRepaymentsData, GetSolverRepaymentsErrors, GetSolverRepaymentsResponses, GetSquareIconData, GetSquareIconErrors, GetSquareIconResponses, GetTokenPriceData, GetTokenPriceErrors, GetTokenPriceResponses, GetTrendingCurrenciesData, GetTrendingCurrenciesErrors, GetTrendingCurrenciesResponses, IndexSameChainTransactionData, IndexSameChainTransactionErrors, IndexSameChainTransactionResponses, IndexTransactionData, IndexTransactionErrors, IndexTransactionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListPartnerWebhookEventsData, ListPartnerWebhookEventsErrors, ListPartnerWebhookEventsResponses, ListWebhookDeadLettersData, ListWebhookDeadLettersErrors, ListWebhookDeadLettersResponses, RedeliverPartnerWebhookEventData, RedeliverPartnerWebhookEventErrors, RedeliverPartnerWebhookEventResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, SendPartnerTestWebhookData, SendPartnerTestWebhookErrors, SendPartnerTestWebhookResponses, SetApiKeyWebhookData, SetApiKeyWebhookErrors, SetApiKeyWebhookResponses, SetPartnerWebhookData, SetPartnerWebhookErrors, SetPartnerWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -209,6 +209,32 @@ export const getRequestsV2 = <ThrowOnError extends boolean = false>(options?: Op
 export const indexTransaction = <ThrowOnError extends boolean = false>(options: Options<IndexTransactionData, ThrowOnError>) => (options.client ?? client).post<IndexTransactionResponses, IndexTransactionErrors, ThrowOnError>({
     security: [{ name: 'x-api-key', type: 'apiKey' }],
     url: '/transactions/index',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Index a same-chain swap transaction now
+ *
+ * What the Relay SDK posts, fire-and-forget, after sending the `swap` step of a same-chain swap the
+ * user executes: `{"tx": "<the step item's data as JSON, with txHash>", "chainId": "8453",
+ * "requestId": "0x...", "referrer": "..."}`. The service reads the transaction hash from `tx`
+ * (`replacementTxHash` when the wallet replaced it, else `txHash`) and indexes it as
+ * `POST /transactions/index` does; the indexer's scan would find the swap without it.
+ *
+ * - 200: the swap was found and attributed to its request (`requestId`).
+ * - 202: the transaction is not mined yet; the service keeps watching for it.
+ * - 400 `INVALID_REQUEST`: `tx` is not JSON with a transaction hash. 400 `UNSUPPORTED_CHAIN`,
+ * `NOT_A_DEPOSIT` (the transaction is no tagged swap or deposit) as for `/transactions/index`.
+ * - 404 `TRANSACTION_NOT_FOUND`: the transaction cannot be found.
+ *
+ */
+export const indexSameChainTransaction = <ThrowOnError extends boolean = false>(options: Options<IndexSameChainTransactionData, ThrowOnError>) => (options.client ?? client).post<IndexSameChainTransactionResponses, IndexSameChainTransactionErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/transactions/single',
     ...options,
     headers: {
         'Content-Type': 'application/json',

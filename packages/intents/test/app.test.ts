@@ -70,6 +70,7 @@ t.test('every operation of the document is routed', async (t) => {
     'getSquareIcon',
     'getTokenPrice',
     'getTrendingCurrencies',
+    'indexSameChainTransaction',
     'indexTransaction',
     'listApiKeys',
     'listCurrencies',

@@ -129,32 +129,44 @@ t.test('ETH → USDC: waiting, then success with the swap, a webhook and a histo
   )
 })
 
-t.test('USDC → ETH (native output, unwrapped by the router): success; the hash indexes to it', async (t) => {
-  const client = e2e.client(t)
-  const user = USERS[1]!
-  const recipient = fresh()
-  const quote = (
-    await client.post(
-      '/quote/v2',
-      swapBody(user.address, recipient, STABLECOIN_ADDRESS, NATIVE, 100_000_000n),
-      apiKey,
+t.test(
+  'USDC → ETH (native output, unwrapped by the router): success; /transactions/single indexes it',
+  async (t) => {
+    const client = e2e.client(t)
+    const user = USERS[1]!
+    const recipient = fresh()
+    const quote = (
+      await client.post(
+        '/quote/v2',
+        swapBody(user.address, recipient, STABLECOIN_ADDRESS, NATIVE, 100_000_000n),
+        apiKey,
+      )
+    ).body as Quote
+    const requestId = requestIdOf(quote)
+    const hash = await e2e.evm.execute(quote, user.privateKey)
+    // What the Relay SDK posts after a same-chain transaction: the step item as JSON, with its hash.
+    const item = quote.steps.at(-1)?.items[0]?.data as Record<string, unknown>
+    const single = await client.post('/transactions/single', {
+      tx: JSON.stringify({ ...item, txHash: hash }),
+      chainId: '31337',
+      requestId,
+    })
+    t.equal(single.status, 200)
+    t.equal(
+      (single.body as { requestId?: string }).requestId?.toLowerCase(),
+      requestId,
+      'the swap names its request',
     )
-  ).body as Quote
-  const requestId = requestIdOf(quote)
-  const hash = await e2e.evm.execute(quote, user.privateKey)
-  const indexed = await client.post('/transactions/index', { chainId: 31337, txHash: hash })
-  t.equal(indexed.status, 200)
-  t.equal(
-    (indexed.body as { requestId?: string }).requestId?.toLowerCase(),
-    requestId,
-    'the swap names its request',
-  )
-  const done = await e2e.waitForStatus(client, requestId)
-  t.same(done.txHashes, [hash])
-  const received = await evmBalance(e2e.evm.client, recipient, NATIVE)
-  t.ok(received >= BigInt(quote.details.currencyOut.minimumAmount), 'at least the minimum, in ETH')
-  t.equal((done.details as { swapOutput?: { amount: string } }).swapOutput?.amount, received.toString())
-})
+    const malformed = await client.post('/transactions/single', { tx: '{"to":"0x"}', chainId: 31337 })
+    t.equal(malformed.status, 400)
+    t.equal((malformed.body as { errorCode?: string }).errorCode, 'INVALID_REQUEST', 'no hash in tx')
+    const done = await e2e.waitForStatus(client, requestId)
+    t.same(done.txHashes, [hash])
+    const received = await evmBalance(e2e.evm.client, recipient, NATIVE)
+    t.ok(received >= BigInt(quote.details.currencyOut.minimumAmount), 'at least the minimum, in ETH')
+    t.equal((done.details as { swapOutput?: { amount: string } }).swapOutput?.amount, received.toString())
+  },
+)
 
 t.test('a reverted swap fails with TRANSACTION_REVERTED', async (t) => {
   const client = e2e.client(t)
