@@ -2833,7 +2833,7 @@ export const StatusRecordSchema = {
         },
         status: {
             $ref: '#/components/schemas/RequestStatus',
-            description: 'Current status. Transitions:\n\n| From | To | When |\n|---|---|---|\n| waiting | depositing | The execute API (`POST /execute/permits`) accepted a permit; the service submits the deposit for the user. |\n| waiting | pending | The origin deposit is indexed and confirmed. Bitcoin origin: as soon as the deposit is seen in the mempool (earlier than on EVM); confirmations (1 block, 2 for high-value deposits) still govern the moves to `submitted` and `success`. |\n| depositing | pending | The deposit the service submitted is indexed and confirmed. |\n| depositing | failure | The service could not submit the permitted deposit (`SIGNATURE_EXPIRED`, `INVALID_SIGNATURE`, `TRANSACTION_SUBMISSION_FAILED`); no funds moved. |\n| waiting | refund | The deposit arrived after the `ttl` (`TTL_EXPIRED`), was too low (`DEPOSITED_AMOUNT_TOO_LOW_TO_FILL`, e.g. an underpaid strict deposit address) or in another currency (`INCORRECT_DEPOSIT_CURRENCY`); it is returned to `refundTo`. |\n| waiting | failure | Such a deposit could not be returned either (`refundFailReason`, e.g. `AMOUNT_TOO_LOW_TO_REFUND`); or the deposit was removed by a chain reorganisation before it was acted on and the `ttl` passed without another (`DEPOSIT_REORGED`, `details.depositReorged`). |\n| depositing | refund | The permitted deposit landed after the `ttl`; it is returned to `refundTo`. |\n| pending | waiting | Bitcoin origin: the mempool deposit that moved the request to `pending` was dropped, replaced (RBF) or reorganised away before its confirmations; nothing is filled, `details.depositReorged` says what went. A replacement paying the same request moves it to `pending` again; with none, it fails with `DEPOSIT_REORGED` after its TTL. |\n| pending | submitted | The solver sent the fill on the destination chain. |\n| pending | refund | The request cannot be filled; the deposit is returned to `refundTo`. |\n| pending | failure | The fill could not be submitted (`TRANSACTION_SUBMISSION_FAILED`); a refund follows. Or a reorganisation removed the deposit before the fill was sent: the fill is cancelled (`DEPOSIT_REORGED`). |\n| submitted | success | The fill is confirmed; funds reached the recipient. |\n| submitted | failure | The fill reverted (`EXECUTION_REVERTED`, decoded revert data in `details`); a refund follows. |\n| failure | refund | The deposit of a failed request was refunded (`failReason` keeps the failure\'s reason). |\n\nA deposit a reorganisation removes after its fill was sent leaves the status as it is;\n`details.depositReorged` (`transactionId`, `amount`, `currency`, `depositor`, `stage`:\n`before_fill` or `after_fill`) records it, as it does for a deposit removed while the\nrequest still waits. A fill repriced while stuck adds its replacement to `txHashes`.\n\nTransitions are idempotent (observing the same event again changes nothing and emits no\nwebhook) and never go backwards. `success`, `refund` and `fallback` are terminal; `failure`\nis terminal unless a refund follows. `failReason` is `N/A` except on `failure`, `fallback`\nand `refund`, where it is the recorded reason or `UNKNOWN`.\n'
+            description: 'Current status. Transitions:\n\n| From | To | When |\n|---|---|---|\n| waiting | depositing | The execute API (`POST /execute/permits`) accepted a permit; the service submits the deposit for the user. |\n| waiting | pending | The origin deposit is indexed and confirmed. Bitcoin origin: as soon as the deposit is seen in the mempool (earlier than on EVM); confirmations (1 block, 2 for high-value deposits) still govern the moves to `submitted` and `success`. |\n| depositing | pending | The deposit the service submitted is indexed and confirmed. |\n| depositing | failure | The service could not submit the permitted deposit (`SIGNATURE_EXPIRED`, `INVALID_SIGNATURE`, `TRANSACTION_SUBMISSION_FAILED`); no funds moved. |\n| waiting | refund | The deposit arrived after the `ttl` (`TTL_EXPIRED`), was too low (`DEPOSITED_AMOUNT_TOO_LOW_TO_FILL`, e.g. an underpaid strict deposit address) or in another currency (`INCORRECT_DEPOSIT_CURRENCY`); it is returned to `refundTo`. |\n| waiting | failure | Such a deposit could not be returned either (`refundFailReason`, e.g. `AMOUNT_TOO_LOW_TO_REFUND`); or the deposit was removed by a chain reorganisation before it was acted on and the `ttl` passed without another (`DEPOSIT_REORGED`, `details.depositReorged`). |\n| depositing | refund | The permitted deposit landed after the `ttl`; it is returned to `refundTo`. |\n| pending | waiting | Bitcoin origin: the mempool deposit that moved the request to `pending` was dropped, replaced (RBF) or reorganised away before its confirmations; nothing is filled, `details.depositReorged` says what went. A replacement paying the same request moves it to `pending` again; with none, it fails with `DEPOSIT_REORGED` after its TTL. |\n| pending | submitted | The solver sent the fill on the destination chain. |\n| pending | refund | The request cannot be filled; the deposit is returned to `refundTo`. |\n| pending | failure | The fill could not be submitted (`TRANSACTION_SUBMISSION_FAILED`); a refund follows. Or a reorganisation removed the deposit before the fill was sent: the fill is cancelled (`DEPOSIT_REORGED`). |\n| submitted | success | The fill is confirmed; funds reached the recipient. |\n| submitted | failure | The fill reverted (`EXECUTION_REVERTED`, decoded revert data in `details`); a refund follows. |\n| failure | refund | The deposit of a failed request was refunded (`failReason` keeps the failure\'s reason). |\n| waiting | pending | A same-chain swap the user executes (`details.operation` `swap`, no `check` on its step): its swap transaction, tagged with the request id, was mined. |\n| pending | submitted, then success | That swap is confirmed: it is both the in and the out transaction, and `details.swapOutput` says what the recipient got. |\n| pending | failure | That swap reverted (`TRANSACTION_REVERTED`) or paid less than `minimumAmount` (`TOO_LITTLE_RECEIVED`). |\n| waiting | failure | That swap was not sent before its deadline (`TTL_EXPIRED`). |\n\nA deposit a reorganisation removes after its fill was sent leaves the status as it is;\n`details.depositReorged` (`transactionId`, `amount`, `currency`, `depositor`, `stage`:\n`before_fill` or `after_fill`) records it, as it does for a deposit removed while the\nrequest still waits. A fill repriced while stuck adds its replacement to `txHashes`.\n\nTransitions are idempotent (observing the same event again changes nothing and emits no\nwebhook) and never go backwards. `success`, `refund` and `fallback` are terminal; `failure`\nis terminal unless a refund follows. `failReason` is `N/A` except on `failure`, `fallback`\nand `refund`, where it is the recorded reason or `UNKNOWN`.\n'
         },
         inTxHashes: {
             type: 'array',
@@ -3515,6 +3515,32 @@ export const IndexTransactionRequestSchema = {
         requestId: {
             $ref: '#/components/schemas/RequestId',
             description: 'The request the transaction belongs to, when the client knows it. Usually absent; the service finds the request from the transaction.'
+        },
+        referrer: {
+            type: 'string',
+            maxLength: 128
+        }
+    }
+} as const;
+
+export const SameChainTransactionRequestSchema = {
+    type: 'object',
+    description: 'A same-chain swap transaction the Relay SDK reports. Extra members are ignored.',
+    required: [
+        'tx',
+        'chainId'
+    ],
+    properties: {
+        tx: {
+            type: 'string',
+            maxLength: 200000,
+            description: 'The executed step item\'s data as JSON, with the `txHash` (or `replacementTxHash`) the wallet answered.'
+        },
+        chainId: {
+            $ref: '#/components/schemas/ChainIdInput'
+        },
+        requestId: {
+            $ref: '#/components/schemas/RequestId'
         },
         referrer: {
             type: 'string',

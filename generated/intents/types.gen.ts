@@ -1575,6 +1575,10 @@ export type StatusRecord = {
      * | submitted | success | The fill is confirmed; funds reached the recipient. |
      * | submitted | failure | The fill reverted (`EXECUTION_REVERTED`, decoded revert data in `details`); a refund follows. |
      * | failure | refund | The deposit of a failed request was refunded (`failReason` keeps the failure's reason). |
+     * | waiting | pending | A same-chain swap the user executes (`details.operation` `swap`, no `check` on its step): its swap transaction, tagged with the request id, was mined. |
+     * | pending | submitted, then success | That swap is confirmed: it is both the in and the out transaction, and `details.swapOutput` says what the recipient got. |
+     * | pending | failure | That swap reverted (`TRANSACTION_REVERTED`) or paid less than `minimumAmount` (`TOO_LITTLE_RECEIVED`). |
+     * | waiting | failure | That swap was not sent before its deadline (`TTL_EXPIRED`). |
      *
      * A deposit a reorganisation removes after its fill was sent leaves the status as it is;
      * `details.depositReorged` (`transactionId`, `amount`, `currency`, `depositor`, `stage`:
@@ -1846,6 +1850,19 @@ export type IndexTransactionRequest = {
     /**
      * The request the transaction belongs to, when the client knows it. Usually absent; the service finds the request from the transaction.
      */
+    requestId?: RequestId;
+    referrer?: string;
+};
+
+/**
+ * A same-chain swap transaction the Relay SDK reports. Extra members are ignored.
+ */
+export type SameChainTransactionRequest = {
+    /**
+     * The executed step item's data as JSON, with the `txHash` (or `replacementTxHash`) the wallet answered.
+     */
+    tx: string;
+    chainId: ChainIdInput;
     requestId?: RequestId;
     referrer?: string;
 };
@@ -3414,6 +3431,69 @@ export type IndexTransactionResponses = {
 };
 
 export type IndexTransactionResponse2 = IndexTransactionResponses[keyof IndexTransactionResponses];
+
+export type IndexSameChainTransactionData = {
+    body: SameChainTransactionRequest;
+    path?: never;
+    query?: {
+        /**
+         * Referrer label. Existing clients append it to `GET` check endpoints and send it with index calls; it is accepted and recorded for analytics only.
+         */
+        referrer?: string;
+    };
+    url: '/transactions/single';
+};
+
+export type IndexSameChainTransactionErrors = {
+    /**
+     * Unknown chain, malformed body or a transaction that is no tagged swap.
+     */
+    400: ErrorBody;
+    /**
+     * An `x-api-key` was sent but is unknown or revoked.
+     */
+    401: ErrorBody;
+    /**
+     * The transaction cannot be found.
+     */
+    404: ErrorBody;
+    /**
+     * Rate limited. The body carries at least `message` (existing clients read only that);
+     * Pontis adds `errorCode: RATE_LIMITED`. Wait `Retry-After` seconds before retrying.
+     *
+     */
+    429: ErrorBody;
+    /**
+     * An unexpected failure. Not retryable as such; report it with the `requestId`.
+     */
+    500: ErrorBody;
+    /**
+     * A transient failure (dependency down, price feed or RPC error, timeout). Retry with backoff, honouring `Retry-After` when present.
+     */
+    503: ErrorBody;
+    /**
+     * Any other error answer, in the same `ErrorBody` shape: 404 `ROUTE_NOT_FOUND` (unknown path),
+     * 405 `METHOD_NOT_ALLOWED`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE`,
+     * 501 `NOT_IMPLEMENTED`, and so on.
+     *
+     */
+    default: ErrorBody;
+};
+
+export type IndexSameChainTransactionError = IndexSameChainTransactionErrors[keyof IndexSameChainTransactionErrors];
+
+export type IndexSameChainTransactionResponses = {
+    /**
+     * The swap was found and indexed.
+     */
+    200: IndexTransactionResponse;
+    /**
+     * The transaction is not mined yet; the service keeps watching for it.
+     */
+    202: IndexTransactionResponse;
+};
+
+export type IndexSameChainTransactionResponse = IndexSameChainTransactionResponses[keyof IndexSameChainTransactionResponses];
 
 export type ExecutePermitData = {
     body: ExecutePermitRequest;

@@ -299,6 +299,7 @@ t.test('operations and operationIds', async (t) => {
     ['/intents/status/v3', 'get', 'getIntentStatusV3'],
     ['/intents/status', 'get', 'getIntentStatus'],
     ['/transactions/index', 'post', 'indexTransaction'],
+    ['/transactions/single', 'post', 'indexSameChainTransaction'],
     ['/execute/permits', 'post', 'executePermit'],
     ['/documentation', 'get', 'getDocumentation'],
   ]

@@ -94,6 +94,8 @@ for (const [index, swap] of [...swaps, exactOutput].entries()) {
       destinationCurrency: swap.to,
       amount: swap.amount,
       tradeType: 'tradeType' in swap ? swap.tradeType : 'EXACT_INPUT',
+      // Exactly the amount: without it the swap surplus is swept to the recipient (same-chain-swap-status).
+      ...('tradeType' in swap ? { enableTrueExactOutput: true } : {}),
     } as const
     // The document's shape first (the conformance checker fails the test on any mismatch).
     const checked = await createTestClient(t, sdk.baseApiUrl, loaded.document).post('/quote/v2', body)
@@ -190,6 +192,7 @@ t.test('two hops through WETH: exactly 5 THIN bought with USDC (reversed path, e
     destinationCurrency: THIN_TOKEN_ADDRESS,
     amount: '5000000000000000000',
     tradeType: 'EXACT_OUTPUT',
+    enableTrueExactOutput: true,
   } as const
   t.equal((await createTestClient(t, sdk.baseApiUrl, loaded.document).post('/quote/v2', body)).status, 200)
   const quote = await pontis.getQuote(body)

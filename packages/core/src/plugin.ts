@@ -181,6 +181,12 @@ export interface SwapQuoteRequest {
   readonly amount: bigint
   /** Slippage the route may take, basis points. */
   readonly slippageBps: number
+  /**
+   * EXACT_INPUT only: the output floor to enforce instead of the one `slippageBps` gives (an exact
+   * output bought as an exact input of its most input, the surplus going to the recipient). Sources
+   * that cannot honour it answer their own floor; callers check it.
+   */
+  readonly minimumAmountOut?: bigint
   /** The sources and venues the request allows; a source applies it to every name it routes through. */
   readonly filter: SwapSourceFilter
   /** The family options the request set (only those in `originRequestOptions`, e.g. SVM `maxRouteLength`). */
@@ -559,9 +565,34 @@ export interface ScannedDeposit extends DepositFact {
   readonly confirmations: number
 }
 
+/**
+ * A same-chain swap the user sent through one of the chain's swap sources (`buildSwapSteps`), tagged
+ * with its request id (EVM: the last 32 bytes of the router call). What its calldata names (recipient,
+ * output currency) is read even when it reverted; `amount` is what it paid the recipient (0 then).
+ */
+export interface SwapFact {
+  /** The id the swap was tagged with (32-byte hex). */
+  readonly swapId: string
+  readonly sender: string
+  readonly recipient: string
+  /** The output currency. */
+  readonly currencyId: string
+  readonly amount: bigint
+}
+
+/** A swap found by a scan, with where it stands. */
+export interface ScannedSwap extends SwapFact {
+  readonly transactionId: string
+  readonly blockNumber?: bigint
+  /** 1 = just included. */
+  readonly confirmations: number
+}
+
 /** One scan step: the deposits found and the cursor to continue from. */
 export interface DepositScan {
   readonly deposits: readonly ScannedDeposit[]
+  /** Tagged same-chain swaps in the same range (families whose swap sources build user swaps). */
+  readonly swaps?: readonly ScannedSwap[]
   /** Opaque to callers (EVM: the last block scanned); pass it back on the next scan. */
   readonly cursor: string
   /** True when the scan reached the chain head; false when more remains (call again now). */
@@ -608,6 +639,11 @@ export interface ReadingCapability {
   startCursor?(height: bigint): string
   readFills?(transactionId: string): Promise<TransactionFacts<PayoutFact>>
   readRefunds?(transactionId: string): Promise<TransactionFacts<PayoutFact>>
+  /**
+   * The tagged same-chain swap a transaction made ({@link SwapFact}); unlike the other reads, a
+   * reverted transaction still answers its fact (amount 0), so its request can fail.
+   */
+  readSwaps?(transactionId: string, options?: ReadOptions): Promise<TransactionFacts<SwapFact>>
   /**
    * Where a withdrawal request stands at the newest state meeting `query.mode`.
    * @throws PontisError INVALID_REQUEST when `query.withdrawal` is not a request of this family.

@@ -72,6 +72,7 @@ t.test('every operation of the document is routed', async (t) => {
     'getSquareIcon',
     'getTokenPrice',
     'getTrendingCurrencies',
+    'indexSameChainTransaction',
     'indexTransaction',
     'listApiKeys',
     'listCurrencies',

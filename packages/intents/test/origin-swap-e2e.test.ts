@@ -6,7 +6,8 @@
  * `{chainId, txHash}` alone, and the request reaches `success`. Balances are checked exactly against
  * what the chain moved: the depository holds exactly the swap's guaranteed output, the user keeps the
  * input the swap did not need, and the recipient gets at least `minimumAmount`. A native-settled
- * origin swap is refused with a catalogued 4xx. Every answer is checked against openapi/intents.yaml.
+ * origin swap buys WETH, which the router unwraps straight into the depository, attributed by the tag.
+ * Every answer is checked against openapi/intents.yaml.
  */
 import { createPontisClient, viemWalletAdapter } from '@pontis/client'
 import type { IntentsApi } from '@pontis/core'
@@ -17,6 +18,7 @@ import {
   THIN_TOKEN_ADDRESS,
   UNISWAP_V3_SWAP_ROUTER_ADDRESS,
   USERS,
+  WETH_ADDRESS,
 } from '@pontis/devnet'
 import { erc20Abi } from '@pontis/plugin-evm'
 import t from 'tap'
@@ -29,15 +31,18 @@ import {
   http,
   isAddressEqual,
   type PublicClient,
+  parseAbi,
+  parseEventLogs,
   type TransactionReceipt,
 } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { evmBalance, startE2e } from './fixtures/e2e.js'
 
 type Quote = IntentsApi.QuoteResponse
 type TransactionItem = Extract<Quote['steps'][number]['items'][number]['data'], { format: 'evm-transaction' }>
 const NATIVE = '0x0000000000000000000000000000000000000000'
 const THIN_IN = 10n * 10n ** 18n
+const wethEvents = parseAbi(['event Withdrawal(address indexed src, uint256 wad)'])
 
 const e2e = await startE2e(t, {}, { otherEvmChains: [31338] })
 const { service } = e2e
@@ -222,14 +227,63 @@ t.test('partner client: exactly 15 USDC on 31338 bought with THIN on 31337 (exac
   )
 })
 
-t.test('an origin swap into the native currency is refused with a catalogued 4xx', async (t) => {
-  const client = e2e.client(t)
-  // Small: the earlier swaps moved the thin pool, and the impact limit must not answer first.
-  const res = await client.post('/quote/v2', thinBridge(user.address, recipient, NATIVE, THIN_IN / 10n))
-  t.equal(res.status, 400)
-  t.equal((res.body as { errorCode?: string }).errorCode, 'NO_SWAP_ROUTES_FOUND')
-  t.match((res.body as { message?: string }).message, /USDC/, 'the message names what to ask for instead')
-})
+t.test(
+  'THIN on 31337 → ETH on 31338: swapped into WETH, unwrapped into the depository, found by the scan',
+  async (t) => {
+    const client = e2e.client(t)
+    const buyer = USERS[0]!
+    const receiver = privateKeyToAccount(generatePrivateKey()).address
+    // Small: the earlier swaps moved the thin pool, and the impact limit must not answer first.
+    const amount = THIN_IN / 10n
+    await fundThin(buyer.address, amount)
+    const res = await client.post('/quote/v2', thinBridge(buyer.address, receiver, NATIVE, amount))
+    t.equal(res.status, 200, 'quoted: the depository takes ETH, so the swap buys ETH')
+    const quote = res.body as Quote
+    const origin = quote.details.route?.origin
+    t.equal(origin?.outputCurrency?.currency?.address, NATIVE, 'the origin swap settles in ETH')
+    t.same(origin?.includedSwapSources, ['uniswap-v3'], 'THIN → WETH, one hop')
+    const guaranteed = BigInt(origin?.outputCurrency?.minimumAmount ?? '0')
+    t.ok(guaranteed > 0n)
+    const requestId = quote.steps.at(-1)?.requestId as Hex
+    const deposit = transactionOf(quote.steps.at(-1)!)
+    t.equal(deposit.to.toLowerCase(), UNISWAP_V3_SWAP_ROUTER_ADDRESS.toLowerCase(), 'one router transaction')
+    t.equal(deposit.value, '0', 'no ETH sent: the input is THIN')
+
+    const depositoryBefore = await evmBalance(clientA, DEPOSITORY_ADDRESS, NATIVE)
+    const receiverBefore = await evmBalance(clientB, receiver, NATIVE)
+    const hash = await e2e.evm.execute(quote, buyer.privateKey)
+    const receipt = await clientA.getTransactionReceipt({ hash })
+    const unwrapped = parseEventLogs({ abi: wethEvents, logs: receipt.logs })
+      .filter((event) => isAddressEqual(event.address, WETH_ADDRESS))
+      .reduce((sum, event) => sum + event.args.wad, 0n)
+    t.equal(unwrapped, guaranteed, 'the router unwrapped exactly the guaranteed output')
+    t.equal(
+      (await evmBalance(clientA, DEPOSITORY_ADDRESS, NATIVE)) - depositoryBefore,
+      guaranteed,
+      'and the depository holds it',
+    )
+    t.equal(
+      await evmBalance(clientA, UNISWAP_V3_SWAP_ROUTER_ADDRESS, NATIVE),
+      0n,
+      'nothing left with the router',
+    )
+
+    // No /transactions/index: the scan finds the router's swap and attributes the unwrapped ETH.
+    const done = await e2e.waitForStatus(client, requestId)
+    t.same(done.inTxHashes, [hash], 'inTxHashes has the swap deposit')
+    const received = (await evmBalance(clientB, receiver, NATIVE)) - receiverBefore
+    t.equal(received, BigInt(quote.details.currencyOut.amount), 'the recipient got the quoted ETH')
+    t.ok(received >= BigInt(quote.details.currencyOut.minimumAmount), 'at least minimumAmount')
+    const indexed = await client.post('/transactions/index', { chainId: 31337, txHash: hash })
+    t.equal(indexed.status, 200)
+    t.equal(
+      (indexed.body as { requestId?: string }).requestId,
+      requestId,
+      'the transaction alone names the request',
+    )
+    t.equal(await e2e.jobsFor(requestId), 1, 'one fill, nothing refunded')
+  },
+)
 
 t.test('an origin swap is a transaction the user sends: usePermit is refused', async (t) => {
   const res = await e2e.client(t).post('/quote/v2', {

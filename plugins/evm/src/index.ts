@@ -244,6 +244,7 @@ export default definePlugin<EvmPluginConfig>({
       depositAddressSeed: chain.plugin.depositAddressSeed as Hex | undefined,
       maxLogBlockRange: chain.plugin.maxLogBlockRange,
       swapRouter: uniswap?.router,
+      wrappedNative: uniswap?.weth,
       witnesses: (chain.rpc.fallbackUrls ?? []).map((url) => ({
         url,
         client: createRpcClient({

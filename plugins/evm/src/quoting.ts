@@ -84,6 +84,8 @@ export interface EvmChainContext {
    * the depository a token are that request's deposit. None: the chain runs no origin swaps.
    */
   readonly swapRouter?: Address | undefined
+  /** The wrapped native token the swap router unwraps native output from (its `Withdrawal` events). */
+  readonly wrappedNative?: Address | undefined
   /**
    * The chain's other configured nodes (`rpc.fallbackUrls`), each asked on its own: a fact is
    * trusted only when a majority of all the nodes agree on the hash of its block.

@@ -8,6 +8,8 @@ import {
   type ReadingCapability,
   type ReadOptions,
   type ScannedDeposit,
+  type ScannedSwap,
+  type SwapFact,
   type TransactionFacts,
   type WithdrawalFact,
   type WithdrawalQuery,
@@ -26,6 +28,7 @@ import {
   isAddress,
   isAddressEqual,
   type Log,
+  parseAbiItem,
   size,
   slice,
   type Transaction,
@@ -36,8 +39,8 @@ import {
 import { CALL_REQUEST_TYPES, depositoryAbi, erc20Abi, multicallerAbi } from './abi.js'
 import { type EvmChainContext, isNativeCurrency, type RpcWitness, readAllowance } from './quoting.js'
 import { rpc } from './rpc.js'
-import { confirmationsOf, findTransaction, lookUpReceipt } from './transactions.js'
-import type { FillSwap } from './uniswap.js'
+import { confirmationsOf, findReceipt, findTransaction, lookUpReceipt } from './transactions.js'
+import { type FillSwap, routerAbi } from './uniswap.js'
 
 const TRANSACTION_HASH = /^0x[0-9a-fA-F]{64}$/
 
@@ -60,6 +63,11 @@ const DEPOSIT_EVENTS = depositoryAbi.filter(
 const TRANSFER_SELECTOR = '0xa9059cbb'
 const FILLED_TOPIC = toEventSelector('Filled(bytes32,address)')
 const TRANSFER_TOPIC = toEventSelector('Transfer(address,address,uint256)')
+const WITHDRAWAL_TOPIC = toEventSelector('Withdrawal(address,uint256)')
+/** A Uniswap v3 pool's swap; `sender` is the caller (the router for the swaps it runs). */
+const POOL_SWAP_EVENT = parseAbiItem(
+  'event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)',
+)
 
 /** A deposit fact from one depository log, or undefined for the depository's other events. */
 function depositOf(
@@ -267,6 +275,8 @@ function swapDeposit(
   const input = transaction.input
   if (!router || !transaction.to || !isAddressEqual(transaction.to, router) || size(input) < 36)
     return undefined
+  const native = nativeSwapDeposit(context, depository, transaction, receipt)
+  if (native) return native
   const incoming = receipt.logs.filter(
     (log) => log.topics[0] === TRANSFER_TOPIC && log.topics[2]?.toLowerCase() === addressTopic(depository),
   )
@@ -281,6 +291,143 @@ function swapDeposit(
     currencyId: getAddress(log.address),
     amount: event.args.value,
   }
+}
+
+/** What a router `multicall` pays out: the swap's recipient and output token, and an `unwrapWETH9` target. */
+function routerPayout(
+  input: Hex,
+): { swapRecipient: Address; token: Address; unwrapTo: Address | undefined } | undefined {
+  let calls: readonly Hex[]
+  try {
+    const decoded = decodeFunctionData({ abi: routerAbi, data: input })
+    if (decoded.functionName !== 'multicall') return undefined
+    calls = decoded.args[0]
+  } catch {
+    return undefined
+  }
+  let swap: { swapRecipient: Address; token: Address } | undefined
+  let unwrapTo: Address | undefined
+  for (const call of calls) {
+    let inner: ReturnType<typeof decodeFunctionData<typeof routerAbi>>
+    try {
+      inner = decodeFunctionData({ abi: routerAbi, data: call })
+    } catch {
+      return undefined
+    }
+    if (inner.functionName === 'exactInput' || inner.functionName === 'exactOutput') {
+      if (swap) return undefined
+      const { path, recipient } = inner.args[0]
+      if (size(path) < 43) return undefined
+      // Exact input paths run input to output; exact output paths run output to input.
+      const token = inner.functionName === 'exactInput' ? slice(path, size(path) - 20) : slice(path, 0, 20)
+      swap = { swapRecipient: getAddress(recipient), token: getAddress(token) }
+    } else if (inner.functionName === 'unwrapWETH9') unwrapTo = getAddress(inner.args[1])
+  }
+  return swap ? { ...swap, unwrapTo } : undefined
+}
+
+/**
+ * A same-chain swap the user sent (see the Uniswap source's `buildSwapSteps`): a router `multicall`
+ * with the request id appended whose swap pays a recipient other than the depository, either a token
+ * straight from the pools or the native currency through the router's `unwrapWETH9`. `amount` is what
+ * the receipt shows reaching the recipient: the token's `Transfer`s to it, or the wrapped native
+ * token's `Withdrawal`s by the router (which sends all it unwrapped on); 0 for a reverted transaction.
+ */
+function selfSwapOf(
+  context: EvmChainContext,
+  transaction: Transaction,
+  receipt: { readonly logs: readonly Pick<Log, 'address' | 'data' | 'topics'>[] },
+): SwapFact | undefined {
+  const router = context.swapRouter
+  const input = transaction.input
+  if (!router || !transaction.to || !isAddressEqual(transaction.to, router) || size(input) < 36)
+    return undefined
+  const payout = routerPayout(input)
+  if (!payout) return undefined
+  const weth = context.wrappedNative
+  const native =
+    payout.unwrapTo !== undefined &&
+    weth !== undefined &&
+    isAddressEqual(payout.swapRecipient, router) &&
+    isAddressEqual(payout.token, weth)
+  const recipient = native ? (payout.unwrapTo as Address) : payout.swapRecipient
+  if (context.depository && isAddressEqual(recipient, context.depository)) return undefined
+  const sum = (matches: (log: Pick<Log, 'address' | 'topics'>) => boolean) =>
+    receipt.logs
+      .filter(matches)
+      .reduce((total, log) => total + (size(log.data) === 32 ? BigInt(log.data) : 0n), 0n)
+  const amount = native
+    ? sum(
+        (log) =>
+          isAddressEqual(log.address, weth as Address) &&
+          log.topics[0] === WITHDRAWAL_TOPIC &&
+          log.topics[1]?.toLowerCase() === addressTopic(router),
+      )
+    : sum(
+        (log) =>
+          isAddressEqual(log.address, payout.token) &&
+          log.topics[0] === TRANSFER_TOPIC &&
+          log.topics[2]?.toLowerCase() === addressTopic(recipient),
+      )
+  return {
+    swapId: slice(input, size(input) - 32).toLowerCase() as Hex,
+    sender: getAddress(transaction.from),
+    recipient,
+    currencyId: native ? context.nativeCurrencyId : payout.token,
+    amount,
+  }
+}
+
+/**
+ * An origin swap settled in the native currency: the router call (tagged) swaps into WETH for the
+ * router and `unwrapWETH9` sends it to the depository, which takes plain transfers without an event.
+ * The amount is the router's WETH `Withdrawal` (the router sends all it unwrapped on).
+ */
+function nativeSwapDeposit(
+  context: EvmChainContext,
+  depository: Address,
+  transaction: Transaction,
+  receipt: Parameters<typeof taggedTokenTransfer>[1],
+): DepositFact | undefined {
+  const router = context.swapRouter
+  const weth = context.wrappedNative
+  if (!router || !weth) return undefined
+  const payout = routerPayout(transaction.input)
+  if (
+    !payout?.unwrapTo ||
+    !isAddressEqual(payout.unwrapTo, depository) ||
+    !isAddressEqual(payout.swapRecipient, router) ||
+    !isAddressEqual(payout.token, weth)
+  )
+    return undefined
+  const withdrawals = receipt.logs.filter(
+    (log) =>
+      isAddressEqual(log.address, weth) &&
+      log.topics[0] === WITHDRAWAL_TOPIC &&
+      log.topics[1]?.toLowerCase() === addressTopic(router),
+  )
+  const [log] = withdrawals
+  if (withdrawals.length !== 1 || !log || log.logIndex === null || size(log.data) !== 32) return undefined
+  return {
+    index: log.logIndex,
+    depository,
+    depositId: slice(transaction.input, size(transaction.input) - 32).toLowerCase() as Hex,
+    depositor: getAddress(transaction.from),
+    currencyId: context.nativeCurrencyId,
+    amount: BigInt(log.data),
+  }
+}
+
+/** True when the receipt has the swap router's WETH `Withdrawal` (a native-settled swap). */
+function routerUnwrapped(context: EvmChainContext, receipt: TransactionReceipt): boolean {
+  const { swapRouter: router, wrappedNative: weth } = context
+  if (!router || !weth || !receipt.to || !isAddressEqual(receipt.to, router)) return false
+  return receipt.logs.some(
+    (log) =>
+      isAddressEqual(log.address, weth) &&
+      log.topics[0] === WITHDRAWAL_TOPIC &&
+      log.topics[1]?.toLowerCase() === addressTopic(router),
+  )
 }
 
 const addressTopic = (address: Address): string => `0x${address.slice(2).toLowerCase().padStart(64, '0')}`
@@ -403,13 +550,15 @@ export function createEvmReading(
    * facts kept once final are kept per kind.
    */
   async function factsOf<Fact>(
-    kind: 'deposits' | 'fills' | 'refunds',
+    kind: 'deposits' | 'fills' | 'refunds' | 'swaps',
     transactionId: string,
     fresh: boolean,
     extract: (
       receipt: TransactionReceipt,
       transaction: () => Promise<Transaction | undefined>,
     ) => Promise<Fact[]>,
+    /** Also read the facts of a reverted transaction (what its calldata names). */
+    whenReverted = false,
   ): Promise<TransactionFacts<Fact>> {
     if (!TRANSACTION_HASH.test(transactionId)) {
       throw new PontisError(
@@ -427,7 +576,7 @@ export function createEvmReading(
       const confirmations = Math.max(kept.confirmations ?? 1, Number(latest - kept.blockNumber + 1n))
       return { ...kept, confirmations }
     }
-    const facts = await readFacts(hash, transactionId, extract)
+    const facts = await readFacts(hash, transactionId, extract, whenReverted)
     if (facts.final && facts.blockNumber !== undefined) finalFacts.set(key, facts)
     return facts
   }
@@ -439,6 +588,7 @@ export function createEvmReading(
       receipt: TransactionReceipt,
       transaction: () => Promise<Transaction | undefined>,
     ) => Promise<Fact[]>,
+    whenReverted: boolean,
   ): Promise<TransactionFacts<Fact>> {
     const lookup = await lookUpReceipt(context, hash)
     if (!lookup.mined) {
@@ -452,7 +602,7 @@ export function createEvmReading(
     const [{ confirmations, final }, facts] = await Promise.all([
       confirmationsOf(context, receipt.blockNumber, finality),
       // A reverted transaction moved nothing.
-      lookup.state === 'success'
+      lookup.state === 'success' || whenReverted
         ? extract(receipt, () => findTransaction(context, hash))
         : Promise.resolve([]),
     ])
@@ -485,7 +635,11 @@ export function createEvmReading(
           return fact ? [fact] : []
         })
         // No depository event: a direct token deposit, if the calldata says so (fetched only then).
-        if (facts.length > 0 || !hasTransferTo(context, receipt, depository)) return facts
+        if (
+          facts.length > 0 ||
+          !(hasTransferTo(context, receipt, depository) || routerUnwrapped(context, receipt))
+        )
+          return facts
         const found = await transaction()
         const direct = found
           ? (directTokenDeposit(context, depository, found, receipt) ??
@@ -501,6 +655,18 @@ export function createEvmReading(
         transactionId,
         false,
         withTransaction((transaction, receipt) => fillFacts(context, transaction, receipt, fillSwap)),
+      ),
+
+    readSwaps: (transactionId: string, options?: ReadOptions) =>
+      factsOf(
+        'swaps',
+        transactionId,
+        options?.fresh === true,
+        withTransaction((transaction, receipt) => {
+          const fact = selfSwapOf(context, transaction, receipt)
+          return fact ? [fact] : []
+        }),
+        true,
       ),
 
     readRefunds: (transactionId: string) =>
@@ -559,11 +725,16 @@ export function createEvmReading(
       const fromBlock = last + 1n
       const toBlock =
         last + BigInt(context.maxLogBlockRange) < head ? last + BigInt(context.maxLogBlockRange) : head
-      const [logs, transfers] = await rpc(context.label, () =>
+      const router = context.swapRouter
+      const [logs, transfers, poolSwaps] = await rpc(context.label, () =>
         Promise.all([
           context.client.getLogs({ address: depository, events: DEPOSIT_EVENTS, fromBlock, toBlock }),
           // Token transfers into the depository, of any token: the candidates for direct deposits.
           context.client.getLogs({ event: TRANSFER_EVENT, args: { to: depository }, fromBlock, toBlock }),
+          // Pool swaps the router ran: the candidates for tagged same-chain swaps.
+          router
+            ? context.client.getLogs({ event: POOL_SWAP_EVENT, args: { sender: router }, fromBlock, toBlock })
+            : Promise.resolve([]),
         ]),
       )
       const deposits: ScannedDeposit[] = []
@@ -600,6 +771,34 @@ export function createEvmReading(
           : undefined
         if (fact) seen(blockNumber, hash, fact)
       }
+      const swaps: ScannedSwap[] = []
+      const swapTransactions = new Map<Hex, bigint>()
+      for (const log of poolSwaps) {
+        if (log.removed || log.blockNumber === null || log.transactionHash === null) continue
+        if (withDepositoryEvent.has(log.transactionHash) || candidates.has(log.transactionHash)) continue
+        swapTransactions.set(log.transactionHash, log.blockNumber)
+      }
+      for (const [hash, blockNumber] of swapTransactions) {
+        const [transaction, receipt] = await Promise.all([
+          findTransaction(context, hash),
+          findReceipt(context, hash),
+        ])
+        if (!transaction || !receipt) continue
+        // A native-settled origin swap pays the depository; any other tagged router swap is a user's swap.
+        const deposit = nativeSwapDeposit(context, depository, transaction, receipt)
+        if (deposit) {
+          seen(blockNumber, hash, deposit)
+          continue
+        }
+        const fact = selfSwapOf(context, transaction, receipt)
+        if (fact)
+          swaps.push({
+            ...fact,
+            transactionId: hash,
+            blockNumber,
+            confirmations: Number(head - blockNumber + 1n),
+          })
+      }
       deposits.sort((a, b) =>
         a.blockNumber === b.blockNumber
           ? a.index - b.index
@@ -607,7 +806,7 @@ export function createEvmReading(
             ? -1
             : 1,
       )
-      return { deposits, cursor: toBlock.toString(), caughtUp: toBlock === head }
+      return { deposits, swaps, cursor: toBlock.toString(), caughtUp: toBlock === head }
     },
   }
 }

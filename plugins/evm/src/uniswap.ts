@@ -78,7 +78,8 @@ const quoterAbi = parseAbi([
   'function quoteExactInput(bytes path, uint256 amountIn) view returns (uint256 amountOut, uint160[] sqrtPriceX96AfterList, uint32[] initializedTicksCrossedList, uint256 gasEstimate)',
   'function quoteExactOutput(bytes path, uint256 amountOut) view returns (uint256 amountIn, uint160[] sqrtPriceX96AfterList, uint32[] initializedTicksCrossedList, uint256 gasEstimate)',
 ])
-const routerAbi = parseAbi([
+/** The SwapRouter calls the swaps use (reads decode tagged swaps with it). */
+export const routerAbi = parseAbi([
   'struct ExactInputParams { bytes path; address recipient; uint256 deadline; uint256 amountIn; uint256 amountOutMinimum; }',
   'struct ExactOutputParams { bytes path; address recipient; uint256 deadline; uint256 amountOut; uint256 amountInMaximum; }',
   'function exactInput(ExactInputParams params) payable returns (uint256 amountOut)',
@@ -316,7 +317,7 @@ async function swapQuote(
   // Exact output: the input may grow by the slippage; exact input: the output may shrink by it.
   const limit = exactOut
     ? (amountIn * (BPS + slippage) + BPS - 1n) / BPS
-    : (amountOut * (BPS - slippage)) / BPS
+    : (request.minimumAmountOut ?? (amountOut * (BPS - slippage)) / BPS)
   const route: UniswapRoute = {
     hops: best.hops,
     tradeType: request.tradeType,
@@ -434,7 +435,7 @@ function swapCall(
   if (nativeIn && exactOut) calls.push(encodeFunctionData({ abi: routerAbi, functionName: 'refundETH' }))
   const multicall = encodeFunctionData({ abi: routerAbi, functionName: 'multicall', args: [calls] })
   // The request id rides after the arguments (the router's decoder ignores it), so the transaction
-  // names its request for whoever reads it (the service keeps no status for these swaps yet).
+  // names its request for whoever reads it (the indexer follows the request's status by it).
   const data = concat([multicall, request.requestId as Hex])
   return { to: contracts.router, value: nativeIn ? request.quote.amountIn : 0n, data }
 }
@@ -543,7 +544,9 @@ const ROUTER_APPROVAL = 'Allow the swap router to take the swap input'
  * user, who keeps the rest (native input: `refundETH` returns it). The request id rides after the
  * router call, so reads attribute the depository's incoming transfer to the request (see reading's
  * `swapDeposit`). An exact-input quote becomes an exact output of its guaranteed minimum: the deposit
- * is then exactly the amount priced, with any surplus left as unspent input.
+ * is then exactly the amount priced, with any surplus left as unspent input. A native deposit buys
+ * WETH for the router, whose `unwrapWETH9` then sends exactly the deposit to the depository (which
+ * takes plain transfers); reads attribute it by the tag and the router's WETH `Withdrawal`.
  */
 export interface DepositSwap {
   /** The router, whose tagged transactions carry such deposits. */
@@ -571,12 +574,6 @@ export function uniswapV3DepositSwap(context: EvmChainContext, contracts: Uniswa
         `An origin swap on ${context.label.displayName} runs through the ${UNISWAP_V3_SOURCE} router only, not ${request.quote.source}.`,
       )
     }
-    if (isNativeCurrency(context, request.quote.toCurrency)) {
-      throw new PontisError(
-        'NO_SWAP_ROUTES_FOUND',
-        `An origin swap on ${context.label.displayName} deposits through the ${UNISWAP_V3_SOURCE} router, which can pay the depository a token but not the native currency with the request id; ask for a token-settled destination currency (e.g. USDC), or deposit a listed currency.`,
-      )
-    }
     const route = request.quote.route as UniswapRoute
     const exactOutput: UniswapRoute = {
       ...route,
@@ -585,7 +582,8 @@ export function uniswapV3DepositSwap(context: EvmChainContext, contracts: Uniswa
       limitAmount: request.quote.amountIn.toString(),
     }
     return {
-      quote: { ...request.quote, route: exactOutput },
+      // Native settlement: the router unwraps exactly the deposit to the depository (its `receive`).
+      quote: { ...request.quote, minimumAmountOut: request.amount, route: exactOutput },
       user: request.depositor,
       recipient: request.depository,
       requestId: request.requestId,

@@ -288,7 +288,8 @@ export async function startProfiledService(config: BenchConfig): Promise<Profile
     logger: silentLogger,
     saveRequest: (request) =>
       clock.time('storage', async () => {
-        stored = request
+        // The order's costs are measured on solver requests; a self-executed swap has none.
+        if ('order' in request.quote) stored = request as QuotedRequest
         await runtime.store.insertRequest(request)
       }),
   })

@@ -9,23 +9,63 @@ type IndexHandler = OperationHandler<
   RequestOf<IntentsApi.IndexTransactionData>,
   ResponseOf<IntentsApi.IndexTransactionResponses>
 >
+type SameChainHandler = OperationHandler<
+  RequestOf<IntentsApi.IndexSameChainTransactionData>,
+  ResponseOf<IntentsApi.IndexSameChainTransactionResponses>
+>
 type ExecuteHandler = OperationHandler<
   RequestOf<IntentsApi.ExecutePermitData>,
   ResponseOf<IntentsApi.ExecutePermitResponses>
 >
 
-/** `POST /transactions/index` and the execute API `POST /execute/permits`. */
+/** The transaction hash in the Relay SDK's `tx` (the step item's data as JSON): a replacement's first. */
+function reportedHash(tx: string): string {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(tx)
+  } catch {
+    parsed = undefined
+  }
+  const item = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {}
+  const hash = item.replacementTxHash ?? item.txHash
+  if (typeof hash !== 'string' || hash.length === 0 || hash.length > 128) {
+    throw new PontisError(
+      'INVALID_REQUEST',
+      'tx must be the executed step item as JSON with its txHash (or replacementTxHash).',
+    )
+  }
+  return hash
+}
+
+/** `POST /transactions/index`, `POST /transactions/single` and the execute API `POST /execute/permits`. */
 export function createLifecycleHandlers(options: {
   registry: Registry
   indexer: Indexer
   lifecycle: LifecycleStore
   solver: Solver
   now?: () => number
-}): { indexTransaction: IndexHandler; executePermit: ExecuteHandler } {
+}): {
+  indexTransaction: IndexHandler
+  indexSameChainTransaction: SameChainHandler
+  executePermit: ExecuteHandler
+} {
   const now = options.now ?? Date.now
   const indexTransaction: IndexHandler = async ({ body }) => {
     const chainId = typeof body.chainId === 'string' ? Number(body.chainId) : body.chainId
     const result = await options.indexer.indexTransaction(chainId, body.txHash)
+    return {
+      status: result.indexed ? 200 : 202,
+      body: {
+        message: result.message,
+        indexed: result.indexed,
+        ...(result.requestId ? { requestId: result.requestId } : {}),
+      },
+    }
+  }
+
+  const indexSameChainTransaction: SameChainHandler = async ({ body }) => {
+    const chainId = typeof body.chainId === 'string' ? Number(body.chainId) : body.chainId
+    const result = await options.indexer.indexTransaction(chainId, reportedHash(body.tx))
     return {
       status: result.indexed ? 200 : 202,
       body: {
@@ -110,5 +150,5 @@ export function createLifecycleHandlers(options: {
       },
     }
   }
-  return { indexTransaction, executePermit }
+  return { indexTransaction, indexSameChainTransaction, executePermit }
 }

@@ -6,6 +6,7 @@ import {
   PontisError,
   type RegisteredChain,
   type Registry,
+  type SwapFact,
   settlementConfirmations,
   type TransactionFacts,
 } from '@pontis/core'
@@ -13,6 +14,7 @@ import type { DepositReorgStage, IntentsMetrics } from '../metrics.js'
 import { loadDestinationSwap } from '../quote/destination-swap.js'
 import { destinationAuthorizations } from '../quote/options.js'
 import type { StoredQuote } from '../quote/persist.js'
+import { isSelfSwap } from '../quote/self-swap.js'
 import type { SqlClient, StoredRequest } from '../store/index.js'
 import type { LifecycleStore, NewJob, RecordedDeposit } from './lifecycle-store.js'
 
@@ -103,6 +105,12 @@ function goneFacts(transactionId: string, row: GoneDepositRow) {
   return { transactionId, amount: String(row.amount), currency: row.currency, depositor: row.depositor }
 }
 
+/**
+ * How long after its deadline a self-executed swap nobody saw fails (`TTL_EXPIRED`): the router
+ * refuses it once a block is past the deadline, and the margin covers the block clock and the scan.
+ */
+const SELF_SWAP_EXPIRY_MARGIN_MS = 30_000
+
 /** Why a confirmed deposit its request cannot take is refunded. */
 const REFUND_REASONS: Partial<Record<Outcome, string>> = {
   too_low: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL',
@@ -181,6 +189,7 @@ export class Indexer {
       }
     }
     await this.#confirmPending()
+    await this.#settleSelfSwaps()
     await this.#watchDepositAddresses()
     if (this.#now() - this.#lastReorgCheck >= this.#reorgCheckMs) {
       this.#lastReorgCheck = this.#now()
@@ -196,6 +205,7 @@ export class Indexer {
       const cursor = (await this.#lifecycle.cursor(chain.id)) ?? this.#firstCursor(chain)
       const scan = await scanDeposits.call(chain.adapter.reading, cursor)
       for (const deposit of scan.deposits) await this.#see(chain, { ...deposit, chainId: chain.id })
+      for (const swap of scan.swaps ?? []) await this.#seeSwap(chain, swap.transactionId, swap)
       await this.#lifecycle.saveCursor(chain.id, scan.cursor)
       if (scan.caughtUp) return
     }
@@ -239,6 +249,8 @@ export class Indexer {
       }
     }
     if (facts.facts.length === 0) {
+      const swap = await this.#indexSwap(chain, transactionId)
+      if (swap) return swap
       throw new PontisError(
         'NOT_A_DEPOSIT',
         `Transaction ${transactionId} on ${chain.record.displayName} (${chain.id}) ${facts.state === 'reverted' ? 'reverted' : 'made no deposit into the depository'}; nothing to index.`,
@@ -262,6 +274,98 @@ export class Indexer {
         ? `Indexed the deposit of request ${requestId}.`
         : 'Indexed; the deposit matches no request and will be refunded.',
       ...(requestId ? { requestId } : {}),
+    }
+  }
+
+  /** `POST /transactions/index` of a self-executed swap's transaction: undefined when it is none. */
+  async #indexSwap(chain: RegisteredChain, transactionId: string): Promise<IndexResult | undefined> {
+    const facts = await chain.adapter.reading?.readSwaps?.(transactionId)
+    const fact = facts?.facts[0]
+    if (!facts || !fact) return undefined
+    const request = await this.#seeSwap(chain, transactionId, fact)
+    if (!request) return undefined
+    await this.#settleSelfSwaps()
+    return { indexed: true, message: `Indexed the swap of request ${request.id}.`, requestId: request.id }
+  }
+
+  /**
+   * A tagged same-chain swap was mined: when it is the swap its self-executed request quoted (same
+   * chain, sender, recipient and output currency), the request goes `pending` with it.
+   * {@link #settleSelfSwaps} settles it once confirmed.
+   */
+  async #seeSwap(
+    chain: RegisteredChain,
+    transactionId: string,
+    fact: SwapFact,
+  ): Promise<StoredRequest | undefined> {
+    const request = await this.#lifecycle.requests.getRequest(fact.swapId)
+    if (!request || !isSelfSwap(request.quote) || request.originChainId !== chain.id) return undefined
+    const same = (a: string, b: string) => canonicalId(a) === canonicalId(b)
+    if (
+      !same(fact.sender, request.userAddress) ||
+      !same(fact.recipient, request.recipient) ||
+      !same(fact.currencyId, request.destinationCurrency)
+    ) {
+      this.#logger.warn('a swap carries the id of a request it does not match', {
+        chainId: chain.id,
+        transactionId,
+        requestId: request.id,
+      })
+      return undefined
+    }
+    if (request.status === 'waiting') {
+      await this.#lifecycle.transition(request.id, { to: 'pending', inTxHash: transactionId })
+      this.#logger.info('swap seen', { chainId: chain.id, transactionId, requestId: request.id })
+    }
+    return request
+  }
+
+  /**
+   * Self-executed swaps not settled yet: a seen swap confirmed by the chain's settlement policy is
+   * `success` (the swap transaction is both the request's in and out transaction), or `failure`
+   * when it reverted or paid less than the minimum; one never seen fails once past its deadline.
+   */
+  async #settleSelfSwaps(): Promise<void> {
+    const open = await this.#lifecycle.openSelfSwaps(200)
+    for (const request of open) {
+      try {
+        if (request.status === 'waiting') {
+          if (this.#now() > request.expiresAt + SELF_SWAP_EXPIRY_MARGIN_MS)
+            await this.#lifecycle.transition(request.id, { to: 'failure', failReason: 'TTL_EXPIRED' })
+          continue
+        }
+        const transactionId = request.inTxHashes.at(-1)
+        const chain = this.#registry.tryChain(request.originChainId)
+        const readSwaps = chain?.adapter.reading?.readSwaps
+        if (!chain || !readSwaps || !transactionId) continue
+        const facts = await readSwaps.call(chain.adapter.reading, transactionId, { fresh: true })
+        if (facts.state === 'reverted') {
+          await this.#lifecycle.transition(request.id, {
+            to: 'failure',
+            txHash: transactionId,
+            failReason: 'TRANSACTION_REVERTED',
+          })
+          continue
+        }
+        if (facts.state !== 'success' || (facts.confirmations ?? 0) < settlementConfirmations(chain)) continue
+        const fact = facts.facts.find((seen) => canonicalId(seen.swapId) === canonicalId(request.id))
+        if (!fact) continue
+        const paid = { swapOutput: { amount: fact.amount.toString(), currency: fact.currencyId } }
+        await this.#lifecycle.transaction(async (tx) => {
+          if (fact.amount < request.minimumAmountOut) {
+            await this.#lifecycle.transition(
+              request.id,
+              { to: 'failure', txHash: transactionId, failReason: 'TOO_LITTLE_RECEIVED', details: paid },
+              tx,
+            )
+            return
+          }
+          await this.#lifecycle.transition(request.id, { to: 'submitted', txHash: transactionId }, tx)
+          await this.#lifecycle.transition(request.id, { to: 'success', details: paid }, tx)
+        })
+      } catch (error) {
+        this.#logger.warn('swap settlement failed', { requestId: request.id, error: String(error) })
+      }
     }
   }
 

@@ -549,6 +549,15 @@ export class LifecycleStore {
     )
   }
 
+  /** Same-chain swaps the user executes (`quote.kind` = `self-swap`) not settled yet. */
+  async openSelfSwaps(limit: number): Promise<StoredRequest[]> {
+    return this.#store.listRequests(
+      `status IN ('waiting', 'pending') AND quote ->> 'kind' = 'self-swap'`,
+      [],
+      limit,
+    )
+  }
+
   /** Requests past their TTL still waiting for a deposit. */
   async expiredWaiting(now: number, limit: number): Promise<StoredRequest[]> {
     return this.#store.listRequests(`status = 'waiting' AND expires_at < $1`, [now], limit)

@@ -26,7 +26,7 @@ import type { PriceSource } from './prices.js'
 import { estimateCosts, priceRoute, quoteOutputSwap } from './pricing.js'
 import { quoteResponse } from './response.js'
 import { type QuoteRequest, type Route as QuoteRoute, resolveRoute, resolveSelfSwap } from './route.js'
-import { quoteSelfSwap } from './self-swap.js'
+import { quoteSelfSwap, type SelfSwapRequest } from './self-swap.js'
 import { type SolverSettings, solverCredentialsFor } from './settings.js'
 import { createStepCheck, type StepCheck } from './step-check.js'
 import { apiSteps, prepareDepositSteps } from './steps.js'
@@ -37,7 +37,7 @@ export interface QuoteEngineOptions {
   readonly settings: SolverSettings
   readonly logger: Logger
   /** Persists a quoted request (status `waiting`); not called for `/price`. */
-  readonly saveRequest: (request: QuotedRequest) => Promise<void>
+  readonly saveRequest: (request: QuotedRequest | SelfSwapRequest) => Promise<void>
   /**
    * The solver's liquidity shared by every instance: a stored quote reserves its payout there, a
    * price checks against it. Without one, a quote is only checked against the balance it read.
@@ -109,8 +109,17 @@ export class QuoteEngine {
     const { registry, settings, prices } = this.#options
     const selfSwap = resolveSelfSwap(request, registry, this.#catalogs)
     if (selfSwap) {
-      const swapContext = { prices, settings, nowMs: this.#now(), withSteps: context.withSteps }
-      return quoteSelfSwap(request, selfSwap, swapContext)
+      const swapContext = {
+        prices,
+        settings,
+        nowMs: this.#now(),
+        withSteps: context.withSteps,
+        apiKeyId: context.apiKeyId,
+      }
+      const swap = await quoteSelfSwap(request, selfSwap, swapContext)
+      // Stored like any quoted request, so its status, history and webhooks follow the swap.
+      if (swap.request) await this.#options.saveRequest(swap.request)
+      return swap.response
     }
     // Resolve the route, and refuse what it cannot honour.
     const route = resolveRoute(request, registry, this.#catalogs)

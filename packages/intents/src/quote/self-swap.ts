@@ -2,6 +2,8 @@
  * A same-chain swap the user executes (the default for same-chain requests): the chain's swap
  * sources price it, the best route's source builds its steps (approve, then swap), and the output
  * goes straight to the recipient; no deposit, no solver. The answer has the quote's usual shape.
+ * A quote with steps is stored as a request (`quote.kind` = `self-swap`) whose swap transaction the
+ * indexer recognises by the id it carries, so status, history and webhooks follow it like any other.
  */
 import {
   formatUnits,
@@ -15,6 +17,7 @@ import {
   type SwapStepsRequest,
 } from '@pontis/core'
 import { encodeAbiParameters, type Hex, keccak256, toHex } from 'viem'
+import type { NewRequest } from '../store/index.js'
 import type { ChainCurrency } from './currencies.js'
 import { familyOptions, optionValue } from './options.js'
 import { formatUsd, type PriceSource, USD_SCALE, usdValue } from './prices.js'
@@ -31,6 +34,33 @@ export interface SelfSwapContext {
   readonly nowMs: number
   /** Build the steps (`/quote`) or only price the swap (`/price`). */
   readonly withSteps: boolean
+}
+
+/** What the store keeps of a same-chain swap the user executes; `kind` tells it from solver requests. */
+// A type, not an interface, so it is a JSON object to the store.
+export type StoredSelfSwap = {
+  readonly kind: 'self-swap'
+  readonly request: QuoteRequest
+  readonly fees: IntentsApi.Fees
+  readonly slippageBps: number
+  /** The swap's sources, in hop order. */
+  readonly sources: readonly string[]
+  readonly currencyIn: IntentsApi.Fee
+  readonly currencyOut: IntentsApi.Fee
+}
+
+/** A self-executed swap's request record, as the store takes it. */
+export type SelfSwapRequest = NewRequest<StoredSelfSwap>
+
+/** The quote of a self-executed swap, and the request to store when it has steps. */
+export interface SelfSwapQuote {
+  readonly response: IntentsApi.QuoteResponse
+  readonly request: SelfSwapRequest | undefined
+}
+
+/** True when a stored request's quote is a self-executed swap's. */
+export function isSelfSwap(quote: Record<string, unknown>): boolean {
+  return quote.kind === 'self-swap'
 }
 
 /**
@@ -85,28 +115,30 @@ function selfSwapFilter(request: QuoteRequest): SwapSourceFilter {
 export async function quoteSelfSwap(
   request: QuoteRequest,
   route: SelfSwapRoute,
-  context: SelfSwapContext,
-): Promise<IntentsApi.QuoteResponse> {
+  context: SelfSwapContext & { readonly apiKeyId?: string | undefined },
+): Promise<SelfSwapQuote> {
   checkSelfSwapOptions(request, route)
   const { settings } = context
   const slippageBps =
     request.slippageTolerance !== undefined
       ? Number(request.slippageTolerance)
       : settings.slippage.crossAssetBps
-  const quote = await bestSwap(
-    route.sources,
-    {
-      user: route.user,
-      fromCurrency: route.fromCurrency,
-      toCurrency: route.toCurrency,
-      tradeType: request.tradeType === 'EXACT_INPUT' ? 'EXACT_INPUT' : 'EXACT_OUTPUT',
-      amount: BigInt(request.amount),
-      slippageBps,
-      filter: selfSwapFilter(request),
-      options: familyOptions(request, route.quoting),
-    },
-    { chainName: route.chain.record.displayName, filterText: describeSourceFilter(request) },
-  )
+  const swapRequest = {
+    user: route.user,
+    fromCurrency: route.fromCurrency,
+    toCurrency: route.toCurrency,
+    tradeType: request.tradeType === 'EXACT_INPUT' ? 'EXACT_INPUT' : 'EXACT_OUTPUT',
+    amount: BigInt(request.amount),
+    slippageBps,
+    filter: selfSwapFilter(request),
+    options: familyOptions(request, route.quoting),
+  } as const
+  const described = { chainName: route.chain.record.displayName, filterText: describeSourceFilter(request) }
+  const exact = await bestSwap(route.sources, swapRequest, described)
+  const quote =
+    swapRequest.tradeType === 'EXACT_OUTPUT' && request.enableTrueExactOutput !== true
+      ? await surplusToRecipient(route, swapRequest, exact, described)
+      : exact
   checkSwapImpact(quote, request, settings)
   const source = route.sources.find((candidate) => candidate.name === quote.source) as SwapSource
   const ttlSeconds = request.ttl ?? settings.quote.ttlSeconds
@@ -124,11 +156,67 @@ export async function quoteSelfSwap(
     route.chain.adapter.reading?.readBalance(route.user, route.fromCurrency),
   ])
   const details = swapDetails(route, quote, ends, { slippageBps, userBalance, settings })
-  return {
+  const fees = swapFees(ends, cost?.amount ?? 0n)
+  const response: IntentsApi.QuoteResponse = {
     steps: prepared ? apiSteps(prepared, stepsRequest.requestId as Hex, undefined, undefined) : [],
-    fees: swapFees(ends, cost?.amount ?? 0n),
+    fees,
     details,
   }
+  // Stored only where the family can follow the swap (its reads recognise it); else done when mined.
+  if (!prepared || !route.chain.adapter.reading?.readSwaps) return { response, request: undefined }
+  const stored: StoredSelfSwap = {
+    kind: 'self-swap',
+    request,
+    fees,
+    slippageBps,
+    sources: [...quote.sources],
+    currencyIn: details.currencyIn,
+    currencyOut: details.currencyOut,
+  }
+  return {
+    response,
+    request: {
+      id: stepsRequest.requestId,
+      originChainId: route.chain.id,
+      destinationChainId: route.chain.id,
+      userAddress: route.user,
+      recipient: route.recipient,
+      refundTo: route.user,
+      originCurrency: quote.fromCurrency,
+      destinationCurrency: quote.toCurrency,
+      tradeType: request.tradeType,
+      amountIn: quote.amountIn,
+      amountOut: quote.amountOut,
+      minimumAmountOut: quote.minimumAmountOut,
+      ...(context.apiKeyId ? { apiKeyId: context.apiKeyId } : {}),
+      ...(request.referrer ? { referrer: request.referrer } : {}),
+      // The router refuses the swap after its deadline: the request cannot succeed after it.
+      expiresAt: stepsRequest.deadline * 1000,
+      quote: stored,
+    },
+  }
+}
+
+/**
+ * An exact output without `enableTrueExactOutput`: the swap surplus is swept to the recipient. The
+ * swap spends the exact-output quote's most input as an exact input, with the amount asked for as the
+ * floor enforced on chain, so the recipient gets that amount plus whatever the slippage buffer buys.
+ * A source that cannot enforce that floor keeps the exact output (the recipient then gets exactly
+ * the amount and the unspent input stays with the user).
+ */
+async function surplusToRecipient(
+  route: SelfSwapRoute,
+  swapRequest: Parameters<typeof bestSwap>[1],
+  exact: SwapQuote,
+  described: Parameters<typeof bestSwap>[2],
+): Promise<SwapQuote> {
+  const asked = swapRequest.amount
+  const spent = await bestSwap(
+    route.sources.filter((source) => source.name === exact.source),
+    { ...swapRequest, tradeType: 'EXACT_INPUT', amount: exact.amountIn, minimumAmountOut: asked },
+    described,
+  ).catch(() => undefined)
+  return spent && spent.minimumAmountOut >= asked && spent.amountOut >= asked ? spent : exact
 }
 
 /** A fresh id for the swap: its terms and a random salt, hashed (the swap transaction carries it). */
