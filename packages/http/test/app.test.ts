@@ -269,3 +269,26 @@ t.test('two apps on one metrics registry count into the same families', async (t
     .find((line) => line.startsWith('pontis_http_requests_total{operation="getWidget",status="200"'))
   t.match(counted, / 2$/, 'both apps counted their request in one family')
 })
+
+t.test(
+  "an idle keep-alive connection outlives the clients' own idle timeout (the client closes first)",
+  async (t) => {
+    const { url } = await start(t, handlers)
+    const { Agent, request } = await import('node:http')
+    // A client keeping sockets longer than undici (4 s) and Node's old server default (5 s) do.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    t.teardown(() => agent.destroy())
+    const get = () =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const req = request(`${url}/widgets/1`, { agent }, (res) => {
+          res.resume()
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }))
+        })
+        req.on('error', reject)
+        req.end()
+      })
+    t.same(await get(), { status: 200, reused: false })
+    await new Promise((resolve) => setTimeout(resolve, 7_000))
+    t.same(await get(), { status: 200, reused: true }, 'the same socket still serves after 7 s idle')
+  },
+)
