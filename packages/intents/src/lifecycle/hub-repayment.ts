@@ -147,7 +147,8 @@ export class HubRepayments {
     const hub = registry.hub()
     const filling = origin.adapter.filling
     const reading = origin.adapter.reading
-    if (!hub || !filling?.signRepayment || !filling.repaymentWithdrawal || !reading?.readWithdrawal) return false
+    if (!hub || !filling?.signRepayment || !filling.repaymentWithdrawal || !reading?.readWithdrawal)
+      return false
     return registry.tryChain(hub.chainId)?.adapter.filling?.hubRelay !== undefined
   }
 
