@@ -2,8 +2,10 @@
  * The lifecycle under chain faults on the Bitcoin devnet (the regtest simulator behind its Esplora
  * API, an anvil chain, real PostgreSQL, HTTP only), caused through the simulator's fault powers
  * (packages/devnet/src/bitcoin/faults.ts): mempool deposits dropped or replaced by fee after their
- * request moved to `pending`, a deposit reorganised away before its confirmations, a stuck fill
- * replaced by fee up to its cap, and the per-currency high-value confirmation rule.
+ * request moved to `pending`, a deposit reorganised away before its confirmations, after it was
+ * acted on (the queued fill cancelled) and after its fill, a stuck fill replaced by fee up to its
+ * cap, a fill reorganised away (sent again), a service process killed between signing and sending a
+ * fill, and the per-currency high-value confirmation rule.
  */
 import type { IntentsApi } from '@pontis/core'
 import {
@@ -18,10 +20,13 @@ import {
 import { createTestClient, type TestClient } from '@pontis/http/testing'
 import * as btc from '@scure/btc-signer'
 import t, { type Test } from 'tap'
+import { createPublicClient, http, type PublicClient } from 'viem'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import type { IntentsService } from '../src/index.js'
 import { faultHarness, fillJob, type ReorgDetails, seen, settled, statusOf } from './fixtures/chain-faults.js'
-import { executeEvmSteps, freshIndexerPass } from './fixtures/e2e.js'
+import { evmBalance, executeEvmSteps, freshIndexerPass } from './fixtures/e2e.js'
+import { openTestSchema, querySchema } from './fixtures/postgres.js'
+import { finalStatus, processEnvironment, startServiceProcess } from './fixtures/service-process.js'
 
 type Quote = IntentsApi.QuoteResponse
 const BTC = BITCOIN_DEVNET_CHAIN_ID
@@ -34,6 +39,10 @@ t.teardown(() => devnet.stop())
 const bitcoin = devnet.bitcoin
 if (!bitcoin) throw new Error('the devnet was started without Bitcoin')
 const evmChain = devnet.chains[0] as (typeof devnet.chains)[0]
+const evmClient = createPublicClient({
+  chain: evmChain.chain,
+  transport: http(evmChain.rpcUrl),
+}) as PublicClient
 const { loaded, configure, start } = await faultHarness(t, {
   devnet,
   chainIds: [EVM, BTC],
@@ -282,3 +291,178 @@ t.test('the per-currency high-value rule of the chain entry: more blocks above t
   bitcoin.mine(1)
   t.equal((await settled(client, high.requestId, ['success', 'failure', 'refund'])).status, 'success')
 })
+
+/** A quote paying `recipient` on Bitcoin for 2 000 stablecoins `user` deposits on the EVM chain. */
+async function quoteToBitcoin(
+  client: TestClient,
+  user: (typeof USERS)[number],
+  recipient: BitcoinDevAccount,
+) {
+  const res = await client.post('/quote/v2', {
+    user: user.address,
+    recipient: recipient.address,
+    originChainId: EVM,
+    destinationChainId: BTC,
+    originCurrency: STABLECOIN_ADDRESS,
+    destinationCurrency: BITCOIN_NATIVE_CURRENCY_ID,
+    amount: '2000000000',
+    tradeType: 'EXACT_INPUT',
+  })
+  if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${res.text}`)
+  const quote = res.body as Quote
+  return { quote, requestId: quote.steps[0]?.requestId as string }
+}
+
+/** Satoshi `txid` (on the devnet) pays `recipient`. */
+function paidBy(txid: string, recipient: BitcoinDevAccount): bigint {
+  const record = bitcoin?.chain.transaction(txid)
+  if (!record) throw new Error(`${txid} is not on the devnet`)
+  return record.tx.outs
+    .filter((out) => Buffer.from(out.script).equals(Buffer.from(recipient.outputScript)))
+    .reduce((sum, out) => sum + out.value, 0n)
+}
+
+const depositReorgs = (metrics: string, stage: string): number =>
+  Number(
+    new RegExp(`pontis_deposit_reorgs_total\\{chain="${BTC}",stage="${stage}"\\} (\\d+)`).exec(
+      metrics,
+    )?.[1] ?? 0,
+  )
+
+t.test('a Bitcoin fill reorganised away before its confirmations is sent again and paid once', async (t) => {
+  await configure({ [BTC]: { finality: { confirmations: 3 } } })
+  const service = await start({ workers: true })
+  t.teardown(() => service.close())
+  const client = createTestClient(t, service.url, loaded.document)
+  const recipient = BITCOIN_USERS['p2sh-p2wpkh']
+  const before = bitcoin.chain.balance(recipient.outputScript)
+  const { quote, requestId } = await quoteToBitcoin(client, USERS[1]!, recipient)
+  const hash = await executeEvmSteps(evmChain, quote, USERS[1]!.privateKey)
+  await client.post('/transactions/index', { chainId: EVM, txHash: hash })
+  const fill = (await settled(client, requestId, ['submitted'])).txHashes[0] as string
+  await waitFor('the fill to reach the mempool', () => bitcoin.chain.transaction(fill))
+  bitcoin.mine(1)
+  t.ok(bitcoin.chain.transaction(fill)?.block, 'in a block: one confirmation of three')
+  await freshIndexerPass(service)
+  t.equal((await statusOf(client, requestId)).status, 'submitted', 'not final yet')
+  await bitcoin.faults.reorg(1)
+  t.notOk(bitcoin.chain.transaction(fill), 'the fill is gone from the chain (not back in the mempool)')
+  await waitFor('the solver to send the fill again', () => bitcoin.chain.transaction(fill))
+  await bitcoin.faults.mine(3)
+  const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+  t.equal(done.status, 'success')
+  t.same(done.txHashes, [fill], 'the same signed bytes, mined again')
+  const paid = bitcoin.chain.balance(recipient.outputScript).confirmed - before.confirmed
+  t.ok(paid >= BigInt(quote.details.currencyOut.minimumAmount), `paid ${paid} sat`)
+  t.equal(paid, paidBy(fill, recipient), 'paid once')
+})
+
+t.test(
+  'a Bitcoin deposit reorganised away after it was acted on, before the fill went out: the fill is cancelled',
+  async (t) => {
+    await configure({})
+    // The solver passes once at start and then not for an hour: the fill stays queued.
+    const service = await start({ workers: true, solverIntervalMs: 3_600_000 })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = USERS[1]!.address
+    const before = await evmBalance(evmClient, recipient, STABLECOIN_ADDRESS)
+    const user = BITCOIN_USERS.p2wpkh
+    const { quote, requestId } = await quoteToEvm(client, user, 1_500_000n)
+    const txid = await deposit(quote, user)
+    await settled(client, requestId, ['pending'])
+    bitcoin.mine(1)
+    await waitFor('the fill to be queued', async () => (await seen(service, requestId)).fills === 1)
+    await bitcoin.faults.reorg(1)
+    t.notOk(bitcoin.chain.transaction(txid), 'the deposit is gone from the chain')
+    const failed = await settled(client, requestId, ['failure', 'success', 'refund'])
+    t.equal(failed.status, 'failure')
+    t.equal(failed.failReason, 'DEPOSIT_REORGED')
+    t.equal((failed.details as ReorgDetails).depositReorged?.stage, 'before_fill')
+    t.equal((failed.details as ReorgDetails).depositReorged?.transactionId, txid)
+    const { rows } = await service.store.client.query<{ state: string }>(
+      'SELECT state FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    t.equal(rows[0]?.state, 'failed', 'the fill job is cancelled')
+    await service.solver.tick()
+    t.equal(await evmBalance(evmClient, recipient, STABLECOIN_ADDRESS), before, 'nothing was paid')
+    t.ok(depositReorgs((await client.get('/metrics')).text, 'before_fill') >= 1, 'counted')
+  },
+)
+
+t.test(
+  'a Bitcoin deposit reorganised away after its fill: recorded on the request and counted',
+  async (t) => {
+    await configure({})
+    const service = await start({ workers: true })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const user = BITCOIN_USERS.p2wpkh
+    const { quote, requestId } = await quoteToEvm(client, user, 1_500_000n)
+    const txid = await deposit(quote, user)
+    await settled(client, requestId, ['pending'])
+    bitcoin.mine(1)
+    t.equal((await settled(client, requestId, ['success', 'failure', 'refund'])).status, 'success')
+    const block = bitcoin.chain.transaction(txid)?.block
+    if (!block) throw new Error('the deposit is not in a block')
+    await bitcoin.faults.reorg(bitcoin.chain.height - block.height + 1)
+    t.notOk(bitcoin.chain.transaction(txid), 'the deposit is gone from the chain')
+    const noted = await noteGone(client, requestId)
+    t.equal(noted.status, 'success', 'the fill was paid: the status stays')
+    t.equal(
+      (noted.details as ReorgDetails).depositReorged?.stage,
+      'after_fill',
+      'the record says the fill went out',
+    )
+    t.equal((noted.details as ReorgDetails).depositReorged?.transactionId, txid)
+    t.equal(
+      depositReorgs((await client.get('/metrics')).text, 'after_fill'),
+      1,
+      'the operator sees it counted',
+    )
+  },
+)
+
+t.test(
+  'SIGKILL between signing and sending a Bitcoin fill: the restarted service sends the stored bytes, paid once',
+  async (t) => {
+    const database = await openTestSchema(t, 'crashbtc')
+    const env = processEnvironment(devnet, database.schema)
+    const first = await startServiceProcess({ ...env, PONTIS_FAILPOINT: 'fill:after-sign' })
+    t.teardown(() => first.stop())
+    const client = createTestClient(t, first.url, loaded.document)
+    const recipient = BITCOIN_USERS.p2tr
+    const before = bitcoin.chain.balance(recipient.outputScript)
+    const { quote, requestId } = await quoteToBitcoin(client, USERS[3]!, recipient)
+    const hash = await executeEvmSteps(evmChain, quote, USERS[3]!.privateKey)
+    await client.post('/transactions/index', { chainId: EVM, txHash: hash })
+    t.equal(await first.exited(), 'SIGKILL', 'the service died right after signing the fill')
+    const [stored] = await querySchema<{ raw: string; transaction_id: string }>(
+      database.schema,
+      'SELECT raw, transaction_id FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    t.ok(stored?.raw, 'the signed fill was stored before the crash')
+    const signed = stored?.transaction_id as string
+    t.notOk(bitcoin.chain.transaction(signed), 'nothing was broadcast before the crash')
+
+    const second = await startServiceProcess(env)
+    t.teardown(() => second.stop())
+    const again = createTestClient(t, second.url, loaded.document)
+    await waitFor('the stored fill to be sent', () => bitcoin.chain.transaction(signed))
+    // A fill counts as final at the plugin's `highValueConfirmations` (default 2) blocks.
+    bitcoin.mine(2)
+    const done = await finalStatus(again, requestId)
+    t.equal(done.status, 'success', 'the request survived the crash and was filled')
+    t.same(done.txHashes, [signed], 'by the bytes signed before the crash')
+    t.same(
+      bitcoin.chain.mempoolTransactions().filter((record) => paidBy(record.txid, recipient) > 0n),
+      [],
+      'no second fill waits in the mempool',
+    )
+    const paid = bitcoin.chain.balance(recipient.outputScript).confirmed - before.confirmed
+    t.ok(paid >= BigInt(quote.details.currencyOut.minimumAmount), `paid ${paid} sat`)
+    t.equal(paid, paidBy(signed, recipient), 'paid exactly once')
+  },
+)
