@@ -33,7 +33,7 @@ type Status = IntentsApi.StatusRecordV3
 const SVM = SVM_DEVNET_CHAIN_ID
 const EVM = 31337
 
-t.setTimeout(4 * PROCESS_START_BOUND_MS)
+t.setTimeout(6 * PROCESS_START_BOUND_MS)
 
 // No slot timer: slots come only with transactions and the fault powers, so a blockhash expires
 // exactly when the test says.
@@ -374,6 +374,81 @@ t.test(
     t.equal(done.status, 'success', 'the request survived the crash and was filled')
     t.not(landed, signed.transaction_id, 'by a fill signed again')
     t.equal(ledger.transaction(signed.transaction_id), undefined, 'the expired one never landed')
+    t.equal(
+      (await svmTokenBalance(recipient)) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)
+
+t.test(
+  'an SVM fill rolled back before it is finalized is sent again, the same signed bytes, and paid once',
+  async (t) => {
+    const service = await start()
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = SVM_USERS[0]!.address
+    const before = await svmTokenBalance(recipient)
+    const { quote, requestId } = await bridgeToSvm(client, USERS[0]!, recipient)
+    const fill = (await settled(client, requestId, ['submitted'])).txHashes[0] as string
+    // No slot timer: the fill's slot stays confirmed, not finalized, until the test opens more.
+    const slot = (await waitFor('the fill to land', async () => ledger.transaction(fill)?.slot)) as number
+    t.ok(ledger.slotAt('finalized') < slot, 'landed, not finalized')
+    t.equal((await statusOf(client, requestId)).status, 'submitted', 'not final: still submitted')
+    await faults.rollback(ledger.slot - slot + 1)
+    t.equal(ledger.transaction(fill), undefined, 'the fill is gone from the ledger')
+    t.equal((await svmTokenBalance(recipient)) - before, 0n, 'and so is the payment')
+    await waitFor('the solver to send the fill again', async () => ledger.transaction(fill) !== undefined)
+    await faults.mine(ledger.finalizedDepth)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success')
+    t.same(done.txHashes, [fill], 'the same signed bytes landed again')
+    t.same((await fillJob(service, requestId))?.replaced, [], 'nothing was signed again')
+    t.equal(
+      (await svmTokenBalance(recipient)) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)
+
+t.test(
+  'an SVM fill signed before a crash and not sent: the restarted service sends the same bytes, paid once',
+  async (t) => {
+    const database = await openTestSchema(t, 'crashsvmsend')
+    const env = processEnvironment(devnet, database.schema)
+    const first = await startServiceProcess({ ...env, PONTIS_FAILPOINT: 'fill:after-sign' })
+    t.teardown(() => first.stop())
+    const client = createTestClient(t, first.url, loaded.document)
+    const recipient = SVM_USERS[3]!.address
+    const before = await svmTokenBalance(recipient)
+    const { quote, requestId } = await bridgeToSvm(client, USERS[1]!, recipient)
+    t.equal(await first.exited(), 'SIGKILL', 'the service died right after signing the fill')
+    const [stored] = await querySchema<{ transaction_id: string }>(
+      database.schema,
+      'SELECT transaction_id FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    const signed = stored?.transaction_id as string
+    t.ok(signed, 'the signed fill was stored before the crash')
+    t.equal(ledger.transaction(signed), undefined, 'nothing was sent before the crash')
+    t.equal((await svmTokenBalance(recipient)) - before, 0n, 'nothing paid before the crash')
+
+    const second = await startServiceProcess(env)
+    t.teardown(() => second.stop())
+    const again = createTestClient(t, second.url, loaded.document)
+    await waitFor('the stored fill to land', async () => ledger.transaction(signed) !== undefined)
+    await faults.mine(ledger.finalizedDepth)
+    const done = await settled(again, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success', 'the request survived the crash and was filled')
+    t.same(done.txHashes, [signed], 'by the bytes signed before the crash')
+    const [job] = await querySchema<{ replaced: unknown[] }>(
+      database.schema,
+      'SELECT replaced FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    t.same(job?.replaced, [], 'nothing was signed again')
     t.equal(
       (await svmTokenBalance(recipient)) - before,
       BigInt(quote.details.currencyOut.amount),

@@ -22,8 +22,9 @@ import t from 'tap'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
 import { chainConfig } from './fixtures/chain-config.js'
-import { freshIndexerPass } from './fixtures/e2e.js'
-import { openTestSchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
+import { executeEvmSteps, freshIndexerPass } from './fixtures/e2e.js'
+import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
+import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
 
 type Quote = IntentsApi.QuoteResponse
 type Status = IntentsApi.StatusRecordV3
@@ -31,7 +32,7 @@ type ReorgDetails = { depositReorged?: { transactionId: string; stage: string; a
 const TRON = TRON_DEVNET_CHAIN_ID
 const EVM = 31337
 
-t.setTimeout(4 * PROCESS_START_BOUND_MS)
+t.setTimeout(6 * PROCESS_START_BOUND_MS)
 
 const devnet = await startDevnet({
   chains: [{ chainId: EVM, port: 0 }],
@@ -223,3 +224,102 @@ t.test('a Tron deposit made before the first start is found from the configured 
   t.ok(done.inTxHashes.includes(txId), 'from the deposit made before the start')
   t.ok(BigInt(quote.details.currencyOut.amount) > 0n)
 })
+
+/** Quotes EVM USDC to Tron USDT for alice, deposits as `user` on the EVM chain and indexes it. */
+async function bridgeToTron(client: TestClient, user: (typeof USERS)[number]) {
+  const res = await client.post('/quote/v2', {
+    user: user.address,
+    recipient: TRON_USERS.alice.address,
+    originChainId: EVM,
+    destinationChainId: TRON,
+    originCurrency: STABLECOIN_ADDRESS,
+    destinationCurrency: TRON_USDT_ADDRESS,
+    amount: '25000000',
+    tradeType: 'EXACT_INPUT',
+  })
+  if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${res.text}`)
+  const quote = res.body as Quote
+  const txHash = await executeEvmSteps(devnet.chains[0]!, quote, user.privateKey)
+  const indexed = await client.post('/transactions/index', { chainId: String(EVM), txHash })
+  if (indexed.status !== 200) throw new Error(`index answered ${indexed.status}`)
+  return { quote, requestId: quote.steps.at(-1)?.requestId as string }
+}
+
+/** Whether `txId` is in a block of the simulator's chain (not only in its pool). */
+async function inBlock(txId: string): Promise<boolean> {
+  const answer = (await fetch(`${tron.url}/wallet/gettransactioninfobyid`, {
+    method: 'POST',
+    body: JSON.stringify({ value: txId }),
+  }).then((response) => response.json())) as { blockNumber?: number }
+  return answer.blockNumber !== undefined
+}
+
+t.test(
+  'a Tron fill forked away before it is solid is sent again, the same signed bytes, and paid once',
+  async (t) => {
+    await configure([EVM, TRON])
+    const service = await startOn(true)
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = TRON_USERS.alice.address
+    const before = tron.usdtBalance(recipient)
+    const { quote, requestId } = await bridgeToTron(client, USERS[0]!)
+    const fill = (await settled(client, requestId, ['submitted'])).txHashes[0] as string
+    // No block timer: the fill waits in the pool until the test produces blocks.
+    await waitFor('the fill to reach the pool', async () => (await tron.faults.pool()).includes(fill))
+    await tron.faults.mine(2)
+    t.ok(await inBlock(fill), 'the fill is in a block')
+    t.equal((await statusOf(client, requestId)).status, 'submitted', 'two blocks of 19: not solid, submitted')
+    // The fill's block and the one after it are replaced by a fork of two empty blocks.
+    await tron.faults.reorg(2)
+    t.notOk(await inBlock(fill), 'the fill is gone from the chain')
+    t.equal(tron.usdtBalance(recipient) - before, 0n, 'and so is the payment')
+    await waitFor('the solver to send the fill again', async () => (await tron.faults.pool()).includes(fill))
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS + 1)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success')
+    t.same(done.txHashes, [fill], 'the same signed bytes, in a block again')
+    t.equal(
+      tron.usdtBalance(recipient) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)
+
+t.test(
+  'a Tron fill signed before a crash and not sent: the restarted service sends the same bytes, paid once',
+  async (t) => {
+    const crashDatabase = await openTestSchema(t, 'crashtron')
+    const env = processEnvironment(devnet, crashDatabase.schema)
+    const first = await startServiceProcess({ ...env, PONTIS_FAILPOINT: 'fill:after-sign' })
+    t.teardown(() => first.stop())
+    const client = createTestClient(t, first.url, loaded.document)
+    const recipient = TRON_USERS.alice.address
+    const before = tron.usdtBalance(recipient)
+    const { quote, requestId } = await bridgeToTron(client, USERS[1]!)
+    t.equal(await first.exited(), 'SIGKILL', 'the service died right after signing the fill')
+    const [stored] = await querySchema<{ transaction_id: string }>(
+      crashDatabase.schema,
+      'SELECT transaction_id FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    const signed = stored?.transaction_id as string
+    t.ok(signed, 'the signed fill was stored before the crash')
+    t.notOk((await tron.faults.pool()).includes(signed), 'nothing was sent before the crash')
+
+    const second = await startServiceProcess(env)
+    t.teardown(() => second.stop())
+    const again = createTestClient(t, second.url, loaded.document)
+    await waitFor('the stored fill to be sent', async () => (await tron.faults.pool()).includes(signed))
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS + 1)
+    const done = await settled(again, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success', 'the request survived the crash and was filled')
+    t.same(done.txHashes, [signed], 'by the bytes signed before the crash')
+    t.equal(
+      tron.usdtBalance(recipient) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)
