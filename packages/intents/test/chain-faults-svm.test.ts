@@ -2,7 +2,8 @@
  * The lifecycle under SVM chain faults (LiteSVM behind the devnet's Solana RPC, anvil the other
  * side, HTTP only), caused through the SVM devnet's fault powers (packages/devnet/src/svm/faults.ts):
  * a fill whose blockhash expires before it lands is signed again with a fresh blockhash, and only
- * once the old one has provably expired, so it is never paid twice.
+ * once the old one has provably expired, so it is never paid twice; a fill rolled back before it is
+ * finalized, or signed before a crash and not sent, is sent again as the same bytes and paid once.
  */
 import { type IntentsApi, silentLogger } from '@pontis/core'
 import {

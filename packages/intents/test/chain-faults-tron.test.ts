@@ -1,7 +1,10 @@
 /**
  * The lifecycle under Tron chain faults (the Tron simulator behind its node API, anvil the other
  * side, HTTP only), caused through the Tron devnet's fault powers (packages/devnet/src/tron/faults.ts):
- * a deposit in a block forked away before it is solid is never acted on.
+ * a deposit in a block forked away before it is solid is never acted on; one acted on before it is
+ * solid (a lowered `slowConfirmations`) and then forked away cancels its queued fill, or is recorded
+ * and counted when the fill went out; a fill forked away before it is solid, or signed before a
+ * crash and not sent, is broadcast again as the same transaction and paid once.
  */
 import { type IntentsApi, silentLogger } from '@pontis/core'
 import {
@@ -19,10 +22,11 @@ import {
 import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
 import t from 'tap'
+import { type Address, createPublicClient, http, type PublicClient } from 'viem'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
 import { chainConfig } from './fixtures/chain-config.js'
-import { executeEvmSteps, freshIndexerPass } from './fixtures/e2e.js'
+import { evmBalance, executeEvmSteps, freshIndexerPass } from './fixtures/e2e.js'
 import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
 
@@ -41,12 +45,18 @@ const devnet = await startDevnet({
 t.teardown(() => devnet.stop())
 const tron = devnet.tron as NonNullable<typeof devnet.tron>
 const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
+const evmChain = devnet.chains[0]!
+const evmClient = createPublicClient({
+  chain: evmChain.chain,
+  transport: http(evmChain.rpcUrl),
+}) as PublicClient
+const evmUsdcBalance = (owner: Address): Promise<bigint> => evmBalance(evmClient, owner, STABLECOIN_ADDRESS)
 
 const database = await openTestSchema(t, 'faultstron')
 const { configDir, configure } = await chainConfig(t, 'pontis-faults-tron-')
 
 /** The intent service on the configured chains and the shared PostgreSQL schema. */
-const startOn = (workers: boolean) =>
+const startOn = (workers: boolean, options: { solverIntervalMs?: number } = {}) =>
   startIntentsService({
     configDir,
     env: {
@@ -60,7 +70,8 @@ const startOn = (workers: boolean) =>
     document: loaded,
     workers,
     indexerIntervalMs: 150,
-    solverIntervalMs: 100,
+    solverIntervalMs: options.solverIntervalMs ?? 100,
+    reorgCheckMs: 200,
   })
 
 /** Quotes `amount` of Tron USDT to EVM USDC from bob, signs and broadcasts the deposit; answers its txID. */
@@ -239,7 +250,7 @@ async function bridgeToTron(client: TestClient, user: (typeof USERS)[number]) {
   })
   if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${res.text}`)
   const quote = res.body as Quote
-  const txHash = await executeEvmSteps(devnet.chains[0]!, quote, user.privateKey)
+  const txHash = await executeEvmSteps(evmChain, quote, user.privateKey)
   const indexed = await client.post('/transactions/index', { chainId: String(EVM), txHash })
   if (indexed.status !== 200) throw new Error(`index answered ${indexed.status}`)
   return { quote, requestId: quote.steps.at(-1)?.requestId as string }
@@ -320,6 +331,84 @@ t.test(
       tron.usdtBalance(recipient) - before,
       BigInt(quote.details.currencyOut.amount),
       'the recipient is paid once, the quoted output',
+    )
+  },
+)
+
+// Tron blocks fork only while they are not solid (19 blocks). A deposit is acted on once solid by
+// default, so it can be forked away after it was acted on only where an operator lowers
+// `plugin.slowConfirmations`: here 1, acted on in its own block.
+const actOnInclusion = { [TRON]: { plugin: { slowConfirmations: 1 } } }
+
+t.test(
+  'a Tron deposit acted on before it is solid (slowConfirmations 1), forked away before the fill went out: the fill is cancelled',
+  async (t) => {
+    await configure([EVM, TRON], actOnInclusion)
+    // The solver passes once at start and then not for an hour: the fill stays queued.
+    const service = await startOn(true, { solverIntervalMs: 3_600_000 })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = USERS[2]!.address
+    const { requestId, txId } = await depositFromTron(client, 10_000_000n)
+    await tron.faults.mine(1)
+    t.equal((await client.post('/transactions/index', { chainId: String(TRON), txHash: txId })).status, 200)
+    await settled(client, requestId, ['pending'])
+    t.equal(await fillJobsOf(service, requestId), 1, 'acted on: the fill is queued')
+    const before = await evmUsdcBalance(recipient)
+    await tron.faults.reorg(1)
+    const failed = await settled(client, requestId, ['failure', 'success', 'refund'])
+    t.equal(failed.status, 'failure')
+    t.equal(failed.failReason, 'DEPOSIT_REORGED')
+    t.equal((failed.details as ReorgDetails).depositReorged?.stage, 'before_fill')
+    t.equal((failed.details as ReorgDetails).depositReorged?.transactionId, txId)
+    const { rows } = await service.store.client.query<{ state: string }>(
+      'SELECT state FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    t.equal(rows[0]?.state, 'failed', 'the fill job is cancelled')
+    await service.solver.tick()
+    t.equal(await evmUsdcBalance(recipient), before, 'nothing was paid')
+    const metrics = await client.get('/metrics')
+    t.match(
+      metrics.text,
+      new RegExp(`pontis_deposit_reorgs_total\\{chain="${TRON}",stage="before_fill"\\} [1-9]`),
+    )
+  },
+)
+
+t.test(
+  'a Tron deposit acted on before it is solid (slowConfirmations 1), forked away after its fill: recorded and counted',
+  async (t) => {
+    await configure([EVM, TRON], actOnInclusion)
+    const service = await startOn(true)
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const { requestId, txId } = await depositFromTron(client, 10_000_000n)
+    await tron.faults.mine(1)
+    const depositBlock = await tron.faults.head()
+    t.equal((await client.post('/transactions/index', { chainId: String(TRON), txHash: txId })).status, 200)
+    t.equal((await settled(client, requestId, ['success', 'failure', 'refund'])).status, 'success')
+    await tron.faults.reorg(Number((await tron.faults.head()) - depositBlock + 1n))
+    const noted = await waitFor(
+      'the record to note the forked-away deposit',
+      () => statusOf(client, requestId),
+      {
+        until: (record) => (record.details as ReorgDetails | null)?.depositReorged !== undefined,
+        describe: (record) => record && { status: record.status, details: record.details },
+      },
+    )
+    t.equal(noted.status, 'success', 'the fill was paid: the status stays')
+    t.equal(
+      (noted.details as ReorgDetails).depositReorged?.stage,
+      'after_fill',
+      'the record says the fill went out',
+    )
+    t.equal((noted.details as ReorgDetails).depositReorged?.transactionId, txId)
+    const metrics = await client.get('/metrics')
+    t.match(
+      metrics.text,
+      new RegExp(`pontis_deposit_reorgs_total\\{chain="${TRON}",stage="after_fill"\\} 1\\b`),
+      'the operator sees it counted',
     )
   },
 )
