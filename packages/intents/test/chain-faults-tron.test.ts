@@ -3,8 +3,9 @@
  * side, HTTP only), caused through the Tron devnet's fault powers (packages/devnet/src/tron/faults.ts):
  * a deposit in a block forked away before it is solid is never acted on; one acted on before it is
  * solid (a lowered `slowConfirmations`) and then forked away cancels its queued fill, or is recorded
- * and counted when the fill went out; a fill forked away before it is solid, or signed before a
- * crash and not sent, is broadcast again as the same transaction and paid once.
+ * and counted when the fill went out; a fill forked away before it is solid, evicted from the
+ * pool, or signed before a crash and not sent, is broadcast again as the same transaction and paid
+ * once.
  */
 import { type IntentsApi, silentLogger } from '@pontis/core'
 import {
@@ -409,6 +410,35 @@ t.test(
       metrics.text,
       new RegExp(`pontis_deposit_reorgs_total\\{chain="${TRON}",stage="after_fill"\\} 1\\b`),
       'the operator sees it counted',
+    )
+  },
+)
+
+t.test(
+  'a Tron fill evicted from the pool is broadcast again, the same transaction, and paid once',
+  async (t) => {
+    await configure([EVM, TRON])
+    const service = await startOn(true)
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = TRON_USERS.alice.address
+    const before = tron.usdtBalance(recipient)
+    const { quote, requestId } = await bridgeToTron(client, USERS[3]!)
+    const fill = (await settled(client, requestId, ['submitted'])).txHashes[0] as string
+    await waitFor('the fill to reach the pool', async () => (await tron.faults.pool()).includes(fill))
+    await tron.faults.dropTransaction(fill)
+    t.equal(tron.usdtBalance(recipient) - before, 0n, 'evicted: nothing paid')
+    await waitFor('the solver to broadcast the fill again', async () =>
+      (await tron.faults.pool()).includes(fill),
+    )
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS + 1)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success')
+    t.same(done.txHashes, [fill], 'the same transaction, in a block')
+    t.equal(
+      tron.usdtBalance(recipient) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
     )
   },
 )
