@@ -3,7 +3,8 @@
  * side, HTTP only), caused through the SVM devnet's fault powers (packages/devnet/src/svm/faults.ts):
  * a fill whose blockhash expires before it lands is signed again with a fresh blockhash, and only
  * once the old one has provably expired, so it is never paid twice; a fill rolled back before it is
- * finalized, or signed before a crash and not sent, is sent again as the same bytes and paid once.
+ * finalized, or signed before a crash and not sent, is sent again as the same bytes and paid once;
+ * a deposit above a high-value threshold waits past finalization for the deeper rule.
  */
 import { type IntentsApi, silentLogger } from '@pontis/core'
 import {
@@ -26,6 +27,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
 import { chainConfig } from './fixtures/chain-config.js'
+import { freshIndexerPass } from './fixtures/e2e.js'
 import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
 
@@ -457,3 +459,76 @@ t.test(
     )
   },
 )
+
+t.test('an SVM deposit above the high-value threshold waits for the deeper confirmation rule', async (t) => {
+  const database = await openTestSchema(t, 'highvaluesvm')
+  const { configDir, configure } = await chainConfig(t, 'pontis-highvalue-svm-')
+  // Finalized (the family's rule) is reached first; the high-value depth is four slots deeper.
+  const deeper = ledger.finalizedDepth + 1 + 4
+  await configure([EVM, SVM], {
+    [SVM]: {
+      finality: {
+        highValue: [{ currency: SVM_STABLECOIN.address, above: '10000000', confirmations: deeper }],
+      },
+    },
+  })
+  const service = await startIntentsService({
+    configDir,
+    env: {
+      ...devnetEnvironment(devnet),
+      RATE_LIMITS: 'off',
+      DATABASE_URL: TEST_DATABASE_URL,
+      DATABASE_SCHEMA: database.schema,
+    },
+    port: 0,
+    logger: silentLogger,
+    document: loaded,
+    indexerIntervalMs: 150,
+    solverIntervalMs: 100,
+  })
+  t.teardown(() => service.close())
+  const client = createTestClient(t, service.url, loaded.document)
+  const user = SVM_USERS[0]!
+  const recipient = USERS[2]!.address
+  const res = await client.post('/quote/v2', {
+    user: user.address,
+    recipient,
+    originChainId: SVM,
+    destinationChainId: EVM,
+    originCurrency: SVM_STABLECOIN.address,
+    destinationCurrency: STABLECOIN_ADDRESS,
+    amount: '12000000',
+    tradeType: 'EXACT_INPUT',
+  })
+  t.equal(res.status, 200)
+  const quote = res.body as Quote
+  const requestId = quote.steps[0]?.requestId as string
+  const item = quote.steps[0]?.items[0]?.data as unknown as { transaction: string }
+  const deposit = VersionedTransaction.deserialize(Buffer.from(item.transaction, 'base64'))
+  deposit.sign([user.keypair])
+  const signature = await connection.sendRawTransaction(deposit.serialize())
+  const slot = ledger.transaction(signature)?.slot as number
+  t.equal((await client.post('/transactions/index', { chainId: SVM, txHash: signature })).status, 200)
+  const fills = async (): Promise<number> =>
+    (
+      await service.store.client.query<{ fills: number }>(
+        'SELECT count(*)::int AS fills FROM solver_jobs WHERE job_key = $1',
+        [`fill:${requestId.toLowerCase()}`],
+      )
+    ).rows[0]?.fills ?? 0
+  // Finalized, one slot short of the high-value depth.
+  await faults.mine(slot + deeper - 2 - ledger.slot)
+  t.ok(ledger.slotAt('finalized') >= slot, 'the deposit is finalized')
+  await freshIndexerPass(service)
+  t.equal(await fills(), 0, 'finalized, one slot short of the high-value depth: not acted on')
+  t.equal((await statusOf(client, requestId)).status, 'waiting')
+  const before = await evmUsdcBalance(recipient)
+  await faults.mine(1)
+  const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+  t.equal(done.status, 'success', 'acted on at the high-value depth')
+  t.equal(
+    (await evmUsdcBalance(recipient)) - before,
+    BigInt(quote.details.currencyOut.amount),
+    'the recipient got the quoted output',
+  )
+})
