@@ -2,7 +2,9 @@
  * The lifecycle under SVM chain faults (LiteSVM behind the devnet's Solana RPC, anvil the other
  * side, HTTP only), caused through the SVM devnet's fault powers (packages/devnet/src/svm/faults.ts):
  * a fill whose blockhash expires before it lands is signed again with a fresh blockhash, and only
- * once the old one has provably expired, so it is never paid twice.
+ * once the old one has provably expired, so it is never paid twice; a fill rolled back before it is
+ * finalized, or signed before a crash and not sent, is sent again as the same bytes and paid once;
+ * a deposit above a high-value threshold waits past finalization for the deeper rule.
  */
 import { type IntentsApi, silentLogger } from '@pontis/core'
 import {
@@ -25,6 +27,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
 import { chainConfig } from './fixtures/chain-config.js'
+import { freshIndexerPass } from './fixtures/e2e.js'
 import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
 
@@ -33,7 +36,7 @@ type Status = IntentsApi.StatusRecordV3
 const SVM = SVM_DEVNET_CHAIN_ID
 const EVM = 31337
 
-t.setTimeout(4 * PROCESS_START_BOUND_MS)
+t.setTimeout(6 * PROCESS_START_BOUND_MS)
 
 // No slot timer: slots come only with transactions and the fault powers, so a blockhash expires
 // exactly when the test says.
@@ -381,3 +384,151 @@ t.test(
     )
   },
 )
+
+t.test(
+  'an SVM fill rolled back before it is finalized is sent again, the same signed bytes, and paid once',
+  async (t) => {
+    const service = await start()
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = SVM_USERS[0]!.address
+    const before = await svmTokenBalance(recipient)
+    const { quote, requestId } = await bridgeToSvm(client, USERS[0]!, recipient)
+    const fill = (await settled(client, requestId, ['submitted'])).txHashes[0] as string
+    // No slot timer: the fill's slot stays confirmed, not finalized, until the test opens more.
+    const slot = (await waitFor('the fill to land', async () => ledger.transaction(fill)?.slot)) as number
+    t.ok(ledger.slotAt('finalized') < slot, 'landed, not finalized')
+    t.equal((await statusOf(client, requestId)).status, 'submitted', 'not final: still submitted')
+    await faults.rollback(ledger.slot - slot + 1)
+    t.equal(ledger.transaction(fill), undefined, 'the fill is gone from the ledger')
+    t.equal((await svmTokenBalance(recipient)) - before, 0n, 'and so is the payment')
+    await waitFor('the solver to send the fill again', async () => ledger.transaction(fill) !== undefined)
+    await faults.mine(ledger.finalizedDepth)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success')
+    t.same(done.txHashes, [fill], 'the same signed bytes landed again')
+    t.same((await fillJob(service, requestId))?.replaced, [], 'nothing was signed again')
+    t.equal(
+      (await svmTokenBalance(recipient)) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)
+
+t.test(
+  'an SVM fill signed before a crash and not sent: the restarted service sends the same bytes, paid once',
+  async (t) => {
+    const database = await openTestSchema(t, 'crashsvmsend')
+    const env = processEnvironment(devnet, database.schema)
+    const first = await startServiceProcess({ ...env, PONTIS_FAILPOINT: 'fill:after-sign' })
+    t.teardown(() => first.stop())
+    const client = createTestClient(t, first.url, loaded.document)
+    const recipient = SVM_USERS[3]!.address
+    const before = await svmTokenBalance(recipient)
+    const { quote, requestId } = await bridgeToSvm(client, USERS[1]!, recipient)
+    t.equal(await first.exited(), 'SIGKILL', 'the service died right after signing the fill')
+    const [stored] = await querySchema<{ transaction_id: string }>(
+      database.schema,
+      'SELECT transaction_id FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    const signed = stored?.transaction_id as string
+    t.ok(signed, 'the signed fill was stored before the crash')
+    t.equal(ledger.transaction(signed), undefined, 'nothing was sent before the crash')
+    t.equal((await svmTokenBalance(recipient)) - before, 0n, 'nothing paid before the crash')
+
+    const second = await startServiceProcess(env)
+    t.teardown(() => second.stop())
+    const again = createTestClient(t, second.url, loaded.document)
+    await waitFor('the stored fill to land', async () => ledger.transaction(signed) !== undefined)
+    await faults.mine(ledger.finalizedDepth)
+    const done = await settled(again, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success', 'the request survived the crash and was filled')
+    t.same(done.txHashes, [signed], 'by the bytes signed before the crash')
+    const [job] = await querySchema<{ replaced: unknown[] }>(
+      database.schema,
+      'SELECT replaced FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    t.same(job?.replaced, [], 'nothing was signed again')
+    t.equal(
+      (await svmTokenBalance(recipient)) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)
+
+t.test('an SVM deposit above the high-value threshold waits for the deeper confirmation rule', async (t) => {
+  const database = await openTestSchema(t, 'highvaluesvm')
+  const { configDir, configure } = await chainConfig(t, 'pontis-highvalue-svm-')
+  // Finalized (the family's rule) is reached first; the high-value depth is four slots deeper.
+  const deeper = ledger.finalizedDepth + 1 + 4
+  await configure([EVM, SVM], {
+    [SVM]: {
+      finality: {
+        highValue: [{ currency: SVM_STABLECOIN.address, above: '10000000', confirmations: deeper }],
+      },
+    },
+  })
+  const service = await startIntentsService({
+    configDir,
+    env: {
+      ...devnetEnvironment(devnet),
+      RATE_LIMITS: 'off',
+      DATABASE_URL: TEST_DATABASE_URL,
+      DATABASE_SCHEMA: database.schema,
+    },
+    port: 0,
+    logger: silentLogger,
+    document: loaded,
+    indexerIntervalMs: 150,
+    solverIntervalMs: 100,
+  })
+  t.teardown(() => service.close())
+  const client = createTestClient(t, service.url, loaded.document)
+  const user = SVM_USERS[0]!
+  const recipient = USERS[2]!.address
+  const res = await client.post('/quote/v2', {
+    user: user.address,
+    recipient,
+    originChainId: SVM,
+    destinationChainId: EVM,
+    originCurrency: SVM_STABLECOIN.address,
+    destinationCurrency: STABLECOIN_ADDRESS,
+    amount: '12000000',
+    tradeType: 'EXACT_INPUT',
+  })
+  t.equal(res.status, 200)
+  const quote = res.body as Quote
+  const requestId = quote.steps[0]?.requestId as string
+  const item = quote.steps[0]?.items[0]?.data as unknown as { transaction: string }
+  const deposit = VersionedTransaction.deserialize(Buffer.from(item.transaction, 'base64'))
+  deposit.sign([user.keypair])
+  const signature = await connection.sendRawTransaction(deposit.serialize())
+  const slot = ledger.transaction(signature)?.slot as number
+  t.equal((await client.post('/transactions/index', { chainId: SVM, txHash: signature })).status, 200)
+  const fills = async (): Promise<number> =>
+    (
+      await service.store.client.query<{ fills: number }>(
+        'SELECT count(*)::int AS fills FROM solver_jobs WHERE job_key = $1',
+        [`fill:${requestId.toLowerCase()}`],
+      )
+    ).rows[0]?.fills ?? 0
+  // Finalized, one slot short of the high-value depth.
+  await faults.mine(slot + deeper - 2 - ledger.slot)
+  t.ok(ledger.slotAt('finalized') >= slot, 'the deposit is finalized')
+  await freshIndexerPass(service)
+  t.equal(await fills(), 0, 'finalized, one slot short of the high-value depth: not acted on')
+  t.equal((await statusOf(client, requestId)).status, 'waiting')
+  const before = await evmUsdcBalance(recipient)
+  await faults.mine(1)
+  const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+  t.equal(done.status, 'success', 'acted on at the high-value depth')
+  t.equal(
+    (await evmUsdcBalance(recipient)) - before,
+    BigInt(quote.details.currencyOut.amount),
+    'the recipient got the quoted output',
+  )
+})

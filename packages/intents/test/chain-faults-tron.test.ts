@@ -1,7 +1,11 @@
 /**
  * The lifecycle under Tron chain faults (the Tron simulator behind its node API, anvil the other
  * side, HTTP only), caused through the Tron devnet's fault powers (packages/devnet/src/tron/faults.ts):
- * a deposit in a block forked away before it is solid is never acted on.
+ * a deposit in a block forked away before it is solid is never acted on; one acted on before it is
+ * solid (a lowered `slowConfirmations`) and then forked away cancels its queued fill, or is recorded
+ * and counted when the fill went out; a fill forked away before it is solid, evicted from the
+ * pool, or signed before a crash and not sent, is broadcast again as the same transaction and paid
+ * once.
  */
 import { type IntentsApi, silentLogger } from '@pontis/core'
 import {
@@ -19,11 +23,13 @@ import {
 import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
 import t from 'tap'
+import { type Address, createPublicClient, http, type PublicClient } from 'viem'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
 import { chainConfig } from './fixtures/chain-config.js'
-import { freshIndexerPass } from './fixtures/e2e.js'
-import { openTestSchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
+import { evmBalance, executeEvmSteps, freshIndexerPass } from './fixtures/e2e.js'
+import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
+import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
 
 type Quote = IntentsApi.QuoteResponse
 type Status = IntentsApi.StatusRecordV3
@@ -31,7 +37,7 @@ type ReorgDetails = { depositReorged?: { transactionId: string; stage: string; a
 const TRON = TRON_DEVNET_CHAIN_ID
 const EVM = 31337
 
-t.setTimeout(4 * PROCESS_START_BOUND_MS)
+t.setTimeout(6 * PROCESS_START_BOUND_MS)
 
 const devnet = await startDevnet({
   chains: [{ chainId: EVM, port: 0 }],
@@ -40,12 +46,18 @@ const devnet = await startDevnet({
 t.teardown(() => devnet.stop())
 const tron = devnet.tron as NonNullable<typeof devnet.tron>
 const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
+const evmChain = devnet.chains[0]!
+const evmClient = createPublicClient({
+  chain: evmChain.chain,
+  transport: http(evmChain.rpcUrl),
+}) as PublicClient
+const evmUsdcBalance = (owner: Address): Promise<bigint> => evmBalance(evmClient, owner, STABLECOIN_ADDRESS)
 
 const database = await openTestSchema(t, 'faultstron')
 const { configDir, configure } = await chainConfig(t, 'pontis-faults-tron-')
 
 /** The intent service on the configured chains and the shared PostgreSQL schema. */
-const startOn = (workers: boolean) =>
+const startOn = (workers: boolean, options: { solverIntervalMs?: number } = {}) =>
   startIntentsService({
     configDir,
     env: {
@@ -59,7 +71,8 @@ const startOn = (workers: boolean) =>
     document: loaded,
     workers,
     indexerIntervalMs: 150,
-    solverIntervalMs: 100,
+    solverIntervalMs: options.solverIntervalMs ?? 100,
+    reorgCheckMs: 200,
   })
 
 /** Quotes `amount` of Tron USDT to EVM USDC from bob, signs and broadcasts the deposit; answers its txID. */
@@ -223,3 +236,209 @@ t.test('a Tron deposit made before the first start is found from the configured 
   t.ok(done.inTxHashes.includes(txId), 'from the deposit made before the start')
   t.ok(BigInt(quote.details.currencyOut.amount) > 0n)
 })
+
+/** Quotes EVM USDC to Tron USDT for alice, deposits as `user` on the EVM chain and indexes it. */
+async function bridgeToTron(client: TestClient, user: (typeof USERS)[number]) {
+  const res = await client.post('/quote/v2', {
+    user: user.address,
+    recipient: TRON_USERS.alice.address,
+    originChainId: EVM,
+    destinationChainId: TRON,
+    originCurrency: STABLECOIN_ADDRESS,
+    destinationCurrency: TRON_USDT_ADDRESS,
+    amount: '25000000',
+    tradeType: 'EXACT_INPUT',
+  })
+  if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${res.text}`)
+  const quote = res.body as Quote
+  const txHash = await executeEvmSteps(evmChain, quote, user.privateKey)
+  const indexed = await client.post('/transactions/index', { chainId: String(EVM), txHash })
+  if (indexed.status !== 200) throw new Error(`index answered ${indexed.status}`)
+  return { quote, requestId: quote.steps.at(-1)?.requestId as string }
+}
+
+/** Whether `txId` is in a block of the simulator's chain (not only in its pool). */
+async function inBlock(txId: string): Promise<boolean> {
+  const answer = (await fetch(`${tron.url}/wallet/gettransactioninfobyid`, {
+    method: 'POST',
+    body: JSON.stringify({ value: txId }),
+  }).then((response) => response.json())) as { blockNumber?: number }
+  return answer.blockNumber !== undefined
+}
+
+t.test(
+  'a Tron fill forked away before it is solid is sent again, the same signed bytes, and paid once',
+  async (t) => {
+    await configure([EVM, TRON])
+    const service = await startOn(true)
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = TRON_USERS.alice.address
+    const before = tron.usdtBalance(recipient)
+    const { quote, requestId } = await bridgeToTron(client, USERS[0]!)
+    const fill = (await settled(client, requestId, ['submitted'])).txHashes[0] as string
+    // No block timer: the fill waits in the pool until the test produces blocks.
+    await waitFor('the fill to reach the pool', async () => (await tron.faults.pool()).includes(fill))
+    await tron.faults.mine(2)
+    t.ok(await inBlock(fill), 'the fill is in a block')
+    t.equal((await statusOf(client, requestId)).status, 'submitted', 'two blocks of 19: not solid, submitted')
+    // The fill's block and the one after it are replaced by a fork of two empty blocks.
+    await tron.faults.reorg(2)
+    t.notOk(await inBlock(fill), 'the fill is gone from the chain')
+    t.equal(tron.usdtBalance(recipient) - before, 0n, 'and so is the payment')
+    await waitFor('the solver to send the fill again', async () => (await tron.faults.pool()).includes(fill))
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS + 1)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success')
+    t.same(done.txHashes, [fill], 'the same signed bytes, in a block again')
+    t.equal(
+      tron.usdtBalance(recipient) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)
+
+t.test(
+  'a Tron fill signed before a crash and not sent: the restarted service sends the same bytes, paid once',
+  async (t) => {
+    const crashDatabase = await openTestSchema(t, 'crashtron')
+    const env = processEnvironment(devnet, crashDatabase.schema)
+    const first = await startServiceProcess({ ...env, PONTIS_FAILPOINT: 'fill:after-sign' })
+    t.teardown(() => first.stop())
+    const client = createTestClient(t, first.url, loaded.document)
+    const recipient = TRON_USERS.alice.address
+    const before = tron.usdtBalance(recipient)
+    const { quote, requestId } = await bridgeToTron(client, USERS[1]!)
+    t.equal(await first.exited(), 'SIGKILL', 'the service died right after signing the fill')
+    const [stored] = await querySchema<{ transaction_id: string }>(
+      crashDatabase.schema,
+      'SELECT transaction_id FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    const signed = stored?.transaction_id as string
+    t.ok(signed, 'the signed fill was stored before the crash')
+    t.notOk((await tron.faults.pool()).includes(signed), 'nothing was sent before the crash')
+
+    const second = await startServiceProcess(env)
+    t.teardown(() => second.stop())
+    const again = createTestClient(t, second.url, loaded.document)
+    await waitFor('the stored fill to be sent', async () => (await tron.faults.pool()).includes(signed))
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS + 1)
+    const done = await settled(again, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success', 'the request survived the crash and was filled')
+    t.same(done.txHashes, [signed], 'by the bytes signed before the crash')
+    t.equal(
+      tron.usdtBalance(recipient) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)
+
+// Tron blocks fork only while they are not solid (19 blocks). A deposit is acted on once solid by
+// default, so it can be forked away after it was acted on only where an operator lowers
+// `plugin.slowConfirmations`: here 1, acted on in its own block.
+const actOnInclusion = { [TRON]: { plugin: { slowConfirmations: 1 } } }
+
+t.test(
+  'a Tron deposit acted on before it is solid (slowConfirmations 1), forked away before the fill went out: the fill is cancelled',
+  async (t) => {
+    await configure([EVM, TRON], actOnInclusion)
+    // The solver passes once at start and then not for an hour: the fill stays queued.
+    const service = await startOn(true, { solverIntervalMs: 3_600_000 })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = USERS[2]!.address
+    const { requestId, txId } = await depositFromTron(client, 10_000_000n)
+    await tron.faults.mine(1)
+    t.equal((await client.post('/transactions/index', { chainId: String(TRON), txHash: txId })).status, 200)
+    await settled(client, requestId, ['pending'])
+    t.equal(await fillJobsOf(service, requestId), 1, 'acted on: the fill is queued')
+    const before = await evmUsdcBalance(recipient)
+    await tron.faults.reorg(1)
+    const failed = await settled(client, requestId, ['failure', 'success', 'refund'])
+    t.equal(failed.status, 'failure')
+    t.equal(failed.failReason, 'DEPOSIT_REORGED')
+    t.equal((failed.details as ReorgDetails).depositReorged?.stage, 'before_fill')
+    t.equal((failed.details as ReorgDetails).depositReorged?.transactionId, txId)
+    const { rows } = await service.store.client.query<{ state: string }>(
+      'SELECT state FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    t.equal(rows[0]?.state, 'failed', 'the fill job is cancelled')
+    await service.solver.tick()
+    t.equal(await evmUsdcBalance(recipient), before, 'nothing was paid')
+    const metrics = await client.get('/metrics')
+    t.match(
+      metrics.text,
+      new RegExp(`pontis_deposit_reorgs_total\\{chain="${TRON}",stage="before_fill"\\} [1-9]`),
+    )
+  },
+)
+
+t.test(
+  'a Tron deposit acted on before it is solid (slowConfirmations 1), forked away after its fill: recorded and counted',
+  async (t) => {
+    await configure([EVM, TRON], actOnInclusion)
+    const service = await startOn(true)
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const { requestId, txId } = await depositFromTron(client, 10_000_000n)
+    await tron.faults.mine(1)
+    const depositBlock = await tron.faults.head()
+    t.equal((await client.post('/transactions/index', { chainId: String(TRON), txHash: txId })).status, 200)
+    t.equal((await settled(client, requestId, ['success', 'failure', 'refund'])).status, 'success')
+    await tron.faults.reorg(Number((await tron.faults.head()) - depositBlock + 1n))
+    const noted = await waitFor(
+      'the record to note the forked-away deposit',
+      () => statusOf(client, requestId),
+      {
+        until: (record) => (record.details as ReorgDetails | null)?.depositReorged !== undefined,
+        describe: (record) => record && { status: record.status, details: record.details },
+      },
+    )
+    t.equal(noted.status, 'success', 'the fill was paid: the status stays')
+    t.equal(
+      (noted.details as ReorgDetails).depositReorged?.stage,
+      'after_fill',
+      'the record says the fill went out',
+    )
+    t.equal((noted.details as ReorgDetails).depositReorged?.transactionId, txId)
+    const metrics = await client.get('/metrics')
+    t.match(
+      metrics.text,
+      new RegExp(`pontis_deposit_reorgs_total\\{chain="${TRON}",stage="after_fill"\\} 1\\b`),
+      'the operator sees it counted',
+    )
+  },
+)
+
+t.test(
+  'a Tron fill evicted from the pool is broadcast again, the same transaction, and paid once',
+  async (t) => {
+    await configure([EVM, TRON])
+    const service = await startOn(true)
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = TRON_USERS.alice.address
+    const before = tron.usdtBalance(recipient)
+    const { quote, requestId } = await bridgeToTron(client, USERS[3]!)
+    const fill = (await settled(client, requestId, ['submitted'])).txHashes[0] as string
+    await waitFor('the fill to reach the pool', async () => (await tron.faults.pool()).includes(fill))
+    await tron.faults.dropTransaction(fill)
+    t.equal(tron.usdtBalance(recipient) - before, 0n, 'evicted: nothing paid')
+    await waitFor('the solver to broadcast the fill again', async () =>
+      (await tron.faults.pool()).includes(fill),
+    )
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS + 1)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success')
+    t.same(done.txHashes, [fill], 'the same transaction, in a block')
+    t.equal(
+      tron.usdtBalance(recipient) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)
