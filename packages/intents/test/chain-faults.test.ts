@@ -413,3 +413,75 @@ t.test(
     t.equal(done.status, 'success', 'filled once a majority vouches for the block')
   },
 )
+
+/** A JSON-RPC proxy in front of `target` that answers 503 to everything while `failing` is set. */
+async function failingNode(t: Test, target: string): Promise<{ url: string; failing: boolean }> {
+  const node = { url: '', failing: false }
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', async () => {
+      if (node.failing) {
+        res.writeHead(503).end()
+        return
+      }
+      const answer = await fetch(target, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.concat(chunks),
+      })
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text())
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  node.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return node
+}
+
+t.test(
+  'a broadcast fill followed for many passes is never given up when a step fails: no refund, paid once',
+  async (t) => {
+    const node = await failingNode(t, destination.rpcUrl)
+    await configure({ [destination.chainId]: { rpc: { url: node.url } } })
+    const service = await start({ workers: true })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    await destination.faults.pauseMining()
+    t.teardown(() => destination.faults.resumeMining())
+    const user = USERS[2]!
+    const recipient = USERS[0]!.address
+    const before = await evmBalance(destinationClient, recipient, NATIVE)
+    const { quote, requestId } = await quoteNative(client, user, recipient)
+    await deposit(quote, user)
+    await settled(client, requestId, ['submitted'])
+    const jobKey = `fill:${requestId.toLowerCase()}`
+    const job = async () =>
+      (
+        await service.store.client.query<{ state: string; attempts: number; lease_owner: string | null }>(
+          'SELECT state, attempts, lease_owner FROM solver_jobs WHERE job_key = $1',
+          [jobKey],
+        )
+      ).rows[0]
+    // The node fails every call; the job has passed as often as a fill followed for a minute does
+    // (every pass counts), more than `maxAttempts`.
+    node.failing = true
+    await service.store.client.query('UPDATE solver_jobs SET attempts = 100 WHERE job_key = $1', [jobKey])
+    const failed = await waitFor('a pass of the job with the node failing', job, {
+      until: (row) => row !== undefined && row.attempts > 100 && row.lease_owner === null,
+    })
+    t.equal(failed?.state, 'broadcast', 'the job is still followed, not given up')
+    t.equal((await statusOf(client, requestId)).status, 'submitted', 'no failure, no refund')
+    node.failing = false
+    // The failed pass put the next one off (backoff); bring it forward.
+    await service.store.client.query('UPDATE solver_jobs SET not_before = 0 WHERE job_key = $1', [jobKey])
+    await destination.faults.resumeMining()
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success')
+    t.equal(
+      (await evmBalance(destinationClient, recipient, NATIVE)) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once',
+    )
+  },
+)

@@ -212,7 +212,10 @@ export class Solver {
       const attempts = job.attempts
       // A client-side problem (bad signature, too little to refund) will not get better by retrying.
       const final = error instanceof PontisError && !error.retryable && error.status < 500
-      const giveUp = final || attempts >= (this.#options.maxAttempts ?? 10)
+      // A broadcast job is never given up: its bytes (or ones it replaced) may still be mined, and
+      // giving up refunds the deposit, so the user would be paid twice. `attempts` counts every pass
+      // (a followed job passes every `pollMs`), so one failed step of a long-followed job would do it.
+      const giveUp = job.state !== 'broadcast' && (final || attempts >= (this.#options.maxAttempts ?? 10))
       logger.warn('solver job step failed', { jobId: job.id, kind: job.kind, attempts, error: String(error) })
       if (giveUp) {
         await this.#finish(job, 'failed', { reason: String(error), releaseLease: true })
