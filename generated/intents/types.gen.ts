@@ -1576,7 +1576,7 @@ export type StatusRecord = {
      * | submitted | failure | The fill reverted (`EXECUTION_REVERTED`, decoded revert data in `details`); a refund follows. |
      * | failure | refund | The deposit of a failed request was refunded (`failReason` keeps the failure's reason). |
      * | waiting | pending | A same-chain swap the user executes (`details.operation` `swap`, no `check` on its step): its swap transaction, tagged with the request id, was mined. |
-     * | pending | submitted, then success | That swap is confirmed: it is both the in and the out transaction, and `details.swapOutput` says what the recipient got. |
+     * | pending | submitted | That swap is confirmed (and the request goes on to `success` at once): it is both the in and the out transaction, and `details.swapOutput` says what the recipient got. |
      * | pending | failure | That swap reverted (`TRANSACTION_REVERTED`) or paid less than `minimumAmount` (`TOO_LITTLE_RECEIVED`). |
      * | waiting | failure | That swap was not sent before its deadline (`TTL_EXPIRED`). |
      *

@@ -234,6 +234,14 @@ async function intentsBases(target: FuzzTarget): Promise<Record<string, readonly
     indexTransaction: [
       { name: 'unknown transaction', body: { chainId: 31337, txHash: `0x${'ab'.repeat(32)}` } },
     ],
+    // The step item as the Relay SDK posts it after a same-chain transaction, of one nobody sent.
+    indexSameChainTransaction: [
+      {
+        name: 'unknown transaction',
+        body: { chainId: 31337, tx: JSON.stringify({ txHash: `0x${'ab'.repeat(32)}` }) },
+      },
+    ],
+    getAppFeeClaims: [{ name: 'a wallet with no claims', query: {} }],
     executePermit: [
       { name: 'eip3009', body: permit, query: { signature: SIGNATURE } },
       {

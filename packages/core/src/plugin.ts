@@ -617,6 +617,11 @@ export interface ReadOptions {
 export interface BalanceOptions {
   /** Count only funds received this many blocks deep (1 = in a block). */
   readonly minConfirmations?: number
+  /**
+   * Read from the chain now, never from the read cache: for decisions that move money (a cached
+   * balance may be from before the last fill).
+   */
+  readonly fresh?: boolean
 }
 
 /** Reading chain state as facts. */

@@ -66,6 +66,8 @@ t.test(
           uniswapV3SwapRouter: UNISWAP_V3_SWAP_ROUTER_ADDRESS,
           uniswapV3QuoterV2: UNISWAP_V3_QUOTER_ADDRESS,
           uniswapV3PositionManager: UNISWAP_V3_POSITION_MANAGER_ADDRESS,
+          // The devnet's 0x simulator answers SwapRouter calls, so its allowance holder is the router.
+          zeroExAllowanceHolder: UNISWAP_V3_SWAP_ROUTER_ADDRESS,
         },
         `chain ${id}`,
       )

@@ -233,16 +233,17 @@ t.test('exact output: the surplus goes to the recipient unless enableTrueExactOu
     }
   }
 
+  // Both quoted at one block, before either swap moves the pool.
   const sweptTo = fresh()
+  const exactTo = fresh()
   const swept = (await client.post('/quote/v2', body(sweptTo))).body as Quote
+  const exact = (await client.post('/quote/v2', body(exactTo, true))).body as Quote
   t.equal(BigInt(swept.details.currencyOut.minimumAmount), asked, 'at least the amount asked for')
   t.ok(BigInt(swept.details.currencyOut.amount) > asked, 'and the surplus on top, by default')
   const sweptRun = await run(swept, sweptTo)
   t.ok(sweptRun.received > asked, `the recipient got ${sweptRun.received}, more than ${asked}`)
   t.equal(sweptRun.spent, BigInt(swept.details.currencyIn.amount), 'the whole quoted input was swapped')
 
-  const exactTo = fresh()
-  const exact = (await client.post('/quote/v2', body(exactTo, true))).body as Quote
   t.equal(exact.details.currencyOut.amount, asked.toString(), 'true exact output: the amount, no surplus')
   t.equal(BigInt(exact.details.currencyOut.minimumAmount), asked)
   t.equal(exact.details.currencyIn.amount, swept.details.currencyIn.amount, 'the same input bound')

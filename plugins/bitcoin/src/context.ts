@@ -118,13 +118,18 @@ export async function coinsOf(context: BitcoinChainContext, address: string): Pr
  * has broadcast a spend has committed those coins already. (A mempool spend of a mempool output
  * makes the rule undercount; the result is never below 0.)
  */
-export async function balanceOf(context: BitcoinChainContext, address: string): Promise<bigint> {
-  return context.cache.read(`balance:${address}`, async () => {
+export async function balanceOf(
+  context: BitcoinChainContext,
+  address: string,
+  options: { fresh?: boolean } = {},
+): Promise<bigint> {
+  const read = async () => {
     const stats = await context.esplora.addressStats(address)
     const balance =
       BigInt(stats.chain_stats.funded_txo_sum) -
       BigInt(stats.chain_stats.spent_txo_sum) -
       BigInt(stats.mempool_stats.spent_txo_sum)
     return balance > 0n ? balance : 0n
-  })
+  }
+  return options.fresh ? read() : context.cache.read(`balance:${address}`, read)
 }

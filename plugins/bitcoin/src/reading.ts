@@ -296,7 +296,7 @@ export function createBitcoinReading(context: BitcoinChainContext): ReadingCapab
         throw invalidAddressError('address', owner, parsed.problem, context.label)
       }
       const depth = options?.minConfirmations ?? 1
-      if (depth <= 1) return balanceOf(context, parsed.parsed.address)
+      if (depth <= 1) return balanceOf(context, parsed.parsed.address, { fresh: options?.fresh === true })
       // Deeper than one block: the unspent outputs at least `depth` blocks deep (spent ones are gone
       // from the UTXO set, those spent in the mempool too).
       const [utxos, tip] = await Promise.all([

@@ -1,4 +1,5 @@
 import {
+  type BalanceOptions,
   type DepositFact,
   type DepositScan,
   type FinalityPolicy,
@@ -677,8 +678,8 @@ export function createEvmReading(
         withTransaction((transaction, receipt) => refundFacts(context, transaction, receipt)),
       ),
 
-    readBalance(owner: string, currencyId: string): Promise<bigint> {
-      return context.cache.read(`balance:${currencyId}:${owner}`, () =>
+    readBalance(owner: string, currencyId: string, options?: BalanceOptions): Promise<bigint> {
+      const read = () =>
         rpc(context.label, () =>
           isNativeCurrency(context, currencyId)
             ? context.client.getBalance({ address: owner as Address })
@@ -688,8 +689,8 @@ export function createEvmReading(
                 functionName: 'balanceOf',
                 args: [owner as Address],
               }),
-        ),
-      )
+        )
+      return options?.fresh ? read() : context.cache.read(`balance:${currencyId}:${owner}`, read)
     },
 
     readWithdrawal: (query: WithdrawalQuery) => readWithdrawal(context, finality, query),

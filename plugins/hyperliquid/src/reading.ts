@@ -13,6 +13,7 @@
  * - Deposit scans: the depository's ledger updates (`userNonFundingLedgerUpdates`) from a time cursor.
  */
 import {
+  type BalanceOptions,
   type DepositFact,
   type DepositScan,
   PontisError,
@@ -190,16 +191,19 @@ export function createHyperliquidReading(context: HyperliquidChainContext): Read
       }
     },
 
-    async readBalance(owner: string, currencyId: string): Promise<bigint> {
+    async readBalance(owner: string, currencyId: string, options?: BalanceOptions): Promise<bigint> {
       const user = requireAddress(owner, 'address', context.label)
+      // Fresh reads skip the cache: a balance a money decision rests on.
+      const cached = <T>(key: string, load: () => Promise<T>): Promise<T> =>
+        options?.fresh ? load() : context.cache.read(key, load)
       const asset = await assetOf(context, requireCurrency(currencyId, 'currency', context.label))
       if (asset.kind === 'perps') {
-        const state = await context.cache.read(`perps:${user}`, () =>
+        const state = await cached(`perps:${user}`, () =>
           context.api.info<{ withdrawable?: string }>({ type: 'clearinghouseState', user }),
         )
         return parseBalance(context, state.withdrawable ?? '0', asset.decimals)
       }
-      const spot = await context.cache.read(`spot:${user}`, () =>
+      const spot = await cached(`spot:${user}`, () =>
         context.api.info<{ balances?: Array<{ token: number; total: string; hold: string }> }>({
           type: 'spotClearinghouseState',
           user,

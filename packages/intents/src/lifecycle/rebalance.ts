@@ -199,7 +199,8 @@ export class Rebalancer {
     if (!chain || !reading || !filling) return null
     try {
       const solver = filling.solverAddress(this.#options.credentials(chain.record.vmType))
-      return await reading.readBalance(solver, band.currency)
+      // Fresh: a cached balance may be from before the fill that drove the band out.
+      return await reading.readBalance(solver, band.currency, { fresh: true })
     } catch (error) {
       this.#options.logger.warn('rebalance: balance not read', {
         chainId: band.chainId,
