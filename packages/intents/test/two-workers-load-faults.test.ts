@@ -21,31 +21,20 @@
  */
 
 import { mkdtemp, rm, symlink } from 'node:fs/promises'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { IntentsApi } from '@pontis/core'
-import {
-  BITCOIN_DEVNET_CHAIN_ID,
-  BITCOIN_NATIVE_CURRENCY_ID,
-  BITCOIN_USERS,
-  type DevnetChain,
-  SOLVER,
-  STABLECOIN_ADDRESS,
-  startDevnet,
-  USERS,
-} from '@pontis/devnet'
+import { BITCOIN_DEVNET_CHAIN_ID, type DevnetChain, SOLVER, startDevnet, USERS } from '@pontis/devnet'
 import t from 'tap'
 import { type Address, createPublicClient, type Hex, http, type PublicClient } from 'viem'
 import { REPO_CONFIG_DIR } from '../../../test/helpers/environments.js'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { chainConfig } from './fixtures/chain-config.js'
-import { evmBalance, executeEvmSteps } from './fixtures/e2e.js'
+import { evmBalance } from './fixtures/e2e.js'
 import { dropSchema, querySchema, uniqueSchema } from './fixtures/postgres.js'
 import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
+import { requestsPerUser, type SentRequest, sendLoad, slowBroadcasts } from './fixtures/two-workers.js'
 
-type Quote = IntentsApi.QuoteResponse
 type Status = IntentsApi.StatusRecordV3
 const NATIVE = '0x0000000000000000000000000000000000000000'
 const BTC = BITCOIN_DEVNET_CHAIN_ID
@@ -97,31 +86,9 @@ async function workingDirectory(): Promise<string> {
   return root
 }
 
-/** Esplora behind a proxy holding broadcasts back, as in two-workers-load.test.ts. */
-async function slowBroadcasts(target: string, delayMs: number): Promise<string> {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', async () => {
-      if (req.method === 'POST' && req.url === '/tx')
-        await new Promise((resolve) => setTimeout(resolve, delayMs))
-      const answer = await fetch(`${target}${req.url}`, {
-        method: req.method,
-        ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}),
-      })
-      const body = Buffer.from(await answer.arrayBuffer())
-      res
-        .writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' })
-        .end(body)
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-}
 const env = {
   ...processEnvironment(devnet, schema),
-  LOCAL_BTC_ESPLORA_URL: await slowBroadcasts(bitcoin.url, 400),
+  LOCAL_BTC_ESPLORA_URL: await slowBroadcasts(t, bitcoin.url, 400),
   // A fill priced out or dropped is repriced soon.
   SOLVER_REPLACE_AFTER_MS: '1500',
 }
@@ -131,71 +98,8 @@ const workerB = await startServiceProcess(env, { cwd })
 t.teardown(() => Promise.all([workerA.stop(), workerB.stop()]).then(() => undefined))
 const workers = [workerA, workerB]
 
-async function post(base: string, path: string, body: unknown): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  return { status: res.status, body: await res.json() }
-}
-
-interface Sent {
-  readonly requestId: string
-  readonly destination: number
-  readonly recipient: string
-  readonly output: bigint
-}
-
-async function sendAll(userIndex: number, count: number): Promise<Sent[]> {
-  const user = USERS[userIndex]!
-  const sent: Sent[] = []
-  for (let index = 0; index < count; index++) {
-    const toBitcoin = (index + userIndex) % 2 === 0
-    const worker = workers[(index + userIndex) % 2]!
-    const recipient = toBitcoin
-      ? Object.values(BITCOIN_USERS)[userIndex % 4]!.address
-      : USERS[(userIndex + 1) % USERS.length]!.address
-    const res = await post(
-      worker.url,
-      '/quote/v2',
-      toBitcoin
-        ? {
-            user: user.address,
-            recipient,
-            originChainId: origin.chainId,
-            destinationChainId: BTC,
-            originCurrency: STABLECOIN_ADDRESS,
-            destinationCurrency: BITCOIN_NATIVE_CURRENCY_ID,
-            amount: '40000000',
-            tradeType: 'EXACT_INPUT',
-          }
-        : {
-            user: user.address,
-            recipient,
-            originChainId: origin.chainId,
-            destinationChainId: evmDestination.chainId,
-            originCurrency: NATIVE,
-            destinationCurrency: NATIVE,
-            amount: '10000000000000000',
-            tradeType: 'EXACT_INPUT',
-          },
-    )
-    if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${JSON.stringify(res.body)}`)
-    const quote = res.body as Quote
-    const hash = await executeEvmSteps(origin, quote, user.privateKey)
-    await Promise.all(
-      workers.map((one) => post(one.url, '/transactions/index', { chainId: origin.chainId, txHash: hash })),
-    )
-    sent.push({
-      requestId: quote.steps.at(-1)?.requestId as string,
-      destination: toBitcoin ? BTC : evmDestination.chainId,
-      recipient,
-      output: BigInt(quote.details.currencyOut.amount),
-    })
-  }
-  return sent
-}
+const sendAll = (userIndex: number, count: number): Promise<SentRequest[]> =>
+  sendLoad({ workers, origin, evmDestination, userIndex, count })
 
 /** What the fault driver did, by fault. */
 const applied: Record<string, number> = {}
@@ -313,7 +217,7 @@ async function faultRound(): Promise<void> {
   }
 }
 
-async function statuses(sent: readonly Sent[]): Promise<Status[]> {
+async function statuses(sent: readonly SentRequest[]): Promise<Status[]> {
   return Promise.all(
     sent.map(async ({ requestId }, index) => {
       const res = await fetch(`${workers[index % 2]!.url}/intents/status/v3?requestId=${requestId}`)
@@ -331,9 +235,7 @@ t.test(`${TOTAL} requests worked by two workers on one PostgreSQL, every fault p
   for (const address of recipients)
     recipientsBefore.set(address, await evmBalance(destinationClient, address, NATIVE))
 
-  const perUser = USERS.map(
-    (_, index) => Math.floor(TOTAL / USERS.length) + (index < TOTAL % USERS.length ? 1 : 0),
-  )
+  const perUser = requestsPerUser(TOTAL)
   // Held until the first round drops a Bitcoin fill (on a quiet machine they are mined at once).
   await bitcoin!.faults.pauseMining()
   const sending = Promise.all(perUser.map((count, index) => sendAll(index, count)))

@@ -6,28 +6,16 @@
  *
  * LOAD_REQUESTS sets how many (half to each chain; default 16). `npm run load:two-workers` runs 200.
  */
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import type { IntentsApi } from '@pontis/core'
-import {
-  BITCOIN_DEVNET_CHAIN_ID,
-  BITCOIN_NATIVE_CURRENCY_ID,
-  BITCOIN_USERS,
-  type DevnetChain,
-  STABLECOIN_ADDRESS,
-  startDevnet,
-  USERS,
-} from '@pontis/devnet'
+import { BITCOIN_DEVNET_CHAIN_ID, type DevnetChain, startDevnet } from '@pontis/devnet'
 import t from 'tap'
 import { createPublicClient, type Hex, http } from 'viem'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
-import { executeEvmSteps } from './fixtures/e2e.js'
 import { dropSchema, querySchema, uniqueSchema } from './fixtures/postgres.js'
 import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
+import { requestsPerUser, type SentRequest, sendLoad, slowBroadcasts } from './fixtures/two-workers.js'
 
-type Quote = IntentsApi.QuoteResponse
 type Status = IntentsApi.StatusRecordV3
-const NATIVE = '0x0000000000000000000000000000000000000000'
 const BTC = BITCOIN_DEVNET_CHAIN_ID
 const TOTAL = Number(process.env.LOAD_REQUESTS ?? 16)
 if (!Number.isSafeInteger(TOTAL) || TOTAL < 2)
@@ -54,35 +42,9 @@ const destinationClient = createPublicClient({
 const schema = uniqueSchema('two_workers')
 t.teardown(() => dropSchema(schema))
 
-/**
- * The workers reach Esplora through a loopback proxy that holds every broadcast back a while, as a
- * slow node would: a fill signed by one worker is then still unspent on chain while the other signs,
- * so only holds both workers see keep them off its coins.
- */
-async function slowBroadcasts(target: string, delayMs: number): Promise<string> {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', async () => {
-      if (req.method === 'POST' && req.url === '/tx')
-        await new Promise((resolve) => setTimeout(resolve, delayMs))
-      const answer = await fetch(`${target}${req.url}`, {
-        method: req.method,
-        ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}),
-      })
-      const body = Buffer.from(await answer.arrayBuffer())
-      res
-        .writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' })
-        .end(body)
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-}
 const env = {
   ...processEnvironment(devnet, schema),
-  LOCAL_BTC_ESPLORA_URL: await slowBroadcasts(bitcoin.url, 400),
+  LOCAL_BTC_ESPLORA_URL: await slowBroadcasts(t, bitcoin.url, 400),
 }
 // One process first, so migrations run once; the other finds them applied.
 const workerA = await startServiceProcess(env)
@@ -90,72 +52,12 @@ const workerB = await startServiceProcess(env)
 t.teardown(() => Promise.all([workerA.stop(), workerB.stop()]).then(() => undefined))
 const workers = [workerA, workerB]
 
-async function post(base: string, path: string, body: unknown): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  return { status: res.status, body: await res.json() }
-}
-
-interface Sent {
-  readonly requestId: string
-  readonly destination: number
-}
-
-/** One user's requests, one after the other (its EVM nonces are its own), alternating chains and workers. */
-async function sendAll(userIndex: number, count: number): Promise<Sent[]> {
-  const user = USERS[userIndex]!
-  const sent: Sent[] = []
-  for (let index = 0; index < count; index++) {
-    const toBitcoin = (index + userIndex) % 2 === 0
-    const worker = workers[(index + userIndex) % 2]!
-    const res = await post(
-      worker.url,
-      '/quote/v2',
-      toBitcoin
-        ? {
-            user: user.address,
-            recipient: Object.values(BITCOIN_USERS)[userIndex % 4]!.address,
-            originChainId: origin.chainId,
-            destinationChainId: BTC,
-            originCurrency: STABLECOIN_ADDRESS,
-            destinationCurrency: BITCOIN_NATIVE_CURRENCY_ID,
-            amount: '40000000',
-            tradeType: 'EXACT_INPUT',
-          }
-        : {
-            user: user.address,
-            recipient: USERS[(userIndex + 1) % USERS.length]!.address,
-            originChainId: origin.chainId,
-            destinationChainId: evmDestination.chainId,
-            originCurrency: NATIVE,
-            destinationCurrency: NATIVE,
-            amount: '10000000000000000',
-            tradeType: 'EXACT_INPUT',
-          },
-    )
-    if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${JSON.stringify(res.body)}`)
-    const quote = res.body as Quote
-    const hash = await executeEvmSteps(origin, quote, user.privateKey)
-    // Both workers are told about the deposit, as racing clients would.
-    await Promise.all(
-      workers.map((one) => post(one.url, '/transactions/index', { chainId: origin.chainId, txHash: hash })),
-    )
-    sent.push({
-      requestId: quote.steps.at(-1)?.requestId as string,
-      destination: toBitcoin ? BTC : evmDestination.chainId,
-    })
-  }
-  return sent
-}
+const sendAll = (userIndex: number, count: number): Promise<SentRequest[]> =>
+  sendLoad({ workers, origin, evmDestination, userIndex, count })
 
 t.test(`${TOTAL} requests (Bitcoin and EVM fills) worked by two workers on one PostgreSQL`, async (t) => {
   const started = Date.now()
-  const perUser = USERS.map(
-    (_, index) => Math.floor(TOTAL / USERS.length) + (index < TOTAL % USERS.length ? 1 : 0),
-  )
+  const perUser = requestsPerUser(TOTAL)
   const sent = (await Promise.all(perUser.map((count, index) => sendAll(index, count)))).flat()
   t.equal(sent.length, TOTAL)
   const finals = await waitFor(
