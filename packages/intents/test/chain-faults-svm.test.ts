@@ -27,12 +27,12 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
 import { chainConfig } from './fixtures/chain-config.js'
+import { type ReorgDetails, settled, statusOf } from './fixtures/chain-faults.js'
 import { freshIndexerPass } from './fixtures/e2e.js'
 import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
 
 type Quote = IntentsApi.QuoteResponse
-type Status = IntentsApi.StatusRecordV3
 const SVM = SVM_DEVNET_CHAIN_ID
 const EVM = 31337
 
@@ -112,16 +112,6 @@ async function bridgeToSvm(client: TestClient, user: (typeof USERS)[number], rec
   const indexed = await client.post('/transactions/index', { chainId: EVM, txHash })
   if (indexed.status !== 200) throw new Error(`index answered ${indexed.status}`)
   return { quote, requestId: quote.steps.at(-1)?.requestId as string }
-}
-
-const statusOf = async (client: TestClient, requestId: string): Promise<Status> =>
-  (await client.get(`/intents/status/v3?requestId=${requestId}`)).body as Status
-
-function settled(client: TestClient, requestId: string, wanted: readonly string[]): Promise<Status> {
-  return waitFor(`request ${requestId} to be ${wanted.join(' or ')}`, () => statusOf(client, requestId), {
-    until: (record) => wanted.includes(record.status),
-    describe: (record) => record && { status: record.status, failReason: record.failReason },
-  })
 }
 
 /** The fill job of `requestId`: its current transaction, the ones it replaced, its stored validity. */
@@ -211,8 +201,6 @@ t.test(
     )
   },
 )
-
-type ReorgDetails = { depositReorged?: { transactionId: string; stage: string; amount: string } }
 
 t.test(
   'an SVM deposit rolled back before it is final: no fill, waiting, then DEPOSIT_REORGED after the TTL',

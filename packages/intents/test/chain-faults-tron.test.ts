@@ -25,15 +25,14 @@ import { createTestClient, type TestClient } from '@pontis/http/testing'
 import t from 'tap'
 import { type Address, createPublicClient, http, type PublicClient } from 'viem'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
-import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
+import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
 import { chainConfig } from './fixtures/chain-config.js'
+import { type ReorgDetails, seen, settled, statusOf } from './fixtures/chain-faults.js'
 import { evmBalance, executeEvmSteps, freshIndexerPass } from './fixtures/e2e.js'
 import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
 
 type Quote = IntentsApi.QuoteResponse
-type Status = IntentsApi.StatusRecordV3
-type ReorgDetails = { depositReorged?: { transactionId: string; stage: string; amount: string } }
 const TRON = TRON_DEVNET_CHAIN_ID
 const EVM = 31337
 
@@ -98,9 +97,6 @@ async function depositFromTron(client: TestClient, amount: bigint) {
   if (accepted.result !== true) throw new Error(`broadcast refused: ${JSON.stringify(accepted)}`)
   return { quote, requestId: quote.steps[0]?.requestId as string, txId: signed.txID }
 }
-
-const statusOf = async (client: TestClient, requestId: string): Promise<Status> =>
-  (await client.get(`/intents/status/v3?requestId=${requestId}`)).body as Status
 
 t.test(
   'a Tron deposit in a block forked away before it is solid: not acted on, waiting, then DEPOSIT_REORGED after the TTL',
@@ -171,21 +167,6 @@ t.test(
   },
 )
 
-async function fillJobsOf(service: IntentsService, requestId: string): Promise<number> {
-  const { rows } = await service.store.client.query<{ fills: number }>(
-    'SELECT count(*)::int AS fills FROM solver_jobs WHERE job_key = $1',
-    [`fill:${requestId.toLowerCase()}`],
-  )
-  return rows[0]?.fills ?? 0
-}
-
-function settled(client: TestClient, requestId: string, wanted: readonly string[]): Promise<Status> {
-  return waitFor(`request ${requestId} to be ${wanted.join(' or ')}`, () => statusOf(client, requestId), {
-    until: (record) => wanted.includes(record.status),
-    describe: (record) => record && { status: record.status, failReason: record.failReason },
-  })
-}
-
 t.test('a Tron deposit above the high-value threshold waits for the deeper confirmation rule', async (t) => {
   const deeper = TRON_SOLID_CONFIRMATIONS + 4
   await configure([EVM, TRON], {
@@ -205,10 +186,10 @@ t.test('a Tron deposit above the high-value threshold waits for the deeper confi
   await tron.faults.mine(TRON_SOLID_CONFIRMATIONS - 1)
   await freshIndexerPass(service)
   t.equal((await statusOf(client, requestId)).status, 'waiting', 'solid, below the high-value depth: waiting')
-  t.equal(await fillJobsOf(service, requestId), 0, 'not acted on')
+  t.equal((await seen(service, requestId)).fills, 0, 'not acted on')
   await tron.faults.mine(deeper - TRON_SOLID_CONFIRMATIONS - 1)
   await freshIndexerPass(service)
-  t.equal(await fillJobsOf(service, requestId), 0, 'one block short: still not acted on')
+  t.equal((await seen(service, requestId)).fills, 0, 'one block short: still not acted on')
   await tron.faults.mine(1)
   const done = await settled(client, requestId, ['success', 'failure', 'refund'])
   t.equal(done.status, 'success', 'acted on at the high-value depth')
@@ -354,7 +335,7 @@ t.test(
     await tron.faults.mine(1)
     t.equal((await client.post('/transactions/index', { chainId: String(TRON), txHash: txId })).status, 200)
     await settled(client, requestId, ['pending'])
-    t.equal(await fillJobsOf(service, requestId), 1, 'acted on: the fill is queued')
+    t.equal((await seen(service, requestId)).fills, 1, 'acted on: the fill is queued')
     const before = await evmUsdcBalance(recipient)
     await tron.faults.reorg(1)
     const failed = await settled(client, requestId, ['failure', 'success', 'refund'])
