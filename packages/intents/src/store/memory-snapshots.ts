@@ -20,10 +20,16 @@ export async function snapshotFile(dir: string, schema: string): Promise<string>
   return join(dir, `${await snapshotKey(schema)}.tar`)
 }
 
+/** The shipped migrations' digest, read once per process (every in-memory store open asks for it). */
+let migrationsDigest: Promise<string> | undefined
+
 async function snapshotKey(schema: string): Promise<string> {
-  const hash = createHash('sha256')
-  for (const migration of await loadMigrations()) hash.update(`${migration.version}:${migration.checksum}\n`)
-  return `${schema}-${hash.digest('hex').slice(0, 16)}`
+  migrationsDigest ??= loadMigrations().then((migrations) => {
+    const hash = createHash('sha256')
+    for (const migration of migrations) hash.update(`${migration.version}:${migration.checksum}\n`)
+    return hash.digest('hex').slice(0, 16)
+  })
+  return `${schema}-${await migrationsDigest}`
 }
 
 function snapshotDir(env: NodeJS.ProcessEnv): string | undefined {
