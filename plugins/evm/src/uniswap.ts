@@ -42,6 +42,7 @@ import {
   readAllowance,
   simulateGas,
   transactionData,
+  withDepositoryWrite,
 } from './quoting.js'
 import { rpc } from './rpc.js'
 
@@ -591,12 +592,18 @@ export function uniswapV3DepositSwap(context: EvmChainContext, contracts: Uniswa
       deadline: 2 ** 32 - 1,
     }
   }
+  /** The swap's simulated gas, plus its write of the depository's balance when it deposits a token. */
+  const depositSwapGas = async (swap: SwapStepsRequest) => {
+    const fallback = fallbackSwapGas(swap)
+    const gas = await swapGas(context, contracts, swap)
+    return gas === fallback ? gas : withDepositoryWrite(context, swap.quote.toCurrency, gas)
+  }
   return {
     router: contracts.router,
     async gas(request) {
       const swap = asSwap(request)
       const [gas, approval] = await Promise.all([
-        swapGas(context, contracts, swap),
+        depositSwapGas(swap),
         swapNeedsApproval(context, contracts.router, swap),
       ])
       return gas + (approval ? GAS.erc20Approve : 0n)
@@ -607,7 +614,7 @@ export function uniswapV3DepositSwap(context: EvmChainContext, contracts: Uniswa
         feeTerms(context),
         swapNeedsApproval(context, contracts.router, swap),
       ])
-      const gas = approval ? fallbackSwapGas(swap) : await swapGas(context, contracts, swap)
+      const gas = approval ? fallbackSwapGas(swap) : await depositSwapGas(swap)
       const call = swapCall(context, contracts, swap)
       const { quote } = request
       return [

@@ -117,13 +117,21 @@ export interface ViemWalletAdapterOptions {
   receiptPollIntervalMs?: number
   /** Longest wait for a receipt. Default 120 s. */
   receiptTimeoutMs?: number
+  /**
+   * Send with the step's gas limit when it has one (default true, as the Relay SDK does). The
+   * service simulates it with headroom; the wallet's own estimate has none, so a transaction sent
+   * on it reverts out of gas when another one moves shared state first (a depository balance
+   * emptied by a repayment makes the deposit's balance write cost 17 100 more).
+   */
+  useStepGas?: boolean
 }
 
 /**
  * An {@link EvmWallet} and {@link WalletAdapter} over a viem wallet client (local account or
  * injected wallet). It serves the client's chain (every chain when the client has none): give one
- * adapter per chain the quote sends on. Transactions are sent with `to`, `data` and `value` and
- * the wallet's own gas estimate; inclusion is awaited through the client's transport
+ * adapter per chain the quote sends on. Transactions are sent with `to`, `data`, `value` and the
+ * step's gas limit (the wallet estimates when the step has none, or with `useStepGas: false`) and
+ * the wallet's own fees; inclusion is awaited through the client's transport
  * (`eth_getTransactionReceipt`).
  */
 export function viemWalletAdapter(
@@ -134,6 +142,7 @@ export function viemWalletAdapter(
   if (!account) throw new TypeError('the wallet client needs an account')
   const pollMs = options.receiptPollIntervalMs ?? 250
   const timeoutMs = options.receiptTimeoutMs ?? 120_000
+  const useStepGas = options.useStepGas ?? true
   // The transport forwards any JSON-RPC method; WalletClient's schema only types wallet methods.
   const rpc = walletClient.request as unknown as (args: {
     method: string
@@ -154,6 +163,7 @@ export function viemWalletAdapter(
         to: transaction.to,
         data: transaction.data,
         value: transaction.value,
+        ...(useStepGas && transaction.gas !== undefined ? { gas: transaction.gas } : {}),
       })
     },
     async waitForTransaction(hash) {
