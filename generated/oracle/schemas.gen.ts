@@ -194,6 +194,12 @@ export const Uint256StringSchema = {
     ]
 } as const;
 
+export const Uint256HexSchema = {
+    type: 'string',
+    pattern: '^0x[0-9a-fA-F]{1,64}$',
+    description: 'An unsigned 256-bit integer as 0x-prefixed hexadecimal, at most 64 digits.'
+} as const;
+
 export const PositiveUint256StringSchema = {
     type: 'string',
     pattern: '^[1-9][0-9]{0,77}$',
@@ -577,8 +583,15 @@ export const OrderSchema = {
             description: 'The solver with exclusive filling rights, an EVM account; it signs the order.'
         },
         salt: {
-            $ref: '#/components/schemas/Uint256String',
-            description: 'Random value making the order id unique.'
+            description: 'Random value making the order id unique: a uint256, as a decimal string or as 0x-prefixed hex\nof at most 64 digits (the form the intent service\'s quotes give in\n`protocol.v2.orderData.salt`); both hash to the same order id.',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/Uint256String'
+                },
+                {
+                    $ref: '#/components/schemas/Uint256Hex'
+                }
+            ]
         },
         inputs: {
             type: 'array',

@@ -100,6 +100,11 @@ export type Bytes32 = string;
 export type Uint256String = string;
 
 /**
+ * An unsigned 256-bit integer as 0x-prefixed hexadecimal, at most 64 digits.
+ */
+export type Uint256Hex = string;
+
+/**
  * A nonzero unsigned 256-bit integer as a decimal string without leading zeros, at most
  * 2^256 - 1 (format `uint256`).
  */
@@ -399,9 +404,11 @@ export type Order = {
      */
     solver: EvmAddress;
     /**
-     * Random value making the order id unique.
+     * Random value making the order id unique: a uint256, as a decimal string or as 0x-prefixed hex
+     * of at most 64 digits (the form the intent service's quotes give in
+     * `protocol.v2.orderData.salt`); both hash to the same order id.
      */
-    salt: Uint256String;
+    salt: Uint256String | Uint256Hex;
     inputs: Array<OrderInput>;
     output: OrderOutput;
     /**

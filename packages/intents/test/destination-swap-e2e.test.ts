@@ -215,8 +215,8 @@ t.test(
     const onchainId = (deposit.body as Attested).messages[0]?.result.onchainId
     const order = quote.protocol?.v2?.orderData
     const fill = await attest.post('/attestations/solver-fills/v1', {
-      // The quote gives the salt as hex; the oracle's document takes it in decimal.
-      order: { ...order, salt: BigInt(order?.salt ?? 0).toString() },
+      // The quote's order as it is: its salt is hex, which the oracle takes as well as decimal.
+      order,
       orderSignature: quote.protocol?.v2?.orderSignature,
       inputs: [{ transactionId: done.inTxHashes[0], onchainId, inputIndex: 0 }],
       fill: { transactionId: receipt.transactionHash },

@@ -235,8 +235,7 @@ export class HubRepayments {
     const orderSignature =
       quote.orderSignature ?? (await this.#owner.signMessage({ message: { raw: requestId as Hex } }))
     const fill = await this.#attest('/attestations/solver-fills/v1', {
-      // The intents API writes the salt as 32-byte hex, the oracle's order as a decimal uint256.
-      order: { ...quote.order, salt: BigInt(quote.order.salt).toString() },
+      order: quote.order,
       orderSignature,
       inputs: [{ transactionId: depositTx, onchainId: String(message.result.onchainId), inputIndex: 0 }],
       fill: { transactionId: fillTx },
