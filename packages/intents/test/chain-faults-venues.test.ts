@@ -1,0 +1,268 @@
+/**
+ * The lifecycle under faults on the two venue families, Lighter (3586256) and Hyperliquid core
+ * (1337), each its devnet simulator behind its own API with anvil the other side, HTTP only. A venue
+ * has no blocks to reorganise and no mempool (an accepted action is executed), so the faults that
+ * apply are the process's and the node's:
+ * - a fill signed before a crash and not sent: the restarted service sends the stored action, the
+ *   same hash, and the recipient is paid once (the venue takes a nonce once);
+ * - a fill sent, then the venue API failing every call for longer than a job's `maxAttempts`: the
+ *   job is still followed, never given up (no refund), and reaches `success` once the API answers,
+ *   paid once.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { type IntentsApi, silentLogger } from '@pontis/core'
+import {
+  devnetEnvironment,
+  HYPERLIQUID_DEVNET_CHAIN_ID,
+  HYPERLIQUID_PERPS_USDC_ID,
+  HYPERLIQUID_USERS,
+  LIGHTER_DEVNET_CHAIN_ID,
+  LIGHTER_USDC_CURRENCY_ID,
+  LIGHTER_USERS,
+  STABLECOIN_ADDRESS,
+  startDevnet,
+  USERS,
+} from '@pontis/devnet'
+import { loadOpenApiDocument } from '@pontis/http'
+import { createTestClient, type TestClient } from '@pontis/http/testing'
+import t, { type Test } from 'tap'
+import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
+import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
+import { chainConfig } from './fixtures/chain-config.js'
+import { settled, statusOf } from './fixtures/chain-faults.js'
+import { executeEvmSteps } from './fixtures/e2e.js'
+import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
+import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
+
+type Quote = IntentsApi.QuoteResponse
+const EVM = 31337
+const LIGHTER = LIGHTER_DEVNET_CHAIN_ID
+const HYPERLIQUID = HYPERLIQUID_DEVNET_CHAIN_ID
+
+t.setTimeout(8 * PROCESS_START_BOUND_MS)
+
+const devnet = await startDevnet({
+  chains: [{ chainId: EVM, port: 0 }],
+  lighter: { port: 0 },
+  hyperliquid: { port: 0 },
+})
+t.teardown(() => devnet.stop())
+const lighter = devnet.lighter as NonNullable<typeof devnet.lighter>
+const hyperliquid = devnet.hyperliquid as NonNullable<typeof devnet.hyperliquid>
+const evmChain = devnet.chains[0] as (typeof devnet.chains)[number]
+const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
+
+/** Whether the Hyperliquid simulator executed the action with this hash (its explorer knows it). */
+async function hyperliquidKnows(hash: string): Promise<boolean> {
+  const response = await fetch(`${hyperliquid.url}/explorer`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ type: 'txDetails', hash }),
+  })
+  return response.ok
+}
+
+/** One venue as these tests use it: the request that pays into it, and how to read the recipient. */
+interface Venue {
+  readonly name: string
+  readonly chainId: number
+  readonly request: (user: string) => Record<string, unknown>
+  readonly received: () => bigint
+  /** Whether the venue executed the fill with this id. */
+  readonly executed: (fill: string) => Promise<boolean>
+  /** The venue API: its base URL and the path a fill is sent to. */
+  readonly api: () => { readonly url: string; readonly sendPath: string }
+}
+
+const ALICE_LIGHTER = LIGHTER_USERS.alice
+const ALICE_HYPERLIQUID = HYPERLIQUID_USERS.alice
+const venues: readonly Venue[] = [
+  {
+    name: 'Lighter',
+    chainId: LIGHTER,
+    request: (user) => ({
+      user,
+      recipient: String(ALICE_LIGHTER.index),
+      originChainId: EVM,
+      destinationChainId: LIGHTER,
+      originCurrency: STABLECOIN_ADDRESS,
+      destinationCurrency: LIGHTER_USDC_CURRENCY_ID,
+      amount: '25000000',
+      tradeType: 'EXACT_INPUT',
+    }),
+    received: () => lighter.balanceOf(ALICE_LIGHTER.index),
+    executed: async (fill) => lighter.transaction(fill) !== undefined,
+    api: () => ({ url: lighter.url, sendPath: '/api/v1/sendTx' }),
+  },
+  {
+    name: 'Hyperliquid',
+    chainId: HYPERLIQUID,
+    request: (user) => ({
+      user,
+      recipient: ALICE_HYPERLIQUID.address,
+      originChainId: EVM,
+      destinationChainId: HYPERLIQUID,
+      originCurrency: STABLECOIN_ADDRESS,
+      destinationCurrency: HYPERLIQUID_PERPS_USDC_ID,
+      amount: '25000000',
+      tradeType: 'EXACT_INPUT',
+    }),
+    received: () => hyperliquid.balance(ALICE_HYPERLIQUID.address, HYPERLIQUID_PERPS_USDC_ID),
+    executed: hyperliquidKnows,
+    api: () => ({ url: hyperliquid.url, sendPath: '/exchange' }),
+  },
+]
+
+/** Quotes `venue`'s request for `user`, deposits on EVM and indexes the deposit; answers the quote and request id. */
+async function payIntoVenue(client: TestClient, venue: Venue, user: (typeof USERS)[number]) {
+  const res = await client.post('/quote/v2', venue.request(user.address))
+  if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${res.text}`)
+  const quote = res.body as Quote
+  const txHash = await executeEvmSteps(evmChain, quote, user.privateKey)
+  const indexed = await client.post('/transactions/index', { chainId: String(EVM), txHash })
+  if (indexed.status !== 200) throw new Error(`index answered ${indexed.status}: ${indexed.text}`)
+  return { quote, requestId: quote.steps.at(-1)?.requestId as string }
+}
+
+for (const [position, venue] of venues.entries()) {
+  t.test(
+    `${venue.name}: a fill signed before a crash and not sent is sent by the restarted service, paid once`,
+    async (t) => {
+      const database = await openTestSchema(t, `crashvenue${position}`)
+      const env = processEnvironment(devnet, database.schema)
+      const first = await startServiceProcess({ ...env, PONTIS_FAILPOINT: 'fill:after-sign' })
+      t.teardown(() => first.stop())
+      const client = createTestClient(t, first.url, loaded.document)
+      const before = venue.received()
+      const { quote, requestId } = await payIntoVenue(
+        client,
+        venue,
+        USERS[position] as (typeof USERS)[number],
+      )
+      t.equal(await first.exited(), 'SIGKILL', 'the service died right after signing the fill')
+      const [stored] = await querySchema<{ transaction_id: string }>(
+        database.schema,
+        'SELECT transaction_id FROM solver_jobs WHERE job_key = $1',
+        [`fill:${requestId.toLowerCase()}`],
+      )
+      const signed = stored?.transaction_id as string
+      t.ok(signed, 'the signed fill was stored before the crash')
+      t.notOk(await venue.executed(signed), 'nothing was sent before the crash')
+      t.equal(venue.received(), before, 'the recipient got nothing yet')
+
+      const second = await startServiceProcess(env)
+      t.teardown(() => second.stop())
+      const again = createTestClient(t, second.url, loaded.document)
+      const done = await settled(again, requestId, ['success', 'failure', 'refund'])
+      t.equal(done.status, 'success', 'the request survived the crash and was filled')
+      t.same(done.txHashes, [signed], 'by the action signed before the crash')
+      t.ok(await venue.executed(signed), 'the venue executed it')
+      t.equal(
+        venue.received() - before,
+        BigInt(quote.details.currencyOut.amount),
+        'the recipient is paid once, the quoted output',
+      )
+    },
+  )
+}
+
+/**
+ * A loopback proxy in front of a venue API: it forwards every call until `failing`, then answers
+ * every call 503 (a node unreachable behind a load balancer). With `failAfter` set, it starts
+ * failing right after forwarding the first call to that path (the fill's send): the send is
+ * accepted, and nothing after it can be read.
+ */
+async function failingApi(t: Test, upstream: string) {
+  const api = { url: '', failing: false, failAfter: undefined as string | undefined }
+  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
+    if (api.failing) {
+      response.writeHead(503, { 'content-type': 'text/plain' }).end('unavailable')
+      return
+    }
+    const isSend = api.failAfter !== undefined && request.method === 'POST' && request.url === api.failAfter
+    const chunks: Buffer[] = []
+    for await (const chunk of request) chunks.push(chunk as Buffer)
+    const answer = await fetch(`${upstream}${request.url ?? ''}`, {
+      method: request.method ?? 'GET',
+      headers: { 'content-type': request.headers['content-type'] ?? 'application/json' },
+      ...(request.method === 'GET' || request.method === 'HEAD' ? {} : { body: Buffer.concat(chunks) }),
+    })
+    const body = Buffer.from(await answer.arrayBuffer())
+    if (isSend && answer.ok) api.failing = true
+    response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' })
+    response.end(body)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  api.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return api
+}
+
+for (const [position, venue] of venues.entries()) {
+  t.test(
+    `${venue.name}: a sent fill whose venue API then fails every call past maxAttempts is never given up`,
+    async (t) => {
+      const { url: upstream, sendPath } = venue.api()
+      const api = await failingApi(t, upstream)
+      const database = await openTestSchema(t, `unreachablevenue${position}`)
+      const { configDir, configure } = await chainConfig(t, 'pontis-faults-venues-')
+      await configure([EVM, venue.chainId], { [venue.chainId]: { rpc: { url: api.url } } })
+      const service = await startIntentsService({
+        configDir,
+        env: {
+          ...devnetEnvironment(devnet),
+          RATE_LIMITS: 'off',
+          DATABASE_URL: TEST_DATABASE_URL,
+          DATABASE_SCHEMA: database.schema,
+        },
+        port: 0,
+        logger: silentLogger,
+        document: loaded,
+        indexerIntervalMs: 150,
+        solverIntervalMs: 100,
+      })
+      t.teardown(() => service.close())
+      const client = createTestClient(t, service.url, loaded.document)
+      const before = venue.received()
+      const job = async (key: string) =>
+        (
+          await service.store.client.query<{
+            state: string
+            attempts: number
+            lease_owner: string | null
+            transaction_id: string | null
+          }>('SELECT state, attempts, lease_owner, transaction_id FROM solver_jobs WHERE job_key = $1', [key])
+        ).rows[0]
+      // The venue accepts the fill's send; from then on its API fails every call.
+      api.failAfter = sendPath
+      const { quote, requestId } = await payIntoVenue(
+        client,
+        venue,
+        USERS[2 + position] as (typeof USERS)[number],
+      )
+      const jobKey = `fill:${requestId.toLowerCase()}`
+      await waitFor('the fill to be sent', async () => api.failing)
+      t.ok(await venue.executed((await job(jobKey))?.transaction_id ?? ''), 'the venue executed the fill')
+      // The job has passed as often as a fill followed for a minute does, more than `maxAttempts`.
+      await service.store.client.query('UPDATE solver_jobs SET attempts = 100 WHERE job_key = $1', [jobKey])
+      const failed = await waitFor('a pass of the job with the API failing', () => job(jobKey), {
+        until: (row) => row !== undefined && row.attempts > 100 && row.lease_owner === null,
+      })
+      t.equal(failed?.state, 'broadcast', 'the job is still followed, not given up')
+      t.not((await statusOf(client, requestId)).status, 'refund', 'no refund')
+      t.not((await statusOf(client, requestId)).status, 'failure', 'no failure')
+      api.failing = false
+      // The failed pass put the next one off (backoff); bring it forward.
+      await service.store.client.query('UPDATE solver_jobs SET not_before = 0 WHERE job_key = $1', [jobKey])
+      const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+      t.equal(done.status, 'success', 'followed to success once the API answers')
+      t.same(done.txHashes, [failed?.transaction_id], 'the fill sent before the API failed, and no other')
+      t.equal(
+        venue.received() - before,
+        BigInt(quote.details.currencyOut.amount),
+        'the recipient is paid once',
+      )
+    },
+  )
+}
