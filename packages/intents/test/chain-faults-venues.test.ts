@@ -7,7 +7,8 @@
  *   same hash, and the recipient is paid once (the venue takes a nonce once);
  * - a fill sent, then the venue API failing every call for longer than a job's `maxAttempts`: the
  *   job is still followed, never given up (no refund), and reaches `success` once the API answers,
- *   paid once.
+ *   paid once;
+ * - a deposit made on Lighter before the service's first start is found from `indexer.startBlock`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -32,6 +33,7 @@ import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
 import { chainConfig } from './fixtures/chain-config.js'
 import { settled, statusOf } from './fixtures/chain-faults.js'
 import { executeEvmSteps } from './fixtures/e2e.js'
+import { type LighterTransferItem, sendLighterTransfer } from './fixtures/lighter.js'
 import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
 
@@ -266,3 +268,65 @@ for (const [position, venue] of venues.entries()) {
     },
   )
 }
+
+t.test(
+  'a Lighter deposit made before the first start is found from the configured start block',
+  async (t) => {
+    const database = await openTestSchema(t, 'startvenue')
+    const { configDir, configure } = await chainConfig(t, 'pontis-faults-venues-start-')
+    await configure([EVM, LIGHTER])
+    const startOn = (workers: boolean) =>
+      startIntentsService({
+        configDir,
+        env: {
+          ...devnetEnvironment(devnet),
+          RATE_LIMITS: 'off',
+          DATABASE_URL: TEST_DATABASE_URL,
+          DATABASE_SCHEMA: database.schema,
+        },
+        port: 0,
+        logger: silentLogger,
+        document: loaded,
+        workers,
+        indexerIntervalMs: 150,
+        solverIntervalMs: 100,
+      })
+    // The first start only quotes: no watcher has run, so it has no cursor yet.
+    const quoting = await startOn(false)
+    t.teardown(() => quoting.close())
+    const recipient = USERS[3]?.address as string
+    const res = await createTestClient(t, quoting.url, loaded.document).post('/quote/v2', {
+      user: String(ALICE_LIGHTER.index),
+      recipient,
+      originChainId: LIGHTER,
+      destinationChainId: EVM,
+      originCurrency: LIGHTER_USDC_CURRENCY_ID,
+      destinationCurrency: STABLECOIN_ADDRESS,
+      amount: '20000000',
+      tradeType: 'EXACT_INPUT',
+    })
+    t.equal(res.status, 200, `the withdrawal from the venue is quoted ${res.status === 200 ? '' : res.text}`)
+    const quote = res.body as Quote
+    const requestId = quote.steps[0]?.requestId as string
+    const item = quote.steps[0]?.items[0]?.data as unknown as LighterTransferItem
+    const hash = await sendLighterTransfer(lighter, ALICE_LIGHTER, item.action.parameters)
+    const depositHeight = lighter.transaction(hash)?.blockHeight
+    t.ok(depositHeight, 'the venue executed the deposit')
+    // Later venue traffic, so the head the indexer would start from is past the deposit.
+    await sendLighterTransfer(lighter, LIGHTER_USERS.bob, {
+      ...item.action.parameters,
+      toAccountIndex: LIGHTER_USERS.aliceSub.index,
+      memo: `0x${'22'.repeat(32)}`,
+    })
+    t.ok(lighter.venue.height > (depositHeight as number), 'the head moved past the deposit')
+    await quoting.close()
+
+    await configure([EVM, LIGHTER], { [LIGHTER]: { indexer: { startBlock: String(depositHeight) } } })
+    const service = await startOn(true)
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success', 'filled without a manual /transactions/index')
+    t.ok(done.inTxHashes.includes(hash), 'from the deposit made before the start')
+  },
+)

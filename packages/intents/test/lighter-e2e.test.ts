@@ -17,7 +17,7 @@ import {
   LIGHTER_USDC_CURRENCY_ID,
   LIGHTER_USERS,
   type LighterDevAccount,
-  lighterSignTransfer,
+  type LighterDevnet,
   STABLECOIN_ADDRESS,
   SVM_USERS,
   USERS,
@@ -27,28 +27,12 @@ import t from 'tap'
 import type { Address } from 'viem'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { startE2e } from './fixtures/e2e.js'
+import { type LighterTransferItem, sendLighterTransfer, type TransferParameters } from './fixtures/lighter.js'
 
 type Quote = IntentsApi.QuoteResponse
 type ErrorAnswer = { message: string; errorCode: string }
 type ChainsAnswer = {
   chains: Array<{ id: number; vmType: string; currency: { address: string; decimals: number } }>
-}
-/** The served withdrawal step item (`LighterTransferData` of the document). */
-type LighterTransferItem = {
-  format: string
-  chainId: number
-  action: {
-    type: string
-    parameters: {
-      toAccountIndex: number
-      assetIndex: number
-      fromRouteType: number
-      toRouteType: number
-      amount: number
-      usdcFee: number
-      memo: string
-    }
-  }
 }
 
 const LIGHTER = LIGHTER_DEVNET_CHAIN_ID
@@ -65,8 +49,6 @@ const _statusOf = e2e.statusOf
 const waitForSuccess = (client: TestClient, requestId: string) => e2e.waitForStatus(client, requestId)
 const executeEvm = e2e.evm.execute
 
-type TransferParameters = LighterTransferItem['action']['parameters']
-
 /** A USDC perps transfer's parameters, as a wallet would fill them in itself. */
 const usdcTransfer = (toAccountIndex: number, amount: number, memo: string): TransferParameters => ({
   toAccountIndex,
@@ -78,38 +60,8 @@ const usdcTransfer = (toAccountIndex: number, amount: number, memo: string): Tra
   memo,
 })
 
-/**
- * Signs a transfer with `from`'s API key as a wallet does (the simulator's signer, not the
- * plugin's), sends it to the venue and answers the hash the wallet computed.
- */
-async function venueTransfer(from: LighterDevAccount, parameters: TransferParameters): Promise<string> {
-  const signed = lighterSignTransfer(
-    {
-      FromAccountIndex: from.index,
-      ApiKeyIndex: from.apiKeyIndex,
-      ToAccountIndex: parameters.toAccountIndex,
-      AssetIndex: parameters.assetIndex,
-      FromRouteType: parameters.fromRouteType,
-      ToRouteType: parameters.toRouteType,
-      Amount: parameters.amount,
-      USDCFee: parameters.usdcFee,
-      Memo: parameters.memo,
-      ExpiredAt: Date.now() + 600_000,
-      Nonce: venue?.venue.nextNonce(from.index, from.apiKeyIndex) as number,
-    },
-    from.apiKeySeed,
-  )
-  const response = await fetch(`${venue?.url}/api/v1/sendTx`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ tx_type: 12, tx_info: signed.txInfo }),
-  })
-  const body = (await response.json()) as { tx_hash?: string; message?: string }
-  if (response.status !== 200) throw new Error(`the venue refused the transfer: ${body.message}`)
-  if (body.tx_hash !== signed.hash)
-    throw new Error(`the venue answered hash ${body.tx_hash}, not ${signed.hash}`)
-  return signed.hash
-}
+const venueTransfer = (from: LighterDevAccount, parameters: TransferParameters) =>
+  sendLighterTransfer(venue as LighterDevnet, from, parameters)
 
 const toVenue = (recipient: string, extra: Record<string, unknown> = {}) => ({
   user: USERS[1]!.address,
