@@ -1583,7 +1583,10 @@ export type StatusRecord = {
      * A deposit a reorganisation removes after its fill was sent leaves the status as it is;
      * `details.depositReorged` (`transactionId`, `amount`, `currency`, `depositor`, `stage`:
      * `before_fill` or `after_fill`) records it, as it does for a deposit removed while the
-     * request still waits. A fill repriced while stuck adds its replacement to `txHashes`.
+     * request still waits. A fill repriced while stuck adds its replacement to `txHashes`. A fill
+     * a reorganisation deeper than the chain's confirmation rule removes after it counted
+     * leaves `success` as it is; `details.fillReorged` (`transactionId`, `at` in Unix seconds)
+     * records it while the same signed transaction is sent again.
      *
      * Transitions are idempotent (observing the same event again changes nothing and emits no
      * webhook) and never go backwards. `success`, `refund` and `fallback` are terminal; `failure`

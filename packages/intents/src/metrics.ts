@@ -54,6 +54,8 @@ export interface IntentsMetrics {
   repayment(kind: BooksKind, state: BooksState, count: number): void
   /** A deposit a reorganisation removed, before its fill was sent or after. */
   depositReorged(chainId: number, stage: DepositReorgStage): void
+  /** A job's transaction a reorganisation removed after it counted as final (sent again). */
+  settledReorged(chainId: number, kind: JobKind): void
   rpcCall(observation: RpcCallObservation): void
 }
 
@@ -187,10 +189,18 @@ export function createIntentsMetrics(
     labelNames: ['chain', 'stage'] as const,
     registers,
   })
+  const settledReorgs = new Counter({
+    name: 'pontis_settled_transaction_reorgs_total',
+    help: 'Solver transactions (fills, refunds, repayments…) a chain reorganisation removed after they counted as final, by chain and job kind; each is sent again (the same signed bytes), and an error is logged.',
+    labelNames: ['chain', 'kind'] as const,
+    registers,
+  })
   // Zeros, so an alert on increase() sees the first event.
-  for (const chain of options.chainIds ?? [])
+  for (const chain of options.chainIds ?? []) {
     for (const stage of ['before_fill', 'after_fill'] as const)
       depositReorgs.inc({ chain: String(chain), stage }, 0)
+    settledReorgs.inc({ chain: String(chain), kind: 'fill' }, 0)
+  }
   for (const kind of JOB_KINDS) for (const outcome of JOB_OUTCOMES) jobs.inc({ kind, outcome }, 0)
   for (const outcome of WEBHOOK_OUTCOMES) webhookAttempts.inc({ outcome }, 0)
   for (const [kind, states] of Object.entries(BOOKS_STATES))
@@ -214,6 +224,7 @@ export function createIntentsMetrics(
       if (count > 0) repayments.inc({ kind, state }, count)
     },
     depositReorged: (chainId, stage) => depositReorgs.inc({ chain: String(chainId), stage }),
+    settledReorged: (chainId, kind) => settledReorgs.inc({ chain: String(chainId), kind }),
     rpcCall: createRpcCallMetrics(registry, options.chainIds ?? []),
   }
 }

@@ -358,6 +358,52 @@ t.test('a Bitcoin fill reorganised away before its confirmations is sent again a
 })
 
 t.test(
+  'a Bitcoin fill reorganised away after it counted as final: recorded, counted, sent again, paid once',
+  async (t) => {
+    await configure()
+    const service = await start({ workers: true })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = BITCOIN_USERS['p2sh-p2wpkh']
+    const before = bitcoin.chain.balance(recipient.outputScript)
+    const { quote, requestId } = await quoteToBitcoin(client, USERS[2]!, recipient)
+    const hash = await executeEvmSteps(evmChain, quote, USERS[2]!.privateKey)
+    await client.post('/transactions/index', { chainId: EVM, txHash: hash })
+    const fill = (await settled(client, requestId, ['submitted'])).txHashes[0] as string
+    await waitFor('the fill to reach the mempool', () => bitcoin.chain.transaction(fill))
+    // A fill's amount is not at hand when its outcome is read: the plugin's high-value rule (two
+    // blocks) applies to it.
+    bitcoin.mine(2)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success', 'final at two confirmations')
+    // A reorganisation deeper than the chain's rule: both blocks replaced.
+    await bitcoin.faults.reorg(2)
+    t.notOk(bitcoin.chain.transaction(fill), 'the fill is gone from the chain (not back in the mempool)')
+    const noted = await waitFor(
+      'the request to record the fill that went',
+      () => statusOf(client, requestId),
+      {
+        until: (status) => (status.details as { fillReorged?: unknown } | null)?.fillReorged !== undefined,
+      },
+    )
+    t.equal(noted.status, 'success', 'the status stays success')
+    t.match(noted.details, { fillReorged: { transactionId: fill } }, 'details.fillReorged names the fill')
+    await waitFor('the solver to send the same fill again', () => bitcoin.chain.transaction(fill))
+    await bitcoin.faults.mine(1)
+    const paid = bitcoin.chain.balance(recipient.outputScript).confirmed - before.confirmed
+    t.ok(paid >= BigInt(quote.details.currencyOut.minimumAmount), `paid ${paid} sat`)
+    t.equal(paid, paidBy(fill, recipient), 'paid once, by the same signed bytes')
+    t.same((await statusOf(client, requestId)).txHashes, [fill], 'no other fill')
+    const metrics = await client.get('/metrics')
+    t.match(
+      metrics.text,
+      new RegExp(`pontis_settled_transaction_reorgs_total\\{chain="${BTC}",kind="fill"\\} 1\\b`),
+      'counted once',
+    )
+  },
+)
+
+t.test(
   'a Bitcoin deposit reorganised away after it was acted on, before the fill went out: the fill is cancelled',
   async (t) => {
     await configure({})

@@ -333,6 +333,58 @@ t.test('a fill reorganised away before its confirmations is sent again and paid 
   )
 })
 
+t.test(
+  'a fill reorganised away after it counted as final: recorded, counted, sent again, paid once',
+  async (t) => {
+    await configure({ [destination.chainId]: { finality: { confirmations: 1 } } })
+    const service = await start({ workers: true })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const user = USERS[0]!
+    const recipient = USERS[2]!.address
+    const before = await evmBalance(destinationClient, recipient, NATIVE)
+    const { quote, requestId } = await quoteNative(client, user, recipient)
+    await deposit(quote, user)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success', 'final at one confirmation')
+    const fill = done.txHashes[0] as Hex
+    const paid = BigInt(quote.details.currencyOut.amount)
+    t.equal((await evmBalance(destinationClient, recipient, NATIVE)) - before, paid, 'paid')
+    // A reorganisation deeper than the chain's rule: every block from the fill's on is rolled back.
+    const mined = await destinationClient.getTransactionReceipt({ hash: fill })
+    const head = await destinationClient.getBlockNumber()
+    await destination.faults.rollback(Number(head - mined.blockNumber + 1n))
+    t.equal((await evmBalance(destinationClient, recipient, NATIVE)) - before, 0n, 'the payment is undone')
+    const noted = await waitFor(
+      'the request to record the fill that was reorganised away',
+      () => statusOf(client, requestId),
+      {
+        until: (status) =>
+          (status.details as { fillReorged?: unknown } | undefined)?.fillReorged !== undefined,
+      },
+    )
+    t.equal(noted.status, 'success', 'the status stays success')
+    t.match(noted.details, { fillReorged: { transactionId: fill } }, 'details.fillReorged names the fill')
+    await waitFor('the same fill to be mined again', () =>
+      destinationClient.request({ method: 'eth_getTransactionReceipt', params: [fill] }),
+    )
+    t.equal(
+      (await evmBalance(destinationClient, recipient, NATIVE)) - before,
+      paid,
+      'the same signed bytes paid the recipient once',
+    )
+    t.same((await statusOf(client, requestId)).txHashes, [fill], 'no other fill')
+    const metrics = await client.get('/metrics')
+    t.match(
+      metrics.text,
+      new RegExp(
+        `pontis_settled_transaction_reorgs_total\\{chain="${destination.chainId}",kind="fill"\\} 1\\b`,
+      ),
+      'counted once',
+    )
+  },
+)
+
 /**
  * A JSON-RPC proxy on loopback in front of `target` that answers another hash for every block from
  * `lieFrom` on (when set); everything else passes through unchanged.

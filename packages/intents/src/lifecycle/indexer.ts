@@ -17,6 +17,7 @@ import type { StoredQuote } from '../quote/persist.js'
 import { isSelfSwap } from '../quote/self-swap.js'
 import type { SqlClient, StoredRequest } from '../store/index.js'
 import type { LifecycleStore, NewJob, RecordedDeposit } from './lifecycle-store.js'
+import { watchSettledJobs } from './settled-jobs.js'
 
 /** Confirmations before a transaction's deposits are acted on: the most any of them needs. */
 function requiredConfirmations(chain: RegisteredChain, deposits: readonly DepositFact[]): number {
@@ -157,7 +158,7 @@ export class Indexer {
   readonly #lifecycle: LifecycleStore
   readonly #logger: Logger
   readonly #now: () => number
-  readonly #metrics: Pick<IntentsMetrics, 'depositReorged'> | undefined
+  readonly #metrics: Pick<IntentsMetrics, 'depositReorged' | 'settledReorged'> | undefined
   readonly #reorgCheckMs: number
   #lastReorgCheck = 0
 
@@ -166,9 +167,12 @@ export class Indexer {
     lifecycle: LifecycleStore
     logger: Logger
     now?: () => number
-    /** Counts deposits removed by reorganisations. */
-    metrics?: Pick<IntentsMetrics, 'depositReorged'>
-    /** How often deposits already acted on are read again for reorganisations. Default 15 s. */
+    /** Counts deposits and confirmed solver transactions removed by reorganisations. */
+    metrics?: Pick<IntentsMetrics, 'depositReorged' | 'settledReorged'>
+    /**
+     * How often deposits already acted on, and solver transactions already confirmed, are read again
+     * for reorganisations. Default 15 s.
+     */
     reorgCheckMs?: number
   }) {
     this.#registry = options.registry
@@ -194,6 +198,13 @@ export class Indexer {
     if (this.#now() - this.#lastReorgCheck >= this.#reorgCheckMs) {
       this.#lastReorgCheck = this.#now()
       await this.#watchSettledDeposits()
+      await watchSettledJobs({
+        registry: this.#registry,
+        lifecycle: this.#lifecycle,
+        logger: this.#logger,
+        now: this.#now,
+        metrics: this.#metrics,
+      })
     }
     await this.#expireReorgedRequests()
   }
