@@ -912,6 +912,11 @@ export interface FillingCapability {
   ): Promise<ReplacementTransaction | undefined>
   /** Hands a signed transaction to the chain; broadcasting one the chain already has is not an error. */
   broadcast(raw: string): Promise<void>
+  /**
+   * Where the transaction stands now. Also asked for up to an hour after it counted as final (the
+   * intent service's check for deep reorganisations, which sends the bytes again on `not_found`):
+   * answer `not_found` only when the chain no longer has it, never because a node pruned its history.
+   */
   outcome(transactionId: string): Promise<TransactionOutcome>
 }
 
