@@ -4637,7 +4637,7 @@ export const SolverRebalanceMoveSchema = {
                 'string',
                 'null'
             ],
-            description: 'Why a `planned` move is not executed (yet), or why it `failed`; null otherwise.'
+            description: 'Why a `planned` move is not executed (yet), what a `requested` one waits for (the refund of a request that failed), or why it `failed`; null otherwise.'
         },
         received: {
             description: 'What arrived on the destination (the quote\'s output), once `done`.',

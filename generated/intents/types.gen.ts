@@ -2276,7 +2276,7 @@ export type SolverRebalanceMove = {
      */
     requestId: string | null;
     /**
-     * Why a `planned` move is not executed (yet), or why it `failed`; null otherwise.
+     * Why a `planned` move is not executed (yet), what a `requested` one waits for (the refund of a request that failed), or why it `failed`; null otherwise.
      */
     reason: string | null;
     /**

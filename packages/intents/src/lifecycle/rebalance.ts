@@ -119,6 +119,9 @@ const DEFAULT_MAX_FEE_BPS = 100
 const NOT_CONFIGURED = 'not executed: the solver settings name no rebalance.apiUrl'
 const MOVE_COLUMNS = `id, from_chain_id, from_currency, to_chain_id, to_currency, amount, from_balance, to_balance,
   state, request_id, reason, received, in_tx_hashes, out_tx_hashes, quote, created_at`
+// How long a request that failed at the other API may take to be refunded before the move fails
+// keeping its budget (its deposit may be gone for good).
+const REFUND_GRACE_MS = 30 * 60_000
 // Answers worth asking again later: the other API was busy, not refusing.
 const RETRYABLE_STATUSES = new Set([0, 408, 425, 429])
 
@@ -411,6 +414,15 @@ export class Rebalancer {
     if (changed.length > 0) this.#options.logger.info('rebalance: move waits', { id: move.id, reason })
   }
 
+  /** Records what a requested move waits for (once per reason). */
+  async #noteRequested(move: RebalanceMove, reason: string): Promise<void> {
+    if (move.reason === reason) return
+    await this.#options.client.query(
+      `UPDATE rebalances SET reason = $2, updated_at = $3 WHERE id = $1 AND state = 'requested'`,
+      [move.id, reason, this.#now()],
+    )
+  }
+
   /** Ends a move as `failed`; `keepsBudget` when its deposit left the origin and did not come back. */
   async #fail(move: RebalanceMove, reason: string, keepsBudget: boolean): Promise<void> {
     const { rows: changed } = await this.#options.client.query(
@@ -615,7 +627,12 @@ export class Rebalancer {
     }
     if (status.status === 'refund')
       return this.#fail(move, `the request was refunded: ${status.failReason}`, false)
-    if (status.status === 'failure' || status.status === 'fallback')
-      return this.#fail(move, `the request failed: ${status.failReason}`, true)
+    if (status.status === 'failure' || status.status === 'fallback') {
+      // A failure is final unless a refund follows: give the other API time to send it.
+      const reason = `the request failed: ${status.failReason}`
+      if (status.status === 'failure' && this.#now() - status.updatedAt < REFUND_GRACE_MS)
+        return this.#noteRequested(move, `${reason}; waiting for its refund`)
+      return this.#fail(move, reason, true)
+    }
   }
 }
