@@ -8,7 +8,7 @@
  * `success`: the move is `done`, chain B's balance is back in its band by what the market filled,
  * chain A's went down by the deposit, and the budget caps the move. A quote the market refuses and
  * one dearer than `rebalance.maxFeeBps` fail the move and give its budget back (the next pass plans
- * again). Every answer of
+ * again). A move out of an SVM chain stays planned, saying its plugin cannot send the step. Every answer of
  * `GET /admin/rebalances` is checked against openapi/intents.yaml.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -22,6 +22,8 @@ import {
   PONTIS_USD,
   SOLVER,
   STABLECOIN_ADDRESS,
+  SVM_DEVNET_CHAIN_ID,
+  SVM_STABLECOIN,
   startDevnet,
 } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
@@ -55,6 +57,8 @@ const devnet = await startDevnet({
     { chainId: 31337, port: 0 },
     { chainId: 31338, port: 0 },
   ],
+  // An SVM chain whose plugin cannot send another service's step with the solver's key (last test).
+  svm: { port: 0, routesPort: 0, slotIntervalMs: 40 },
 })
 t.teardown(() => devnet.stop())
 const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
@@ -353,5 +357,52 @@ t.test(
         `${name}: logged`,
       )
     }
+  },
+)
+
+t.test(
+  "a move out of a chain whose plugin cannot send a quote's step stays planned and says why",
+  async (t) => {
+    const usdcB = await evmBalance(clientB, SOLVER.address, STABLECOIN_ADDRESS)
+    const runtime = await createIntentsRuntime({
+      env: devnetEnvironment(devnet),
+      configDir: await configWith(
+        [
+          // The only donor: the solver's SVM USDC, all of it above its target.
+          {
+            chainId: SVM_DEVNET_CHAIN_ID,
+            currency: SVM_STABLECOIN.address,
+            minAmount: '0',
+            targetAmount: '0',
+            maxAmount: '1',
+          },
+          {
+            chainId: 31338,
+            currency: STABLECOIN_ADDRESS,
+            minAmount: (usdcB + 1n).toString(),
+            targetAmount: (usdcB + 1000n).toString(),
+            maxAmount: (usdcB * 4n).toString(),
+            rebalanceBudget: '1000',
+          },
+        ],
+        { apiUrl: market.url },
+      ),
+      logger: recording('svm'),
+    })
+    t.teardown(() => Promise.allSettled([runtime.store.close(), runtime.registry.close()]))
+    const marketRequests = async () =>
+      (await market.store.client.query('SELECT id FROM requests')).rows.length
+    const requestsBefore = await marketRequests()
+    t.equal(await runtime.rebalancer.tick(), 1, 'a move is planned out of the SVM chain')
+    await runtime.rebalancer.tick()
+    const [move] = await runtime.rebalancer.moves()
+    t.match(move, { fromChainId: SVM_DEVNET_CHAIN_ID, toChainId: 31338, state: 'planned', requestId: null })
+    t.equal(
+      move?.reason,
+      `not executed: the svm plugin of chain ${SVM_DEVNET_CHAIN_ID} cannot send a quote's step with the solver's key`,
+      'it stays planned, saying why',
+    )
+    t.same(runtime.rebalancer.execution, { enabled: true, reason: null }, 'execution itself is on')
+    t.equal(await marketRequests(), requestsBefore, 'the market was not asked for a quote')
   },
 )
