@@ -87,6 +87,8 @@ export interface SolverSettings {
    * How rebalancing moves are executed: quoted at another intent API with Relay's interface (the
    * public Relay API, or another Pontis deployment), whose solvers are others, and its origin steps
    * sent from the solver's own account. Absent, or an empty `apiUrl`: moves are planned, not sent.
+   * The quote's items are sent as that API wrote them (chain and sender checked): it is trusted with
+   * the moves' amounts.
    */
   readonly rebalance?: RebalanceExecutionSettings
   /**
