@@ -4558,6 +4558,7 @@ export const SolverRebalanceBandSchema = {
                 'above',
                 'move_planned',
                 'move_open',
+                'retry_later',
                 'budget_exhausted',
                 'no_donor'
             ]

@@ -660,7 +660,8 @@ export const getSolverRepayments = <ThrowOnError extends boolean = false>(option
  * Each band configured in the solver settings (`inventory[]` with `minAmount`/`maxAmount`) as
  * the last rebalancing pass found it: the solver's balance, the band, the budget per period and
  * how much of it moves took, and its `status`: `in_band`, `above` (it can give), or below its
- * minimum with what happened: `move_planned`, `move_open` (a move into it is already on its
+ * minimum with what happened: `move_planned`, `retry_later` (a move into it failed less than
+ * 5 minutes ago; another is planned after that), `move_open` (a move into it is already on its
  * way), `budget_exhausted` (no move: the period's budget is spent) or `no_donor` (no chain holds
  * that currency, by symbol, above its target). Then the moves, newest first: each is recorded
  * before anything is sent, one open per destination at a time. `execution` says whether moves

@@ -2251,7 +2251,7 @@ export type SolverRebalanceBand = {
     budget: Amount;
     budgetUsed: Amount;
     periodSeconds: number;
-    status: 'in_band' | 'above' | 'move_planned' | 'move_open' | 'budget_exhausted' | 'no_donor';
+    status: 'in_band' | 'above' | 'move_planned' | 'move_open' | 'retry_later' | 'budget_exhausted' | 'no_donor';
     /**
      * When the pass read it (Unix milliseconds).
      */

@@ -7,8 +7,8 @@
  * account through our solver's jobs (`rebalance_step`), and follows the market's request to
  * `success`: the move is `done`, chain B's balance is back in its band by what the market filled,
  * chain A's went down by the deposit, and the budget caps the move. A quote the market refuses and
- * one dearer than `rebalance.maxFeeBps` fail the move and give its budget back (the next pass plans
- * again). A move out of an SVM chain stays planned, saying its plugin cannot send the step. Every answer of
+ * one dearer than `rebalance.maxFeeBps` fail the move and give its budget back (the band then waits
+ * before another move). A move out of an SVM chain stays planned, saying its plugin cannot send the step. Every answer of
  * `GET /admin/rebalances` is checked against openapi/intents.yaml.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -350,8 +350,11 @@ t.test(
         'SELECT keeps_budget FROM rebalances',
       )
       t.same(rows, [{ keeps_budget: false }], `${name}: nothing left the origin`)
-      // The budget is one move: had the failed move kept it, the next pass would find it spent.
-      t.equal(await runtime.rebalancer.tick(), 1, `${name}: the budget came back, the next pass plans again`)
+      t.equal(await runtime.rebalancer.tick(), 0, `${name}: the next pass plans nothing at once`)
+      const band = runtime.rebalancer.bands().find((candidate) => candidate.chainId === 31338)
+      // The budget is one move: had the failed move kept it, the band would show it spent.
+      t.equal(band?.budgetUsed, 0n, `${name}: the budget came back`)
+      t.equal(band?.status, 'retry_later', `${name}: the band waits before another move`)
       t.ok(
         lines.some((line) => line.service === name && line.message === 'rebalance: move failed'),
         `${name}: logged`,

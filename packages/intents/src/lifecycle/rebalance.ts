@@ -64,10 +64,18 @@ export interface RebalanceExecution {
 
 /**
  * Where a band stands after a pass: `in_band`, `above` its maximum (a donor), or below its minimum
- * with what happened: `move_planned` now, `move_open` (one is already on its way), `budget_exhausted`
+ * with what happened: `move_planned` now, `move_open` (one is already on its way), `retry_later` (a
+ * move into it failed less than {@link RETRY_AFTER_FAILURE_MS} ago: its reason may still hold), `budget_exhausted`
  * (no move: the period's budget is spent) or `no_donor` (no chain has that currency above its target).
  */
-export type BandStatus = 'in_band' | 'above' | 'move_planned' | 'move_open' | 'budget_exhausted' | 'no_donor'
+export type BandStatus =
+  | 'in_band'
+  | 'above'
+  | 'move_planned'
+  | 'move_open'
+  | 'retry_later'
+  | 'budget_exhausted'
+  | 'no_donor'
 
 export interface BandReport {
   readonly chainId: number
@@ -119,6 +127,8 @@ const DEFAULT_MAX_FEE_BPS = 100
 const NOT_CONFIGURED = 'not executed: the solver settings name no rebalance.apiUrl'
 const MOVE_COLUMNS = `id, from_chain_id, from_currency, to_chain_id, to_currency, amount, from_balance, to_balance,
   state, request_id, reason, received, in_tx_hashes, out_tx_hashes, quote, created_at`
+/** How long a band whose move failed waits before another move is planned into it. */
+export const RETRY_AFTER_FAILURE_MS = 5 * 60_000
 // How long a request that failed at the other API may take to be refunded before the move fails
 // keeping its budget (its deposit may be gone for good).
 const REFUND_GRACE_MS = 30 * 60_000
@@ -339,6 +349,14 @@ export class Rebalancer {
         [band.chainId, band.currency],
       )
       if (open.rows.length > 0) return 'move_open'
+      // A failed move's cause (a refusing or dear API) usually outlives one pass: asking again every
+      // pass would only pile up quotes there.
+      const failed = await tx.query<{ id: string }>(
+        `SELECT id FROM rebalances WHERE to_chain_id = $1 AND to_currency = $2 AND state = 'failed'
+           AND updated_at > $3 LIMIT 1`,
+        [band.chainId, band.currency, now - RETRY_AFTER_FAILURE_MS],
+      )
+      if (failed.rows.length > 0) return 'retry_later'
       if (!donor) {
         logger.warn('rebalance: below its band, but no chain has spare of that currency', fields)
         return 'no_donor'
