@@ -4456,9 +4456,29 @@ export const SolverRebalancesSchema = {
     type: 'object',
     required: [
         'bands',
-        'moves'
+        'moves',
+        'execution'
     ],
     properties: {
+        execution: {
+            type: 'object',
+            required: [
+                'enabled',
+                'reason'
+            ],
+            description: 'Whether moves are executed (`rebalance.apiUrl` of the solver settings), and why not.',
+            properties: {
+                enabled: {
+                    type: 'boolean'
+                },
+                reason: {
+                    type: [
+                        'string',
+                        'null'
+                    ]
+                }
+            }
+        },
         bands: {
             type: 'array',
             items: {
@@ -4538,6 +4558,7 @@ export const SolverRebalanceBandSchema = {
                 'above',
                 'move_planned',
                 'move_open',
+                'retry_later',
                 'budget_exhausted',
                 'no_donor'
             ]
@@ -4563,6 +4584,10 @@ export const SolverRebalanceMoveSchema = {
         'toBalance',
         'state',
         'requestId',
+        'reason',
+        'received',
+        'inTxHashes',
+        'outTxHashes',
         'createdAt'
     ],
     properties: {
@@ -4599,13 +4624,46 @@ export const SolverRebalanceMoveSchema = {
                 'done',
                 'failed'
             ],
-            description: '`planned`: recorded, not sent; `requested`: its own intent was quoted (`requestId`); `done`: that request succeeded; `failed`: it did not (the budget gets the amount back).'
+            description: '`planned`: recorded, not sent (`reason` says why, when it cannot be); `requested`: quoted at the other intent API (`requestId` is its request), its origin steps being sent or followed; `done`: that request succeeded (`received`); `failed`: it did not (`reason`). A failed move gives its amount back to the budget unless its deposit left the origin and was not refunded.'
         },
         requestId: {
             type: [
                 'string',
                 'null'
+            ],
+            description: 'The request at the other intent API (`rebalance.apiUrl`), once quoted.'
+        },
+        reason: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'Why a `planned` move is not executed (yet), what a `requested` one waits for (the refund of a request that failed), or why it `failed`; null otherwise.'
+        },
+        received: {
+            description: 'What arrived on the destination (the quote\'s output), once `done`.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/Amount'
+                },
+                {
+                    type: 'null'
+                }
             ]
+        },
+        inTxHashes: {
+            type: 'array',
+            description: 'The transactions the move sent on the origin (approval, deposit), in order.',
+            items: {
+                $ref: '#/components/schemas/TxHash'
+            }
+        },
+        outTxHashes: {
+            type: 'array',
+            description: 'The other API\'s transactions on the destination (its fill), once `done`.',
+            items: {
+                $ref: '#/components/schemas/TxHash'
+            }
         },
         createdAt: {
             type: 'integer',

@@ -660,10 +660,15 @@ export const getSolverRepayments = <ThrowOnError extends boolean = false>(option
  * Each band configured in the solver settings (`inventory[]` with `minAmount`/`maxAmount`) as
  * the last rebalancing pass found it: the solver's balance, the band, the budget per period and
  * how much of it moves took, and its `status`: `in_band`, `above` (it can give), or below its
- * minimum with what happened: `move_planned`, `move_open` (a move into it is already on its
+ * minimum with what happened: `move_planned`, `retry_later` (a move into it failed less than
+ * 5 minutes ago; another is planned after that), `move_open` (a move into it is already on its
  * way), `budget_exhausted` (no move: the period's budget is spent) or `no_donor` (no chain holds
  * that currency, by symbol, above its target). Then the moves, newest first: each is recorded
- * before anything is sent, one open per destination at a time.
+ * before anything is sent, one open per destination at a time. `execution` says whether moves
+ * are executed: quoted at the intent API of the solver settings' `rebalance.apiUrl` (whose
+ * solvers are others) and their origin steps sent from the solver's own account, followed to
+ * `done` (what arrived, the other API's fills) or `failed` (with the reason). Without it moves
+ * stay `planned`, and `execution.reason` and each move's `reason` say why.
  *
  */
 export const getSolverRebalances = <ThrowOnError extends boolean = false>(options?: Options<GetSolverRebalancesData, ThrowOnError>) => (options?.client ?? client).get<GetSolverRebalancesResponses, GetSolverRebalancesErrors, ThrowOnError>({

@@ -2229,6 +2229,13 @@ export type SolverPosition = {
 };
 
 export type SolverRebalances = {
+    /**
+     * Whether moves are executed (`rebalance.apiUrl` of the solver settings), and why not.
+     */
+    execution: {
+        enabled: boolean;
+        reason: string | null;
+    };
     bands: Array<SolverRebalanceBand>;
     moves: Array<SolverRebalanceMove>;
 };
@@ -2247,7 +2254,7 @@ export type SolverRebalanceBand = {
     budget: Amount;
     budgetUsed: Amount;
     periodSeconds: number;
-    status: 'in_band' | 'above' | 'move_planned' | 'move_open' | 'budget_exhausted' | 'no_donor';
+    status: 'in_band' | 'above' | 'move_planned' | 'move_open' | 'retry_later' | 'budget_exhausted' | 'no_donor';
     /**
      * When the pass read it (Unix milliseconds).
      */
@@ -2264,10 +2271,29 @@ export type SolverRebalanceMove = {
     fromBalance: Amount;
     toBalance: Amount;
     /**
-     * `planned`: recorded, not sent; `requested`: its own intent was quoted (`requestId`); `done`: that request succeeded; `failed`: it did not (the budget gets the amount back).
+     * `planned`: recorded, not sent (`reason` says why, when it cannot be); `requested`: quoted at the other intent API (`requestId` is its request), its origin steps being sent or followed; `done`: that request succeeded (`received`); `failed`: it did not (`reason`). A failed move gives its amount back to the budget unless its deposit left the origin and was not refunded.
      */
     state: 'planned' | 'requested' | 'done' | 'failed';
+    /**
+     * The request at the other intent API (`rebalance.apiUrl`), once quoted.
+     */
     requestId: string | null;
+    /**
+     * Why a `planned` move is not executed (yet), what a `requested` one waits for (the refund of a request that failed), or why it `failed`; null otherwise.
+     */
+    reason: string | null;
+    /**
+     * What arrived on the destination (the quote's output), once `done`.
+     */
+    received: Amount | null;
+    /**
+     * The transactions the move sent on the origin (approval, deposit), in order.
+     */
+    inTxHashes: Array<TxHash>;
+    /**
+     * The other API's transactions on the destination (its fill), once `done`.
+     */
+    outTxHashes: Array<TxHash>;
     createdAt: number;
 };
 

@@ -887,6 +887,19 @@ export interface FillingCapability {
    * without `readWithdrawal` omit it.
    */
   repaymentWithdrawal?(request: RepaymentRequest): string
+  /**
+   * Signs one transaction item of a quote another intent API answered (a step's `data`, as that API
+   * wrote it) from the solver's own account: the solver as a user of another service, moving its
+   * own funds between chains (rebalancing). Refuses (PontisError INVALID_REQUEST) an item that is
+   * not this family's transaction, is for another chain, or names another sender. Absent where the
+   * family cannot send such an item with the solver's key; the rebalancer then leaves its moves
+   * planned and says so.
+   */
+  signStep?(
+    item: Readonly<Record<string, unknown>>,
+    credentials: SolverCredentials,
+    options?: SigningOptions,
+  ): Promise<SignedTransaction>
   /** How many legs (currencies) one repayment transaction carries; 1 when absent. */
   readonly maxRepaymentLegs?: number
   /**

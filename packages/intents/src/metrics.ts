@@ -70,6 +70,7 @@ const JOB_KINDS: readonly JobKind[] = [
   'sweep',
   'hub_relay',
   'app_fee_claim',
+  'rebalance_step',
 ]
 /** How a filled request's solver is paid back: out of the depository, or by sweeping its deposit address. */
 export type BooksKind = 'repayment' | 'sweep'

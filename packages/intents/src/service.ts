@@ -223,7 +223,9 @@ export async function createIntentsRuntime(options: IntentsServiceOptions = {}) 
     logger,
     now,
     credentials,
+    lifecycle,
     inventory: settings.inventory ?? [],
+    ...(settings.rebalance ? { execution: settings.rebalance } : {}),
   })
   // Webhook URLs are checked with the delivery's own policy when they are set.
   const keys = new ApiKeyStore(store.client, { now, webhookPolicy: settingsFromEnv.webhookPolicy })

@@ -5,7 +5,8 @@
  * brings it back to its target, capped by the band's budget, recorded before anything is sent.
  * A second pass plans nothing more: the budget of the period is spent, and the pass says so in
  * `GET /admin/rebalances` and in the log. Two instances sharing PostgreSQL plan a move once between
- * them. Every answer is checked against openapi/intents.yaml.
+ * them. Without `rebalance.apiUrl` in the solver settings the move stays planned and says why
+ * (rebalance-execution.test.ts executes one). Every answer is checked against openapi/intents.yaml.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -158,6 +159,12 @@ t.test('a fill drives a band below its minimum; one move is planned in, within t
     toBalance: usdcB.toString(),
   })
   t.equal(move?.fromCurrency.toLowerCase(), STABLECOIN_ADDRESS.toLowerCase())
+  t.same(
+    planned.execution,
+    { enabled: false, reason: 'not executed: the solver settings name no rebalance.apiUrl' },
+    'moves are not executed without rebalance.apiUrl, and the answer says so',
+  )
+  t.equal(move?.reason, planned.execution.reason, 'the move says why it stays planned')
   t.equal(
     move?.amount,
     BUDGET.toString(),

@@ -69,6 +69,7 @@ import {
   type FeeTerms,
   feeTerms,
   GAS,
+  GAS_HEADROOM_PERCENT,
   type GasCall,
   isNativeCurrency,
   tokenDomain,
@@ -668,6 +669,55 @@ export function createEvmFilling(
     return signed(raw, permit.amount)
   }
 
+  /**
+   * One transaction item of another intent API's quote (Relay's and Pontis's `evm-transaction`
+   * items: `to`, `data`, `value`, `chainId`, optional `from` and `gas`), sent from the solver's
+   * account with the nonce the solver allocated and this chain's own fee terms.
+   */
+  async function signStep(
+    item: Readonly<Record<string, unknown>>,
+    credentials: SolverCredentials,
+    options: SigningOptions = {},
+  ): Promise<SignedTransaction> {
+    const solver = signerOf(credentials.solverKey, 'solverKey')
+    const refuse = (why: string): never => {
+      throw new PontisError('INVALID_REQUEST', `The step item cannot be sent on ${chainName}: ${why}.`)
+    }
+    if (item.format !== undefined && item.format !== 'evm-transaction')
+      refuse(`it is a '${String(item.format)}' item, not an EVM transaction`)
+    if (Number(item.chainId) !== context.chainId) refuse(`it is for chain ${String(item.chainId)}`)
+    if (typeof item.to !== 'string' || !isAddress(item.to, { strict: false }))
+      refuse('its `to` is no address')
+    if (
+      item.from !== undefined &&
+      (typeof item.from !== 'string' || !isAddress(item.from, { strict: false }))
+    )
+      refuse('its `from` is no address')
+    if (typeof item.from === 'string' && !isAddressEqual(item.from as Address, solver.address))
+      refuse(`it is to be sent by ${item.from}, not by the solver`)
+    const data = item.data ?? '0x'
+    if (typeof data !== 'string' || !isHex(data, { strict: true })) refuse('its `data` is not 0x-hex')
+    const decimal = (value: unknown, field: string): bigint | undefined => {
+      if (value === undefined || value === null) return undefined
+      if (typeof value !== 'string' || !/^[0-9]+$/.test(value))
+        return refuse(`its \`${field}\` is not a decimal`)
+      return BigInt(value)
+    }
+    const to = item.to as Address
+    const value = decimal(item.value, 'value') ?? 0n
+    const given = decimal(item.gas, 'gas')
+    const [gas, fees] = await Promise.all([
+      // No limit given: it must simulate (a step that reverts now is not worth sending).
+      given ??
+        rpc(context.label, () =>
+          context.client.estimateGas({ account: solver.address, to, data: data as Hex, value }),
+        ).then((simulated) => (simulated * GAS_HEADROOM_PERCENT) / 100n),
+      feeTerms(context),
+    ])
+    const raw = await signTransaction(solver, { to, data: data as Hex, value, gas }, fees, options.nonce)
+    return signed(raw, value)
+  }
+
   return {
     solverAddress: (credentials: SolverCredentials): string =>
       signerOf(credentials.solverKey, 'solverKey').address,
@@ -675,6 +725,8 @@ export function createEvmFilling(
     nextNonce: (owner: string): Promise<bigint> => nextNonce(address(owner, 'solver')),
 
     signFill,
+
+    signStep,
 
     signRefund(
       request: RefundRequest,

@@ -884,3 +884,51 @@ t.test(
     t.match((moved as Error).message, /next nonce .* is 0, so the chain would skip it/)
   },
 )
+
+t.test(
+  "signStep sends another service's transaction item from the solver, with the allocated nonce",
+  async (t) => {
+    const signStep = b.filling.signStep
+    if (!signStep) return t.fail('the EVM plugin signs quote steps')
+    const amount = 12_345n
+    const data = encodeFunctionData({
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [carol.address, amount],
+    })
+    const item = {
+      format: 'evm-transaction',
+      from: SOLVER.address,
+      to: b.usdc,
+      data,
+      value: '0',
+      chainId: devB.chainId,
+    }
+    const refused = async (changes: Record<string, unknown>, why: RegExp, label: string) => {
+      const error = await signStep({ ...item, ...changes }, credentials).catch((caught: unknown) => caught)
+      t.type(error, PontisError, label)
+      t.match(error, { code: 'INVALID_REQUEST', message: why }, label)
+    }
+    await refused({ chainId: devA.chainId }, /it is for chain 31337/, 'an item of another chain')
+    await refused(
+      { from: alice.address },
+      /to be sent by .*, not by the solver/,
+      'an item another account sends',
+    )
+    await refused({ format: 'svm-transaction' }, /not an EVM transaction/, "another family's item")
+    await refused({ value: '-1' }, /`value` is not a decimal/, 'a bad value')
+
+    const before = await b.usdcOf(carol.address)
+    const nonce = await b.filling.nextNonce(SOLVER.address)
+    // Relay's items carry no `format`; a given `gas` is used as is.
+    const { format: _format, ...relayItem } = item
+    const signed = await signStep({ ...relayItem, gas: '90000' }, credentials, { nonce })
+    const parsed = parseTransaction(signed.raw as Hex)
+    t.equal(BigInt(parsed.nonce ?? -1), nonce, 'signed with the nonce the solver allocated')
+    t.equal(parsed.gas, 90_000n, "with the item's gas limit")
+    t.equal(signed.amount, 0n, 'it moves no native value')
+    await b.filling.broadcast(signed.raw)
+    t.equal((await b.settled(signed.transactionId)).state, 'success')
+    t.equal(await b.usdcOf(carol.address), before + amount, 'the call ran from the solver')
+  },
+)

@@ -38,6 +38,8 @@ export type JobKind =
   | 'sweep'
   /** Hands an oracle execution to the settlement hub (the hub path of repayment). */
   | 'hub_relay'
+  /** Sends one origin step of a rebalancing move's quote from the solver's account (rebalances). */
+  | 'rebalance_step'
   | 'app_fee_claim'
 export type JobState = 'queued' | 'signed' | 'broadcast' | 'confirmed' | 'reverted' | 'failed'
 

@@ -8,12 +8,27 @@
  * lock in the transaction that checks the budget, and one move per destination is open at a time,
  * so a crash or a second instance never plans it twice. A band whose budget is spent gets no move,
  * and the pass says so in the log and in `GET /admin/rebalances`.
+ *
+ * Execution (solver settings `rebalance.apiUrl`): each pass then moves open moves one step on. A
+ * `planned` move is quoted at that intent API, whose solvers are others, as a user of it (the
+ * solver's account on the origin is the user, its account on the destination the recipient); the
+ * move becomes `requested` with the answered request id, and the quote's origin items are sent one
+ * after the other as solver jobs (`rebalance_step`: signed and stored before the broadcast, the
+ * nonce allocated in the store like a fill's, replaced when stuck). Once the last one is mined the
+ * request is followed on the other API's status until `success` (`done`, what arrived recorded) or
+ * `refund`/`failure` (`failed`, with the reason). A failed move gives its budget back only when
+ * nothing left the origin for good. Without `apiUrl`, or on a chain whose plugin cannot send a
+ * quote's step with the solver's key (`FillingCapability.signStep`), moves stay `planned` with the
+ * reason.
  */
 import { randomBytes } from 'node:crypto'
+import { createPontisClient, PontisApiError, type PontisClient, type QuoteResponse } from '@pontis/client'
 import type { Logger, Registry, SolverCredentials } from '@pontis/core'
 import { CurrencyCatalog } from '../quote/currencies.js'
-import type { InventoryTarget } from '../quote/settings.js'
+import type { InventoryTarget, RebalanceExecutionSettings } from '../quote/settings.js'
 import { lockForTransaction, type SqlClient } from '../store/index.js'
+import type { LifecycleStore } from './lifecycle-store.js'
+import type { RebalanceStepPayload } from './solver.js'
 
 export type RebalanceState = 'planned' | 'requested' | 'done' | 'failed'
 
@@ -30,15 +45,37 @@ export interface RebalanceMove {
   readonly toBalance: bigint
   readonly state: RebalanceState
   readonly requestId: string | null
+  /** Why it is still `planned` (not executed) or why it `failed`; null otherwise. */
+  readonly reason: string | null
+  /** What arrived on the destination (`done` only). */
+  readonly received: bigint | null
+  /** The transactions it sent on the origin, in order. */
+  readonly inTxHashes: readonly string[]
+  /** The other API's fills on the destination (`done` only). */
+  readonly outTxHashes: readonly string[]
   readonly createdAt: number
+}
+
+/** Whether moves are executed, and why not when they are not. */
+export interface RebalanceExecution {
+  readonly enabled: boolean
+  readonly reason: string | null
 }
 
 /**
  * Where a band stands after a pass: `in_band`, `above` its maximum (a donor), or below its minimum
- * with what happened: `move_planned` now, `move_open` (one is already on its way), `budget_exhausted`
+ * with what happened: `move_planned` now, `move_open` (one is already on its way), `retry_later` (a
+ * move into it failed less than {@link RETRY_AFTER_FAILURE_MS} ago: its reason may still hold), `budget_exhausted`
  * (no move: the period's budget is spent) or `no_donor` (no chain has that currency above its target).
  */
-export type BandStatus = 'in_band' | 'above' | 'move_planned' | 'move_open' | 'budget_exhausted' | 'no_donor'
+export type BandStatus =
+  | 'in_band'
+  | 'above'
+  | 'move_planned'
+  | 'move_open'
+  | 'retry_later'
+  | 'budget_exhausted'
+  | 'no_donor'
 
 export interface BandReport {
   readonly chainId: number
@@ -64,6 +101,12 @@ export interface RebalancerOptions {
   readonly inventory: readonly InventoryTarget[]
   /** The solver's keys per family (its account on each chain); never logged. */
   readonly credentials: (vmType: string) => SolverCredentials
+  /** Where the moves' steps are queued as solver jobs. */
+  readonly lifecycle: LifecycleStore
+  /** The other intent API moves are quoted at; absent or an empty `apiUrl`: moves are not executed. */
+  readonly execution?: RebalanceExecutionSettings
+  /** Fetch for the other API (tests); default `globalThis.fetch`. */
+  readonly fetch?: typeof fetch
   readonly now?: () => number
 }
 
@@ -80,6 +123,25 @@ interface Band {
 }
 
 const DEFAULT_PERIOD_SECONDS = 86_400
+const DEFAULT_MAX_FEE_BPS = 100
+const NOT_CONFIGURED = 'not executed: the solver settings name no rebalance.apiUrl'
+const MOVE_COLUMNS = `id, from_chain_id, from_currency, to_chain_id, to_currency, amount, from_balance, to_balance,
+  state, request_id, reason, received, in_tx_hashes, out_tx_hashes, quote, created_at`
+/** How long a band whose move failed waits before another move is planned into it. */
+export const RETRY_AFTER_FAILURE_MS = 5 * 60_000
+// How long a request that failed at the other API may take to be refunded before the move fails
+// keeping its budget (its deposit may be gone for good).
+const REFUND_GRACE_MS = 30 * 60_000
+// Answers worth asking again later: the other API was busy, not refusing.
+const RETRYABLE_STATUSES = new Set([0, 408, 425, 429])
+
+/** The other API's quote as a move sends it (the `quote` column). */
+interface StoredQuote {
+  /** The origin transaction items, in the order they are sent. */
+  items: Array<Record<string, unknown>>
+  amountIn: string
+  amountOut: string
+}
 // Serialises planning for one destination across instances; the second key is the band's.
 const LOCK_CLASS = 0x52626c6e
 
@@ -94,6 +156,11 @@ interface MoveRow {
   to_balance: string
   state: RebalanceState
   request_id: string | null
+  reason: string | null
+  received: string | null
+  in_tx_hashes: string[] | null
+  out_tx_hashes: string[] | null
+  quote: StoredQuote | null
   created_at: string | number
 }
 
@@ -109,6 +176,10 @@ function moveFromRow(row: MoveRow): RebalanceMove {
     toBalance: BigInt(row.to_balance),
     state: row.state,
     requestId: row.request_id,
+    reason: row.reason,
+    received: row.received === null ? null : BigInt(row.received),
+    inTxHashes: row.in_tx_hashes ?? [],
+    outTxHashes: row.out_tx_hashes ?? [],
     createdAt: Number(row.created_at),
   }
 }
@@ -117,11 +188,21 @@ export class Rebalancer {
   readonly #options: RebalancerOptions
   readonly #now: () => number
   readonly #bands: readonly Band[]
+  /** The other intent API; undefined when moves are not executed. */
+  readonly #market: PontisClient | undefined
   #last: readonly BandReport[] = []
 
   constructor(options: RebalancerOptions) {
     this.#options = options
     this.#now = options.now ?? Date.now
+    const apiUrl = options.execution?.apiUrl
+    this.#market = apiUrl
+      ? createPontisClient({
+          baseUrl: apiUrl,
+          ...(options.execution?.apiKey ? { apiKey: options.execution.apiKey } : {}),
+          ...(options.fetch ? { fetch: options.fetch } : {}),
+        })
+      : undefined
     const bands: Band[] = []
     for (const target of options.inventory) {
       if (target.minAmount === undefined || target.maxAmount === undefined) continue
@@ -148,7 +229,15 @@ export class Rebalancer {
     return this.#bands.length > 0
   }
 
-  /** One pass: read every band's balance, plan a move into each band below its minimum. Answers the moves planned. */
+  /** Whether moves are executed (`rebalance.apiUrl`), and why not. */
+  get execution(): RebalanceExecution {
+    return this.#market ? { enabled: true, reason: null } : { enabled: false, reason: NOT_CONFIGURED }
+  }
+
+  /**
+   * One pass: read every band's balance, plan a move into each band below its minimum, then move
+   * every open move one step on (when moves are executed). Answers the moves planned.
+   */
   async tick(): Promise<number> {
     const now = this.#now()
     const balances = await Promise.all(this.#bands.map((band) => this.#balance(band)))
@@ -174,6 +263,7 @@ export class Rebalancer {
       })
     }
     this.#last = reports
+    await this.#advance()
     return planned
   }
 
@@ -185,8 +275,7 @@ export class Rebalancer {
   /** The moves, newest first. */
   async moves(limit = 100): Promise<RebalanceMove[]> {
     const { rows } = await this.#options.client.query<MoveRow>(
-      `SELECT id, from_chain_id, from_currency, to_chain_id, to_currency, amount, from_balance, to_balance,
-         state, request_id, created_at FROM rebalances ORDER BY created_at DESC, id DESC LIMIT $1`,
+      `SELECT ${MOVE_COLUMNS} FROM rebalances ORDER BY created_at DESC, id DESC LIMIT $1`,
       [limit],
     )
     return rows.map(moveFromRow)
@@ -211,11 +300,14 @@ export class Rebalancer {
     }
   }
 
-  /** Moved into `band` (or on its way) in its current period; failed moves give their amount back. */
+  /**
+   * Moved into `band` (or on its way) in its current period; a failed move gives its amount back
+   * unless its deposit left the origin and did not come back (`keeps_budget`).
+   */
   async #used(client: SqlClient, band: Band, now: number): Promise<bigint> {
     const { rows } = await client.query<{ used: string | null }>(
       `SELECT sum(amount)::text AS used FROM rebalances
-       WHERE to_chain_id = $1 AND to_currency = $2 AND created_at > $3 AND state <> 'failed'`,
+       WHERE to_chain_id = $1 AND to_currency = $2 AND created_at > $3 AND (state <> 'failed' OR keeps_budget)`,
       [band.chainId, band.currency, now - band.periodSeconds * 1000],
     )
     return BigInt(rows[0]?.used ?? '0')
@@ -257,6 +349,14 @@ export class Rebalancer {
         [band.chainId, band.currency],
       )
       if (open.rows.length > 0) return 'move_open'
+      // A failed move's cause (a refusing or dear API) usually outlives one pass: asking again every
+      // pass would only pile up quotes there.
+      const failed = await tx.query<{ id: string }>(
+        `SELECT id FROM rebalances WHERE to_chain_id = $1 AND to_currency = $2 AND state = 'failed'
+           AND updated_at > $3 LIMIT 1`,
+        [band.chainId, band.currency, now - RETRY_AFTER_FAILURE_MS],
+      )
+      if (failed.rows.length > 0) return 'retry_later'
       if (!donor) {
         logger.warn('rebalance: below its band, but no chain has spare of that currency', fields)
         return 'no_donor'
@@ -267,8 +367,8 @@ export class Rebalancer {
       const id = `rbl_${randomBytes(16).toString('hex')}`
       await tx.query(
         `INSERT INTO rebalances (id, from_chain_id, from_currency, to_chain_id, to_currency, amount,
-           from_balance, to_balance, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`,
+           from_balance, to_balance, created_at, updated_at, reason)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)`,
         [
           id,
           donor.band.chainId,
@@ -279,6 +379,7 @@ export class Rebalancer {
           donor.balance.toString(),
           balance.toString(),
           now,
+          this.#notExecutable(donor.band.chainId, band.chainId) ?? null,
         ],
       )
       logger.info('rebalance: move planned', {
@@ -291,5 +392,265 @@ export class Rebalancer {
       })
       return 'move_planned'
     })
+  }
+
+  /** Why a move from `fromChainId` to `toChainId` cannot be executed; undefined when it can. */
+  #notExecutable(fromChainId: number, toChainId: number): string | undefined {
+    if (!this.#market) return NOT_CONFIGURED
+    const { registry } = this.#options
+    const origin = registry.tryChain(fromChainId)
+    if (!origin?.adapter.filling?.signStep)
+      return `not executed: the ${origin?.record.vmType ?? 'unknown'} plugin of chain ${fromChainId} cannot send a quote's step with the solver's key`
+    if (!registry.tryChain(toChainId)?.adapter.filling)
+      return `not executed: the solver has no account on chain ${toChainId}`
+    return undefined
+  }
+
+  /** Moves every open move one step on; one move's trouble never stops the others. */
+  async #advance(): Promise<void> {
+    const { rows } = await this.#options.client.query<MoveRow>(
+      `SELECT ${MOVE_COLUMNS} FROM rebalances WHERE state IN ('planned', 'requested') ORDER BY created_at, id`,
+    )
+    for (const row of rows) {
+      const move = moveFromRow(row)
+      try {
+        if (move.state === 'planned') await this.#request(move)
+        else if (row.quote) await this.#follow(move, row.quote)
+      } catch (error) {
+        this.#options.logger.warn('rebalance: move not advanced', { id: move.id, error: String(error) })
+      }
+    }
+  }
+
+  /** Records why a planned move waits (once per reason). */
+  async #waiting(move: RebalanceMove, reason: string): Promise<void> {
+    if (move.reason === reason) return
+    const { rows: changed } = await this.#options.client.query(
+      `UPDATE rebalances SET reason = $2, updated_at = $3 WHERE id = $1 AND state = 'planned' RETURNING id`,
+      [move.id, reason, this.#now()],
+    )
+    if (changed.length > 0) this.#options.logger.info('rebalance: move waits', { id: move.id, reason })
+  }
+
+  /** Records what a requested move waits for (once per reason). */
+  async #noteRequested(move: RebalanceMove, reason: string): Promise<void> {
+    if (move.reason === reason) return
+    await this.#options.client.query(
+      `UPDATE rebalances SET reason = $2, updated_at = $3 WHERE id = $1 AND state = 'requested'`,
+      [move.id, reason, this.#now()],
+    )
+  }
+
+  /** Ends a move as `failed`; `keepsBudget` when its deposit left the origin and did not come back. */
+  async #fail(move: RebalanceMove, reason: string, keepsBudget: boolean): Promise<void> {
+    const { rows: changed } = await this.#options.client.query(
+      `UPDATE rebalances SET state = 'failed', reason = $2, keeps_budget = $3, updated_at = $4
+       WHERE id = $1 AND state IN ('planned', 'requested') RETURNING id`,
+      [move.id, reason, keepsBudget, this.#now()],
+    )
+    if (changed.length > 0)
+      this.#options.logger.warn('rebalance: move failed', {
+        id: move.id,
+        requestId: move.requestId,
+        reason,
+        budgetGivenBack: !keepsBudget,
+      })
+  }
+
+  /** Quotes a planned move at the other API and queues its first origin step: `planned` to `requested`. */
+  async #request(move: RebalanceMove): Promise<void> {
+    const blocked = this.#notExecutable(move.fromChainId, move.toChainId)
+    const market = this.#market
+    if (blocked || !market) return this.#waiting(move, blocked ?? NOT_CONFIGURED)
+    const { registry, credentials, execution } = this.#options
+    const origin = registry.chain(move.fromChainId)
+    const destination = registry.chain(move.toChainId)
+    const accountOn = (chain: typeof origin): string =>
+      (chain.adapter.filling as NonNullable<typeof chain.adapter.filling>).solverAddress(
+        credentials(chain.record.vmType),
+      )
+    const tradeType = execution?.tradeType ?? 'EXACT_INPUT'
+    let quote: QuoteResponse
+    try {
+      quote = await market.getQuote({
+        user: accountOn(origin),
+        recipient: accountOn(destination),
+        originChainId: move.fromChainId,
+        destinationChainId: move.toChainId,
+        originCurrency: move.fromCurrency,
+        destinationCurrency: move.toCurrency,
+        amount: move.amount.toString(),
+        tradeType,
+      })
+    } catch (error) {
+      if (error instanceof PontisApiError && !RETRYABLE_STATUSES.has(error.status) && error.status < 500) {
+        return this.#fail(
+          move,
+          `quote refused: ${error.status} ${error.errorCode ?? ''} ${error.message}`,
+          false,
+        )
+      }
+      return this.#waiting(move, `quote not answered, asked again next pass: ${String(error)}`)
+    }
+    const checked = this.#checkQuote(move, quote, tradeType)
+    if (typeof checked === 'string') return this.#fail(move, `quote not taken: ${checked}`, false)
+    const { requestId, stored } = checked
+    const { lifecycle } = this.#options
+    const requested = await this.#options.client.transaction(async (tx) => {
+      const { rows: changed } = await tx.query(
+        `UPDATE rebalances SET state = 'requested', request_id = $2, quote = $3::jsonb, reason = NULL, updated_at = $4
+         WHERE id = $1 AND state = 'planned' RETURNING id`,
+        [move.id, requestId, JSON.stringify(stored), this.#now()],
+      )
+      // Another instance requested it first: this quote is dropped, nothing was sent for it.
+      if (changed.length === 0) return false
+      await this.#queueStep(lifecycle, tx, move, stored, 0)
+      return true
+    })
+    if (requested)
+      this.#options.logger.info('rebalance: move requested', {
+        id: move.id,
+        requestId,
+        api: new URL(execution?.apiUrl ?? '').host,
+        amountIn: stored.amountIn,
+        amountOut: stored.amountOut,
+        steps: stored.items.length,
+      })
+  }
+
+  /** The quote's request id and origin items, or why the move does not take it. */
+  #checkQuote(
+    move: RebalanceMove,
+    quote: QuoteResponse,
+    tradeType: 'EXACT_INPUT' | 'EXACT_OUTPUT',
+  ): { requestId: string; stored: StoredQuote } | string {
+    const requestId = quote.steps.find((step) => step.requestId)?.requestId
+    if (!requestId) return 'it names no request id'
+    const items: Array<Record<string, unknown>> = []
+    for (const step of quote.steps) {
+      if (step.kind !== 'transaction') return `its step '${step.id}' asks for a signature, not a transaction`
+      for (const item of step.items) {
+        if (item.status !== 'incomplete') continue
+        const data = item.data as unknown as Record<string, unknown>
+        if (Number(data.chainId) !== move.fromChainId)
+          return `its step '${step.id}' is on chain ${String(data.chainId)}, not on the origin ${move.fromChainId}`
+        items.push(data)
+      }
+    }
+    if (items.length === 0) return 'it has nothing to send'
+    const amountIn = BigInt(quote.details.currencyIn.amount)
+    const amountOut = BigInt(quote.details.currencyOut.amount)
+    const maxFee = (move.amount * BigInt(this.#options.execution?.maxFeeBps ?? DEFAULT_MAX_FEE_BPS)) / 10_000n
+    const dear =
+      tradeType === 'EXACT_INPUT'
+        ? amountIn > move.amount || amountOut < move.amount - maxFee
+        : amountOut < move.amount || amountIn > move.amount + maxFee
+    if (dear)
+      return `it takes ${amountIn} in for ${amountOut} out of a move of ${move.amount}, more than the fee allowed (rebalance.maxFeeBps)`
+    return { requestId, stored: { items, amountIn: amountIn.toString(), amountOut: amountOut.toString() } }
+  }
+
+  async #queueStep(
+    lifecycle: LifecycleStore,
+    tx: SqlClient,
+    move: RebalanceMove,
+    stored: StoredQuote,
+    index: number,
+  ): Promise<void> {
+    const payload: RebalanceStepPayload = { moveId: move.id, index, item: stored.items[index] ?? {} }
+    await lifecycle.enqueue(
+      {
+        jobKey: `rebalance:${move.id}:${index}`,
+        requestId: null,
+        kind: 'rebalance_step',
+        chainId: move.fromChainId,
+        payload: { ...payload },
+      },
+      tx,
+    )
+  }
+
+  /**
+   * A requested move: the next origin step once the one before is mined, then the other API's
+   * status of the request once the last is; `done` on success, `failed` on refund or failure.
+   */
+  async #follow(move: RebalanceMove, stored: StoredQuote): Promise<void> {
+    const { client, lifecycle } = this.#options
+    const { rows } = await client.query<{
+      job_key: string
+      state: string
+      transaction_id: string | null
+      reason: string | null
+    }>(`SELECT job_key, state, transaction_id, reason FROM solver_jobs WHERE job_key LIKE $1`, [
+      `rebalance:${move.id}:%`,
+    ])
+    const jobs = rows
+      .map((row) => ({ ...row, index: Number(row.job_key.slice(row.job_key.lastIndexOf(':') + 1)) }))
+      .sort((a, b) => a.index - b.index)
+    const sent = jobs.flatMap((job) =>
+      job.transaction_id && (job.state === 'broadcast' || job.state === 'confirmed')
+        ? [job.transaction_id]
+        : [],
+    )
+    if (sent.join() !== move.inTxHashes.join())
+      await client.query('UPDATE rebalances SET in_tx_hashes = $2, updated_at = $3 WHERE id = $1', [
+        move.id,
+        sent,
+        this.#now(),
+      ])
+    const stopped = jobs.find((job) => job.state === 'failed' || job.state === 'reverted')
+    // A step that was never mined moved nothing (the deposit is the last step): the budget comes back.
+    if (stopped)
+      return this.#fail(
+        move,
+        `step ${stopped.index} ${stopped.state}: ${stopped.reason ?? 'no reason given'}`,
+        false,
+      )
+    const last = jobs.at(-1)
+    if (last?.state !== 'confirmed') return
+    if (jobs.length < stored.items.length) {
+      await client.transaction((tx) => this.#queueStep(lifecycle, tx, move, stored, jobs.length))
+      return
+    }
+    const market = this.#market
+    if (!market || !move.requestId) return
+    const status = await market.getStatus(move.requestId).catch(() => undefined)
+    if (!status || status.status === 'waiting') {
+      // Tell the other API about the deposit (its watcher finds it anyway, only later).
+      await market
+        .indexTransaction({
+          chainId: move.fromChainId,
+          txHash: last.transaction_id as string,
+          requestId: move.requestId,
+        })
+        .catch(() => undefined)
+      return
+    }
+    if (status.status === 'success') {
+      const { rows: changed } = await client.query(
+        `UPDATE rebalances SET state = 'done', received = $2, out_tx_hashes = $3, reason = NULL, updated_at = $4
+         WHERE id = $1 AND state = 'requested' RETURNING id`,
+        [move.id, stored.amountOut, status.txHashes, this.#now()],
+      )
+      if (changed.length > 0)
+        this.#options.logger.info('rebalance: move done', {
+          id: move.id,
+          requestId: move.requestId,
+          sent: stored.amountIn,
+          received: stored.amountOut,
+          fromChainId: move.fromChainId,
+          toChainId: move.toChainId,
+        })
+      return
+    }
+    if (status.status === 'refund')
+      return this.#fail(move, `the request was refunded: ${status.failReason}`, false)
+    if (status.status === 'failure' || status.status === 'fallback') {
+      // A failure is final unless a refund follows: give the other API time to send it.
+      const reason = `the request failed: ${status.failReason}`
+      if (status.status === 'failure' && this.#now() - status.updatedAt < REFUND_GRACE_MS)
+        return this.#noteRequested(move, `${reason}; waiting for its refund`)
+      return this.#fail(move, reason, true)
+    }
   }
 }

@@ -82,8 +82,13 @@ export function createRebalanceAdminHandlers(options: {
             toBalance: move.toBalance.toString(),
             state: move.state,
             requestId: move.requestId,
+            reason: move.reason,
+            received: move.received === null ? null : move.received.toString(),
+            inTxHashes: [...move.inTxHashes],
+            outTxHashes: [...move.outTxHashes],
             createdAt: move.createdAt,
           })),
+          execution: options.rebalancer.execution,
         },
       }
     },

@@ -94,6 +94,13 @@ interface HubRelayPayload {
   actions: string[]
   signatures: Array<{ signer: string; signature: string }>
 }
+/** One origin step item of a rebalancing move's quote at another intent API (lifecycle/rebalance.ts). */
+export interface RebalanceStepPayload {
+  moveId: string
+  /** Position among the quote's transaction items, sent one after the other. */
+  index: number
+  item: Record<string, unknown>
+}
 interface PermitPayload {
   depositor: string
   currency: string
@@ -312,6 +319,12 @@ export class Solver {
       if (!filling.hubRelay)
         throw new PontisError('UNSUPPORTED_EXECUTION_TYPE', 'This chain hosts no settlement hub.')
       return filling.hubRelay.signExecution(payload.contract, payload, credentials, options)
+    }
+    if (job.kind === 'rebalance_step') {
+      const payload = job.payload as unknown as RebalanceStepPayload
+      if (!filling.signStep)
+        throw new PontisError('UNSUPPORTED_EXECUTION_TYPE', "This chain's plugin sends no quote steps.")
+      return filling.signStep(payload.item, credentials, options)
     }
     if (job.kind === 'submit_deposit') {
       const payload = job.payload as unknown as PermitPayload

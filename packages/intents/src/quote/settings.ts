@@ -24,6 +24,21 @@ export interface InventoryTarget {
   readonly rebalancePeriodSeconds?: number
 }
 
+/** `rebalance` of the solver settings. */
+export interface RebalanceExecutionSettings {
+  /** Base URL of the intent API moves are quoted at (`POST /quote/v2`, `GET /intents/status/v3`). */
+  readonly apiUrl: string
+  /** Sent as `x-api-key`, when set. Never logged. */
+  readonly apiKey?: string
+  /**
+   * `EXACT_INPUT` (default): the move's amount leaves the donor, the destination gets it less the
+   * other API's fees. `EXACT_OUTPUT`: the destination gets the amount, the donor pays the fees on top.
+   */
+  readonly tradeType?: 'EXACT_INPUT' | 'EXACT_OUTPUT'
+  /** Most the other API may take out of a move, basis points of its amount (default 100); a dearer quote fails the move. */
+  readonly maxFeeBps?: number
+}
+
 /** `configs/solver.<ENVIRONMENT>.json`: who solves and how quotes are priced. */
 export interface SolverSettings {
   readonly solver: {
@@ -68,6 +83,14 @@ export interface SolverSettings {
     readonly maxSwapImpactBps?: number
   }
   readonly inventory: readonly InventoryTarget[]
+  /**
+   * How rebalancing moves are executed: quoted at another intent API with Relay's interface (the
+   * public Relay API, or another Pontis deployment), whose solvers are others, and its origin steps
+   * sent from the solver's own account. Absent, or an empty `apiUrl`: moves are planned, not sent.
+   * The quote's items are sent as that API wrote them (chain and sender checked): it is trusted with
+   * the moves' amounts.
+   */
+  readonly rebalance?: RebalanceExecutionSettings
   /**
    * How the solver is repaid for its fills. `depository` (default): the allocator signs the payout
    * out of the origin depository itself. `hub`: the oracles attest each deposit and fill, the
@@ -150,6 +173,18 @@ export const solverSettingsSchema = {
         path: { enum: ['depository', 'hub'] },
         oracles: { type: 'array', minItems: 1, items: { type: 'string', pattern: '^https?://' } },
         oracleApiKey: { type: 'string', minLength: 1 },
+      },
+    },
+    rebalance: {
+      type: 'object',
+      required: ['apiUrl'],
+      additionalProperties: false,
+      properties: {
+        // Empty: off (a `${VAR:-}` placeholder left unset).
+        apiUrl: { type: 'string', pattern: '^(https?://.+)?$' },
+        apiKey: { type: 'string' },
+        tradeType: { enum: ['EXACT_INPUT', 'EXACT_OUTPUT'] },
+        maxFeeBps: bps,
       },
     },
     inventory: {

@@ -1,0 +1,411 @@
+/**
+ * Rebalancing moves executed (issue 22) on the two-anvil devnet: two intent services, the "market"
+ * (its own solver key, allocator and depositories, and its own inventory) and ours, whose USDC band
+ * on chain B starts below its minimum and whose solver settings point `rebalance.apiUrl` at the
+ * market. Our rebalancer plans a move in from chain A, quotes it at the market as a user of it (our
+ * solver's accounts as user and recipient), sends the quote's origin steps from our solver's
+ * account through our solver's jobs (`rebalance_step`), and follows the market's request to
+ * `success`: the move is `done`, chain B's balance is back in its band by what the market filled,
+ * chain A's went down by the deposit, and the budget caps the move. A quote the market refuses and
+ * one dearer than `rebalance.maxFeeBps` fail the move and give its budget back (the band then waits
+ * before another move). A move out of an SVM chain stays planned, saying its plugin cannot send the step. Every answer of
+ * `GET /admin/rebalances` is checked against openapi/intents.yaml.
+ */
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { IntentsApi, LogFields, Logger } from '@pontis/core'
+import {
+  DEV_ACCOUNTS,
+  devnetEnvironment,
+  PONTIS_DEPOSITORY,
+  PONTIS_USD,
+  SOLVER,
+  STABLECOIN_ADDRESS,
+  SVM_DEVNET_CHAIN_ID,
+  SVM_STABLECOIN,
+  startDevnet,
+} from '@pontis/devnet'
+import { loadOpenApiDocument } from '@pontis/http'
+import { createTestClient } from '@pontis/http/testing'
+import t from 'tap'
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  http,
+  maxUint256,
+  type PublicClient,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { REPO_CONFIG_DIR } from '../../../test/helpers/environments.js'
+import { waitFor } from '../../../test/helpers/wait.js'
+import { createIntentsRuntime, INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
+import { evmBalance } from './fixtures/e2e.js'
+
+const ADMIN_TOKEN = 'rebalance-exec-admin-token-0123456789abcdef'
+const auth = { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }
+type Rebalances = IntentsApi.SolverRebalances
+
+// The market's solver and allocator: devnet accounts our service never uses (users #5 and #6, funded
+// with USDC and ETH on every chain; no other test of this file spends from them).
+const MARKET_SOLVER = DEV_ACCOUNTS[5]!
+const MARKET_ALLOCATOR = DEV_ACCOUNTS[6]!
+
+const devnet = await startDevnet({
+  chains: [
+    { chainId: 31337, port: 0 },
+    { chainId: 31338, port: 0 },
+  ],
+  // An SVM chain whose plugin cannot send another service's step with the solver's key (last test).
+  svm: { port: 0, routesPort: 0, slotIntervalMs: 40 },
+})
+t.teardown(() => devnet.stop())
+const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
+const [chainA, chainB] = devnet.chains as [(typeof devnet.chains)[0], (typeof devnet.chains)[0]]
+const clientA = createPublicClient({ chain: chainA.chain, transport: http(chainA.rpcUrl) }) as PublicClient
+const clientB = createPublicClient({ chain: chainB.chain, transport: http(chainB.rpcUrl) }) as PublicClient
+
+/**
+ * The market's own depository on `chain` (allocator: the market's), so neither service sees the
+ * other's deposits: ours would take the market's for orphans and refund them.
+ */
+async function deployMarketDepository(
+  chain: (typeof devnet.chains)[0],
+  client: PublicClient,
+): Promise<Address> {
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(MARKET_ALLOCATOR.privateKey),
+    chain: chain.chain,
+    transport: http(chain.rpcUrl),
+  })
+  const hash = await wallet.deployContract({
+    abi: PONTIS_DEPOSITORY.abi,
+    bytecode: PONTIS_DEPOSITORY.bytecode,
+    args: [MARKET_ALLOCATOR.address],
+  })
+  const receipt = await client.waitForTransactionReceipt({ hash })
+  if (!receipt.contractAddress) throw new Error(`no depository deployed on ${chain.chainId}`)
+  return receipt.contractAddress
+}
+const [marketDepositoryA, marketDepositoryB] = await Promise.all([
+  deployMarketDepository(chainA, clientA),
+  deployMarketDepository(chainB, clientB),
+])
+
+// The market's solver pays its fills through the multicaller, as ours does (the devnet has ours approve it).
+{
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(MARKET_SOLVER.privateKey),
+    chain: chainB.chain,
+    transport: http(chainB.rpcUrl),
+  })
+  const hash = await wallet.writeContract({
+    address: STABLECOIN_ADDRESS,
+    abi: PONTIS_USD.abi,
+    functionName: 'approve',
+    args: [chainB.contracts.multicaller, maxUint256],
+  })
+  const receipt = await clientB.waitForTransactionReceipt({ hash })
+  if (receipt.status !== 'success') throw new Error('the market solver could not approve the multicaller')
+}
+
+const lines: Array<{ service: string; level: string; message: string; fields: LogFields | undefined }> = []
+const recording = (service: string): Logger => ({
+  debug: () => {},
+  info: (message, fields) => lines.push({ service, level: 'info', message, fields }),
+  warn: (message, fields) => lines.push({ service, level: 'warn', message, fields }),
+  error: (message, fields) => lines.push({ service, level: 'error', message, fields }),
+})
+
+const market = await startIntentsService({
+  env: {
+    ...devnetEnvironment(devnet),
+    RATE_LIMITS: 'off',
+    SOLVER_PRIVATE_KEY: MARKET_SOLVER.privateKey,
+    ALLOCATOR_PRIVATE_KEY: MARKET_ALLOCATOR.privateKey,
+    LOCAL_A_DEPOSITORY_ADDRESS: marketDepositoryA,
+    LOCAL_B_DEPOSITORY_ADDRESS: marketDepositoryB,
+  },
+  configDir: REPO_CONFIG_DIR,
+  port: 0,
+  logger: recording('market'),
+  document: loaded,
+  indexerIntervalMs: 150,
+  solverIntervalMs: 100,
+})
+t.teardown(() => market.close())
+
+/** A copy of the repository's configs whose solver settings carry `inventory` and `rebalance`. */
+async function configWith(inventory: unknown[], rebalance: Record<string, unknown>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'pontis-rebalance-exec-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await cp(REPO_CONFIG_DIR, dir, { recursive: true })
+  const file = join(dir, 'solver.local.json')
+  const settings = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>
+  await writeFile(file, JSON.stringify({ ...settings, inventory, rebalance }))
+  return dir
+}
+
+const usdcA0 = await evmBalance(clientA, SOLVER.address, STABLECOIN_ADDRESS)
+const usdcB0 = await evmBalance(clientB, SOLVER.address, STABLECOIN_ADDRESS)
+const marketB0 = await evmBalance(clientB, MARKET_SOLVER.address, STABLECOIN_ADDRESS)
+// The move: what the budget allows, a tenth of what either side can spare.
+const MOVE = (usdcA0 < marketB0 ? usdcA0 : marketB0) / 10n
+const bands = [
+  {
+    chainId: 31337,
+    currency: STABLECOIN_ADDRESS,
+    minAmount: '0',
+    targetAmount: '0',
+    maxAmount: (usdcA0 * 4n).toString(),
+  },
+  {
+    chainId: 31338,
+    currency: STABLECOIN_ADDRESS,
+    // Below its minimum by half a move; its target is two moves up, the budget one move.
+    minAmount: (usdcB0 + MOVE / 2n).toString(),
+    targetAmount: (usdcB0 + 2n * MOVE).toString(),
+    maxAmount: (usdcB0 * 4n + 4n * MOVE).toString(),
+    rebalanceBudget: MOVE.toString(),
+    rebalancePeriodSeconds: 3600,
+  },
+]
+
+const rebalances = async (client: ReturnType<typeof createTestClient>): Promise<Rebalances> =>
+  (await client.get('/admin/rebalances', auth)).body as Rebalances
+const bandOf = (seen: Rebalances, chainId: number) => seen.bands.find((band) => band.chainId === chainId)
+
+t.test('a band below its minimum is filled by a move quoted and executed at the market', async (t) => {
+  const ours = await startIntentsService({
+    env: { ...devnetEnvironment(devnet), RATE_LIMITS: 'off', ADMIN_TOKEN },
+    configDir: await configWith(bands, { apiUrl: market.url }),
+    port: 0,
+    logger: recording('ours'),
+    document: loaded,
+    indexerIntervalMs: 150,
+    solverIntervalMs: 100,
+    // The pass runs once at start-up, then when the test runs it.
+    rebalanceIntervalMs: 3_600_000,
+  })
+  t.teardown(() => ours.close())
+  const client = createTestClient(t, ours.url, loaded.document)
+  const marketClient = createTestClient(t, market.url, loaded.document)
+
+  const requested = await waitFor(
+    'the start-up pass to request the move at the market',
+    () => rebalances(client),
+    {
+      until: (seen) => seen.moves.some((move) => move.state !== 'planned'),
+      describe: (seen) => seen?.moves,
+    },
+  )
+  t.same(requested.execution, { enabled: true, reason: null }, 'moves are executed')
+  t.equal(
+    bandOf(requested, 31338)?.status,
+    'move_planned',
+    'the start-up pass found the band below its minimum',
+  )
+  t.equal(bandOf(requested, 31338)?.balance, usdcB0.toString(), 'as it read the balance')
+  const [move, ...others] = requested.moves
+  t.equal(others.length, 0, 'one move')
+  t.match(move, {
+    fromChainId: 31337,
+    toChainId: 31338,
+    amount: MOVE.toString(),
+    fromBalance: usdcA0.toString(),
+    toBalance: usdcB0.toString(),
+    state: 'requested',
+    reason: null,
+    received: null,
+  })
+  const moveId = move?.id as string
+  const requestId = move?.requestId as string
+  t.match(requestId, /^0x[0-9a-f]{64}$/, 'the market answered a request id')
+  const planned = lines.find((line) => line.service === 'ours' && line.message === 'rebalance: move planned')
+  const request = lines.find(
+    (line) => line.service === 'ours' && line.message === 'rebalance: move requested',
+  )
+  t.equal(planned?.fields?.id, moveId, 'the move was planned first (logged)')
+  t.match(request?.fields, { id: moveId, requestId, amountIn: MOVE.toString() }, 'then requested (logged)')
+  const atMarket = (await marketClient.get(`/intents/status/v3?requestId=${requestId}`))
+    .body as IntentsApi.StatusRecordV3
+  t.equal(atMarket.originChainId, 31337, 'the request is the market’s')
+
+  const done = await waitFor(
+    'the move to be done',
+    async () => {
+      await ours.rebalancer.tick()
+      return rebalances(client)
+    },
+    {
+      until: (seen) => seen.moves[0]?.state === 'done' || seen.moves[0]?.state === 'failed',
+      describe: (seen) => seen?.moves,
+      timeoutMs: 120_000,
+      intervalMs: 250,
+    },
+  )
+  const finished = done.moves[0]
+  t.equal(finished?.state, 'done', 'the market filled it')
+  t.equal(done.moves.length, 1, 'still one move')
+  const received = BigInt(finished?.received ?? '0')
+  t.ok(received > 0n && received <= MOVE, 'what arrived: the move less the market’s fees')
+  t.ok(received >= MOVE - MOVE / 100n, 'within rebalance.maxFeeBps (default 100)')
+
+  const status = (await marketClient.get(`/intents/status/v3?requestId=${requestId}`))
+    .body as IntentsApi.StatusRecordV3
+  t.equal(status.status, 'success', 'the market says success')
+  t.same(finished?.outTxHashes, status.txHashes, 'the move records the market’s fill')
+  t.ok(
+    status.inTxHashes.some((hash) => hash.toLowerCase() === finished?.inTxHashes.at(-1)?.toLowerCase()),
+    'the market saw our deposit, the last transaction the move sent',
+  )
+
+  const usdcA = await evmBalance(clientA, SOLVER.address, STABLECOIN_ADDRESS)
+  const usdcB = await evmBalance(clientB, SOLVER.address, STABLECOIN_ADDRESS)
+  t.equal(usdcA, usdcA0 - MOVE, 'the donor chain went down by the deposit')
+  t.equal(usdcB, usdcB0 + received, 'the short chain went up by what arrived')
+  t.ok(usdcB >= BigInt(bands[1]!.minAmount), 'and is back in its band')
+  t.equal(
+    await evmBalance(clientB, MARKET_SOLVER.address, STABLECOIN_ADDRESS),
+    marketB0 - received,
+    'paid by the market’s solver',
+  )
+
+  const { rows: jobs } = await ours.store.client.query<{ state: string; transaction_id: string }>(
+    `SELECT state, transaction_id FROM solver_jobs WHERE kind = 'rebalance_step' ORDER BY id`,
+  )
+  t.equal(jobs.length, 2, 'the approval and the deposit went through our solver’s jobs')
+  t.same(
+    jobs.map((job) => job.state),
+    jobs.map(() => 'confirmed'),
+    'every step confirmed',
+  )
+  t.same(
+    jobs.map((job) => job.transaction_id.toLowerCase()),
+    finished?.inTxHashes.map((hash) => hash.toLowerCase()),
+    'the move lists them in order',
+  )
+  t.ok(
+    lines.some(
+      (line) =>
+        line.service === 'ours' && line.message === 'rebalance: move done' && line.fields?.id === moveId,
+    ),
+    'done is logged',
+  )
+
+  // The budget: the move took all of it (its target was two moves up); the band is in it now anyway.
+  await ours.rebalancer.tick()
+  const after = await rebalances(client)
+  t.equal(bandOf(after, 31338)?.budgetUsed, MOVE.toString(), 'the move used the whole budget, no more')
+  t.equal(bandOf(after, 31338)?.status, 'in_band', 'the band is back in it')
+  t.equal(after.moves.length, 1, 'no second move')
+})
+
+t.test(
+  'quotes the market refuses or that cost too much fail the move and give the budget back',
+  async (t) => {
+    const usdcB = await evmBalance(clientB, SOLVER.address, STABLECOIN_ADDRESS)
+    const usdcA = await evmBalance(clientA, SOLVER.address, STABLECOIN_ADDRESS)
+    const short = (amount: bigint, budget: bigint) => [
+      { ...bands[0], maxAmount: (usdcA * 4n).toString() },
+      {
+        chainId: 31338,
+        currency: STABLECOIN_ADDRESS,
+        minAmount: (usdcB + 1n).toString(),
+        targetAmount: (usdcB + amount).toString(),
+        maxAmount: (usdcB * 4n + amount).toString(),
+        rebalanceBudget: budget.toString(),
+      },
+    ]
+    const cases = [
+      // One smallest unit is worth less than the market quotes (AMOUNT_TOO_LOW).
+      {
+        name: 'refused',
+        inventory: short(1n, 1n),
+        rebalance: { apiUrl: market.url },
+        reason: /^quote refused: 4\d\d /,
+      },
+      // No fee at all allowed: every quote is too dear.
+      {
+        name: 'too dear',
+        inventory: short(MOVE, MOVE),
+        rebalance: { apiUrl: market.url, maxFeeBps: 0 },
+        reason: /^quote not taken: .*rebalance\.maxFeeBps/,
+      },
+    ]
+    for (const { name, inventory, rebalance, reason } of cases) {
+      const runtime = await createIntentsRuntime({
+        env: devnetEnvironment(devnet),
+        configDir: await configWith(inventory, rebalance),
+        logger: recording(name),
+      })
+      t.teardown(() => Promise.allSettled([runtime.store.close(), runtime.registry.close()]))
+      t.equal(await runtime.rebalancer.tick(), 1, `${name}: one move planned`)
+      const [move] = await runtime.rebalancer.moves()
+      t.equal(move?.state, 'failed', `${name}: the move failed`)
+      t.match(move?.reason, reason, `${name}: with the reason`)
+      t.equal(move?.requestId, null, `${name}: nothing requested`)
+      const { rows } = await runtime.store.client.query<{ keeps_budget: boolean }>(
+        'SELECT keeps_budget FROM rebalances',
+      )
+      t.same(rows, [{ keeps_budget: false }], `${name}: nothing left the origin`)
+      t.equal(await runtime.rebalancer.tick(), 0, `${name}: the next pass plans nothing at once`)
+      const band = runtime.rebalancer.bands().find((candidate) => candidate.chainId === 31338)
+      // The budget is one move: had the failed move kept it, the band would show it spent.
+      t.equal(band?.budgetUsed, 0n, `${name}: the budget came back`)
+      t.equal(band?.status, 'retry_later', `${name}: the band waits before another move`)
+      t.ok(
+        lines.some((line) => line.service === name && line.message === 'rebalance: move failed'),
+        `${name}: logged`,
+      )
+    }
+  },
+)
+
+t.test(
+  "a move out of a chain whose plugin cannot send a quote's step stays planned and says why",
+  async (t) => {
+    const usdcB = await evmBalance(clientB, SOLVER.address, STABLECOIN_ADDRESS)
+    const runtime = await createIntentsRuntime({
+      env: devnetEnvironment(devnet),
+      configDir: await configWith(
+        [
+          // The only donor: the solver's SVM USDC, all of it above its target.
+          {
+            chainId: SVM_DEVNET_CHAIN_ID,
+            currency: SVM_STABLECOIN.address,
+            minAmount: '0',
+            targetAmount: '0',
+            maxAmount: '1',
+          },
+          {
+            chainId: 31338,
+            currency: STABLECOIN_ADDRESS,
+            minAmount: (usdcB + 1n).toString(),
+            targetAmount: (usdcB + 1000n).toString(),
+            maxAmount: (usdcB * 4n).toString(),
+            rebalanceBudget: '1000',
+          },
+        ],
+        { apiUrl: market.url },
+      ),
+      logger: recording('svm'),
+    })
+    t.teardown(() => Promise.allSettled([runtime.store.close(), runtime.registry.close()]))
+    const marketRequests = async () =>
+      (await market.store.client.query('SELECT id FROM requests')).rows.length
+    const requestsBefore = await marketRequests()
+    t.equal(await runtime.rebalancer.tick(), 1, 'a move is planned out of the SVM chain')
+    await runtime.rebalancer.tick()
+    const [move] = await runtime.rebalancer.moves()
+    t.match(move, { fromChainId: SVM_DEVNET_CHAIN_ID, toChainId: 31338, state: 'planned', requestId: null })
+    t.equal(
+      move?.reason,
+      `not executed: the svm plugin of chain ${SVM_DEVNET_CHAIN_ID} cannot send a quote's step with the solver's key`,
+      'it stays planned, saying why',
+    )
+    t.same(runtime.rebalancer.execution, { enabled: true, reason: null }, 'execution itself is on')
+    t.equal(await marketRequests(), requestsBefore, 'the market was not asked for a quote')
+  },
+)
