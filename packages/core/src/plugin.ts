@@ -891,12 +891,15 @@ export interface FillingCapability {
    * Signs one transaction item of a quote another intent API answered (a step's `data`, as that API
    * wrote it) from the solver's own account: the solver as a user of another service, moving its
    * own funds between chains (rebalancing). Refuses (PontisError INVALID_REQUEST) an item that is
-   * not this family's transaction, is for another chain, or names another sender. Absent where the
-   * family cannot send such an item with the solver's key; the rebalancer then leaves its moves
-   * planned and says so.
+   * not this family's transaction, is for another chain, names another sender, or could spend more
+   * of the solver's funds than `spend` (at most `spend.amount` of `spend.currencyId`, nothing of
+   * anything else): the other API is not trusted with more than the move. Absent where the family
+   * cannot send such an item with the solver's key; the rebalancer then leaves its moves planned and
+   * says so.
    */
   signStep?(
     item: Readonly<Record<string, unknown>>,
+    spend: { readonly currencyId: string; readonly amount: bigint },
     credentials: SolverCredentials,
     options?: SigningOptions,
   ): Promise<SignedTransaction>

@@ -32,6 +32,7 @@ import {
 import {
   type Address,
   concat,
+  decodeFunctionData,
   encodeAbiParameters,
   encodeFunctionData,
   type Hex,
@@ -160,6 +161,16 @@ const HUB_EXECUTION_FALLBACK_GAS = 250_000n
 const REPLACEMENT_BUMP_PERCENT = 125n
 /** The cap on replacement fees when the chain entry sets none: 1000 gwei. */
 export const DEFAULT_MAX_REPLACEMENT_FEE_PER_GAS = 1_000_000_000_000n
+
+/** The amount of an ERC-20 `approve(spender, amount)` call; undefined for any other call. */
+function approvedAmount(data: Hex): bigint | undefined {
+  try {
+    const call = decodeFunctionData({ abi: erc20Abi, data })
+    return call.functionName === 'approve' ? (call.args[1] as bigint) : undefined
+  } catch {
+    return undefined
+  }
+}
 
 /** The filling capability of a chain with a multicaller (and, for depository refunds, a depository). */
 export function createEvmFilling(
@@ -676,6 +687,7 @@ export function createEvmFilling(
    */
   async function signStep(
     item: Readonly<Record<string, unknown>>,
+    spend: { readonly currencyId: string; readonly amount: bigint },
     credentials: SolverCredentials,
     options: SigningOptions = {},
   ): Promise<SignedTransaction> {
@@ -705,6 +717,19 @@ export function createEvmFilling(
     }
     const to = item.to as Address
     const value = decimal(item.value, 'value') ?? 0n
+    // The solver's account holds no standing allowances, so what an item can take is its value and
+    // what it approves; both are bounded by the move.
+    if (isNativeCurrency(context, spend.currencyId)) {
+      if (value > spend.amount) refuse(`it sends ${value}, more than the move's ${spend.amount}`)
+    } else {
+      if (value > 0n) refuse(`it sends ${value} of the native currency in a move of a token`)
+      if (isAddressEqual(to, spend.currencyId as Address)) {
+        const approved = approvedAmount(data as Hex)
+        if (approved === undefined) refuse('its call to the token is not an approve')
+        if ((approved as bigint) > spend.amount)
+          refuse(`it approves ${approved}, more than the move's ${spend.amount}`)
+      }
+    }
     const given = decimal(item.gas, 'gas')
     const [gas, fees] = await Promise.all([
       // No limit given: it must simulate (a step that reverts now is not worth sending).

@@ -886,26 +886,31 @@ t.test(
 )
 
 t.test(
-  "signStep sends another service's transaction item from the solver, with the allocated nonce",
+  "signStep sends another service's transaction item from the solver, with the allocated nonce, spending at most the move",
   async (t) => {
     const signStep = b.filling.signStep
     if (!signStep) return t.fail('the EVM plugin signs quote steps')
     const amount = 12_345n
-    const data = encodeFunctionData({
-      abi: erc20Abi,
-      functionName: 'transfer',
-      args: [carol.address, amount],
-    })
+    const spend = { currencyId: b.usdc, amount }
+    const approve = (value: bigint) =>
+      encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [carol.address, value] })
     const item = {
       format: 'evm-transaction',
       from: SOLVER.address,
       to: b.usdc,
-      data,
+      data: approve(amount),
       value: '0',
       chainId: devB.chainId,
     }
-    const refused = async (changes: Record<string, unknown>, why: RegExp, label: string) => {
-      const error = await signStep({ ...item, ...changes }, credentials).catch((caught: unknown) => caught)
+    const refused = async (
+      changes: Record<string, unknown>,
+      why: RegExp,
+      label: string,
+      limit: { currencyId: string; amount: bigint } = spend,
+    ) => {
+      const error = await signStep({ ...item, ...changes }, limit, credentials).catch(
+        (caught: unknown) => caught,
+      )
       t.type(error, PontisError, label)
       t.match(error, { code: 'INVALID_REQUEST', message: why }, label)
     }
@@ -917,18 +922,47 @@ t.test(
     )
     await refused({ format: 'svm-transaction' }, /not an EVM transaction/, "another family's item")
     await refused({ value: '-1' }, /`value` is not a decimal/, 'a bad value')
+    await refused(
+      { data: approve(amount + 1n) },
+      /approves 12346, more than the move's 12345/,
+      'a larger approval',
+    )
+    await refused(
+      { data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [carol.address, 1n] }) },
+      /its call to the token is not an approve/,
+      'a transfer of the token',
+    )
+    await refused(
+      { to: carol.address, data: '0x', value: '1' },
+      /native currency in a move of a token/,
+      'value in a token move',
+    )
+    await refused(
+      { to: carol.address, data: '0x', value: String(amount + 1n) },
+      /it sends 12346, more than the move's 12345/,
+      'more value than a native move',
+      { currencyId: '0x0000000000000000000000000000000000000000', amount },
+    )
 
-    const before = await b.usdcOf(carol.address)
     const nonce = await b.filling.nextNonce(SOLVER.address)
     // Relay's items carry no `format`; a given `gas` is used as is.
     const { format: _format, ...relayItem } = item
-    const signed = await signStep({ ...relayItem, gas: '90000' }, credentials, { nonce })
+    const signed = await signStep({ ...relayItem, gas: '90000' }, spend, credentials, { nonce })
     const parsed = parseTransaction(signed.raw as Hex)
     t.equal(BigInt(parsed.nonce ?? -1), nonce, 'signed with the nonce the solver allocated')
     t.equal(parsed.gas, 90_000n, "with the item's gas limit")
     t.equal(signed.amount, 0n, 'it moves no native value')
     await b.filling.broadcast(signed.raw)
     t.equal((await b.settled(signed.transactionId)).state, 'success')
-    t.equal(await b.usdcOf(carol.address), before + amount, 'the call ran from the solver')
+    t.equal(
+      await b.publicClient.readContract({
+        address: b.usdc,
+        abi: erc20Abi,
+        functionName: 'allowance',
+        args: [SOLVER.address, carol.address],
+      }),
+      amount,
+      'the call ran from the solver',
+    )
   },
 )

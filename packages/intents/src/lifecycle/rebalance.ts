@@ -557,7 +557,12 @@ export class Rebalancer {
     stored: StoredQuote,
     index: number,
   ): Promise<void> {
-    const payload: RebalanceStepPayload = { moveId: move.id, index, item: stored.items[index] ?? {} }
+    const payload: RebalanceStepPayload = {
+      moveId: move.id,
+      index,
+      item: stored.items[index] ?? {},
+      spend: { currencyId: move.fromCurrency, amount: stored.amountIn },
+    }
     await lifecycle.enqueue(
       {
         jobKey: `rebalance:${move.id}:${index}`,

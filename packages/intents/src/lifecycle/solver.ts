@@ -100,6 +100,8 @@ export interface RebalanceStepPayload {
   /** Position among the quote's transaction items, sent one after the other. */
   index: number
   item: Record<string, unknown>
+  /** The most the item may spend: the move's currency on its origin and the quote's amount in. */
+  spend: { currencyId: string; amount: string }
 }
 interface PermitPayload {
   depositor: string
@@ -324,7 +326,8 @@ export class Solver {
       const payload = job.payload as unknown as RebalanceStepPayload
       if (!filling.signStep)
         throw new PontisError('UNSUPPORTED_EXECUTION_TYPE', "This chain's plugin sends no quote steps.")
-      return filling.signStep(payload.item, credentials, options)
+      const spend = { currencyId: payload.spend.currencyId, amount: BigInt(payload.spend.amount) }
+      return filling.signStep(payload.item, spend, credentials, options)
     }
     if (job.kind === 'submit_deposit') {
       const payload = job.payload as unknown as PermitPayload
