@@ -22,6 +22,7 @@ import { createTestClient, type TestClient } from '@pontis/http/testing'
 import * as btc from '@scure/btc-signer'
 import t, { type Test } from 'tap'
 import { createPublicClient, http, type PublicClient } from 'viem'
+import { disagreements, FORGED_HASH, lyingNode } from '../../../test/helpers/lying-node.js'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import type { IntentsService } from '../src/index.js'
 import {
@@ -34,7 +35,6 @@ import {
   warningsLogger,
 } from './fixtures/chain-faults.js'
 import { evmBalance, executeEvmSteps, freshIndexerPass } from './fixtures/e2e.js'
-import { disagreements, FORGED_HASH, lyingNode } from './fixtures/lying-node.js'
 import { openTestSchema, querySchema } from './fixtures/postgres.js'
 import { finalStatus, processEnvironment, startServiceProcess } from './fixtures/service-process.js'
 
