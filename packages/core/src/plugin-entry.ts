@@ -38,9 +38,16 @@ export { keepAliveFetch } from './http-client.js'
 export type { LogFields, Logger } from './logger.js'
 // The contract: definePlugin, the capability interfaces and their value types, the error helpers.
 export * from './plugin.js'
+// Several nodes of one chain: the majority vote on a fact's block hash, and the report of a node
+// contradicting the others (logged by host, counted with the RPC call metrics).
+export {
+  type BlockHashVote,
+  blockHashQuorum,
+  type ChainWitness,
+  nodeDisagreementReporter,
+} from './quorum.js'
 // A bounded cache of chain reads.
 export { ReadCache } from './read-cache.js'
-// A node contradicting its chain's other nodes, counted with the RPC call metrics.
 export { reportRpcDisagreement } from './rpc-calls.js'
 // What `PluginDefinition.configSchema` is.
 // The step format of the execute API, for families that serve signatures the service redeems.

@@ -19,6 +19,10 @@ const CONTRACT_MODULES = new Set(['plugin.ts', 'vm-type.ts'])
  * service-side helper belongs in `@pontis/core` alone.
  */
 const PICKED_NAMES = [
+  'BlockHashVote',
+  'ChainWitness',
+  'blockHashQuorum',
+  'nodeDisagreementReporter',
   'ChainConfig',
   'ChainContracts',
   'ChainContractsV3',

@@ -98,6 +98,21 @@ t.test('cluster and slot methods answer in the documented shapes', async (t) => 
   const blockTime = await connection.getBlockTime(slot)
   t.ok(blockTime !== null && Math.abs(blockTime - Date.now() / 1000) < 60, 'block time is the wall clock')
   t.equal(errorOf(await rpc(url, 'getBlockTime', [slot + 1000])).code, RPC_ERROR.blockNotAvailable)
+  const header = { transactionDetails: 'none', rewards: false } as const
+  const block = await connection.getBlock(slot - 2, { ...header, commitment: 'finalized' })
+  t.match(block, {
+    blockhash: server.ledger.block(slot - 2)?.blockhash,
+    previousBlockhash: server.ledger.block(slot - 3)?.blockhash,
+    parentSlot: slot - 3,
+    blockTime: Number,
+  })
+  t.equal((await connection.getBlock(slot, { ...header, commitment: 'confirmed' }))?.blockhash, blockhash)
+  t.equal(
+    errorOf(await rpc(url, 'getBlock', [slot, { commitment: 'finalized', transactionDetails: 'none' }])).code,
+    RPC_ERROR.blockNotAvailable,
+    'not finalized yet',
+  )
+  t.match(errorOf(await rpc(url, 'getBlock', [slot - 2])).message, /transactionDetails none/)
 
   const fees = await connection.getRecentPrioritizationFees()
   t.equal(fees.at(-1)?.slot, slot)

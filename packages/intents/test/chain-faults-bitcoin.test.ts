@@ -5,7 +5,8 @@
  * request moved to `pending`, a deposit reorganised away before its confirmations, after it was
  * acted on (the queued fill cancelled) and after its fill, a stuck fill replaced by fee up to its
  * cap, a fill reorganised away (sent again), a service process killed between signing and sending a
- * fill, and the per-currency high-value confirmation rule.
+ * fill, the per-currency high-value confirmation rule, and an Esplora node lying about a block hash
+ * (outvoted by two honest ones; alone against one, nothing is trusted).
  */
 import type { IntentsApi } from '@pontis/core'
 import {
@@ -21,9 +22,18 @@ import { createTestClient, type TestClient } from '@pontis/http/testing'
 import * as btc from '@scure/btc-signer'
 import t, { type Test } from 'tap'
 import { createPublicClient, http, type PublicClient } from 'viem'
+import { disagreements, FORGED_HASH, lyingNode } from '../../../test/helpers/lying-node.js'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import type { IntentsService } from '../src/index.js'
-import { faultHarness, fillJob, type ReorgDetails, seen, settled, statusOf } from './fixtures/chain-faults.js'
+import {
+  faultHarness,
+  fillJob,
+  type ReorgDetails,
+  seen,
+  settled,
+  statusOf,
+  warningsLogger,
+} from './fixtures/chain-faults.js'
 import { evmBalance, executeEvmSteps, freshIndexerPass } from './fixtures/e2e.js'
 import { openTestSchema, querySchema } from './fixtures/postgres.js'
 import { finalStatus, processEnvironment, startServiceProcess } from './fixtures/service-process.js'
@@ -467,6 +477,56 @@ t.test(
       1,
       'the operator sees it counted',
     )
+  },
+)
+
+t.test(
+  'an Esplora node lying about a block hash: one to one nothing is trusted (pending, no fill); two honest nodes outvote it, it is reported, the deposit is filled',
+  async (t) => {
+    // Another hash for every block height it is asked about.
+    const liar = await lyingNode(t, bitcoin.url, (call) =>
+      call.method === 'GET' && /^\/block-height\/\d+$/.test(call.path) && call.status === 200
+        ? FORGED_HASH
+        : undefined,
+    )
+    await configure({ [BTC]: { rpc: { url: bitcoin.url, fallbackUrls: [liar.url] } } })
+    const oneToOne = warningsLogger()
+    const twoNodes = await start({ workers: true, logger: oneToOne.logger })
+    t.teardown(() => twoNodes.close())
+    const client = createTestClient(t, twoNodes.url, loaded.document)
+    const user = BITCOIN_USERS.p2wpkh
+    const { quote, requestId } = await quoteToEvm(client, user, 1_000_000n)
+    const txid = await deposit(quote, user)
+    await settled(client, requestId, ['pending'])
+    bitcoin.mine(1)
+    t.ok(bitcoin.chain.transaction(txid)?.block, 'the deposit is in a block')
+    await waitFor('the liar to be counted', async () => {
+      return disagreements((await client.get('/metrics')).text, BTC) > 0
+    })
+    await freshIndexerPass(twoNodes)
+    t.same(
+      await seen(twoNodes, requestId),
+      { deposits: 1, fills: 0 },
+      'one honest node of two is no majority: no fill',
+    )
+    t.equal((await statusOf(client, requestId)).status, 'pending', 'seen in the mempool, never acted on')
+    const read = await twoNodes.registry.chain(BTC).adapter.reading?.readDeposits(txid, { fresh: true })
+    t.match(read, { state: 'pending', final: false, facts: [] }, 'the deposit reads as not mined yet')
+    const warned = oneToOne.warnings.find((line) => line.message.includes('another block hash'))
+    t.equal(warned?.fields.node, new URL(liar.url).host, 'the log names the node by its host')
+    t.notMatch(JSON.stringify(warned), /http:/, 'and not by its URL')
+    await twoNodes.close()
+
+    // A third node, honest: two of three agree, and the deposit is acted on.
+    const honest = await lyingNode(t, bitcoin.url, () => undefined)
+    await configure({ [BTC]: { rpc: { url: bitcoin.url, fallbackUrls: [liar.url, honest.url] } } })
+    const threeNodes = await start({ workers: true })
+    t.teardown(() => threeNodes.close())
+    const api = createTestClient(t, threeNodes.url, loaded.document)
+    const done = await settled(api, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success', 'filled once a majority vouches for the block')
+    t.same(await seen(threeNodes, requestId), { deposits: 1, fills: 1 }, 'filled once')
+    t.ok(disagreements((await api.get('/metrics')).text, BTC) > 0, 'the outvoted liar is counted')
   },
 )
 

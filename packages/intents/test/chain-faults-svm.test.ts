@@ -4,9 +4,10 @@
  * a fill whose blockhash expires before it lands is signed again with a fresh blockhash, and only
  * once the old one has provably expired, so it is never paid twice; a fill rolled back before it is
  * finalized, or signed before a crash and not sent, is sent again as the same bytes and paid once;
- * a deposit above a high-value threshold waits past finalization for the deeper rule.
+ * a deposit above a high-value threshold waits past finalization for the deeper rule; a node lying
+ * about a slot's blockhash is outvoted by two honest ones, and alone against one, nothing is trusted.
  */
-import { type IntentsApi, silentLogger } from '@pontis/core'
+import { type IntentsApi, type Logger, silentLogger } from '@pontis/core'
 import {
   devnetEnvironment,
   STABLECOIN_ADDRESS,
@@ -24,10 +25,11 @@ import { Connection, PublicKey, VersionedTransaction } from '@solana/web3.js'
 import t from 'tap'
 import { type Address, createPublicClient, createWalletClient, type Hex, http, type PublicClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { disagreements, FORGED_HASH, lyingNode } from '../../../test/helpers/lying-node.js'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
 import { chainConfig } from './fixtures/chain-config.js'
-import { type ReorgDetails, settled, statusOf } from './fixtures/chain-faults.js'
+import { type ReorgDetails, seen, settled, statusOf, warningsLogger } from './fixtures/chain-faults.js'
 import { freshIndexerPass } from './fixtures/e2e.js'
 import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
@@ -520,3 +522,98 @@ t.test('an SVM deposit above the high-value threshold waits for the deeper confi
     'the recipient got the quoted output',
   )
 })
+
+t.test(
+  'an SVM node lying about a blockhash: one to one nothing is trusted (waiting, no fill); two honest nodes outvote it, it is reported, the deposit is filled',
+  async (t) => {
+    // Another blockhash for every block it is asked for.
+    const liar = await lyingNode(t, svm.rpcUrl, (call) => {
+      const request = JSON.parse(call.body || '{}') as { method?: string }
+      if (request.method !== 'getBlock') return undefined
+      const answer = JSON.parse(call.answer) as { result?: { blockhash?: string } | null }
+      if (!answer.result?.blockhash) return undefined
+      return JSON.stringify({ ...answer, result: { ...answer.result, blockhash: FORGED_HASH } })
+    })
+    const database = await openTestSchema(t, 'liarsvm')
+    const { configDir, configure } = await chainConfig(t, 'pontis-liar-svm-')
+    const startWith = (logger: Logger) =>
+      startIntentsService({
+        configDir,
+        env: {
+          ...devnetEnvironment(devnet),
+          RATE_LIMITS: 'off',
+          DATABASE_URL: TEST_DATABASE_URL,
+          DATABASE_SCHEMA: database.schema,
+        },
+        port: 0,
+        logger,
+        document: loaded,
+        indexerIntervalMs: 150,
+        solverIntervalMs: 100,
+      })
+    await configure([EVM, SVM], { [SVM]: { rpc: { url: svm.rpcUrl, fallbackUrls: [liar.url] } } })
+    const oneToOne = warningsLogger()
+    const twoNodes = await startWith(oneToOne.logger)
+    t.teardown(() => twoNodes.close())
+    const client = createTestClient(t, twoNodes.url, loaded.document)
+    // The deposit comes after where the scan stands, so the scan records it.
+    await waitFor('the SVM scan to stand somewhere', () => twoNodes.lifecycle.cursor(SVM))
+    const user = SVM_USERS[1]!
+    const res = await client.post('/quote/v2', {
+      user: user.address,
+      recipient: USERS[1]!.address,
+      originChainId: SVM,
+      destinationChainId: EVM,
+      originCurrency: SVM_STABLECOIN.address,
+      destinationCurrency: STABLECOIN_ADDRESS,
+      amount: '15000000',
+      tradeType: 'EXACT_INPUT',
+    })
+    t.equal(res.status, 200)
+    const quote = res.body as Quote
+    const requestId = quote.steps[0]?.requestId as string
+    const item = quote.steps[0]?.items[0]?.data as unknown as { transaction: string }
+    const deposit = VersionedTransaction.deserialize(Buffer.from(item.transaction, 'base64'))
+    deposit.sign([user.keypair])
+    const signature = await connection.sendRawTransaction(deposit.serialize())
+    // Finalized: the deposit would be acted on, were its block vouched for.
+    await faults.mine(ledger.finalizedDepth + 1)
+    t.equal(ledger.commitmentOf(ledger.transaction(signature)?.slot as number), 'finalized')
+    await waitFor('the deposit to be recorded', async () => (await seen(twoNodes, requestId)).deposits === 1)
+    await waitFor('the liar to be counted', async () => {
+      return disagreements((await client.get('/metrics')).text, SVM) > 0
+    })
+    await freshIndexerPass(twoNodes)
+    t.same(
+      await seen(twoNodes, requestId),
+      { deposits: 1, fills: 0 },
+      'one honest node of two is no majority: no fill',
+    )
+    t.equal((await statusOf(client, requestId)).status, 'waiting')
+    const read = await twoNodes.registry.chain(SVM).adapter.reading?.readDeposits(signature, { fresh: true })
+    t.match(read, { state: 'pending', final: false, facts: [] }, 'the deposit reads as not confirmed yet')
+    const warned = oneToOne.warnings.find((line) => line.message.includes('another block hash'))
+    t.equal(warned?.fields.node, new URL(liar.url).host, 'the log names the node by its host')
+    t.notMatch(JSON.stringify(warned), /http:/, 'and not by its URL')
+    await twoNodes.close()
+
+    // A third node, honest: two of three agree, and the deposit is acted on.
+    const honest = await lyingNode(t, svm.rpcUrl, () => undefined)
+    await configure([EVM, SVM], {
+      [SVM]: { rpc: { url: svm.rpcUrl, fallbackUrls: [liar.url, honest.url] } },
+    })
+    const before = await evmUsdcBalance(USERS[1]!.address)
+    const threeNodes = await startWith(silentLogger)
+    t.teardown(() => threeNodes.close())
+    const api = createTestClient(t, threeNodes.url, loaded.document)
+    const done = await settled(api, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success', 'filled once a majority vouches for the block')
+    t.same(await seen(threeNodes, requestId), { deposits: 1, fills: 1 }, 'filled once')
+    t.equal(
+      (await evmUsdcBalance(USERS[1]!.address)) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient got the quoted output',
+    )
+    t.ok(disagreements((await api.get('/metrics')).text, SVM) > 0, 'the outvoted liar is counted')
+  },
+)

@@ -5,9 +5,10 @@
  * solid (a lowered `slowConfirmations`) and then forked away cancels its queued fill, or is recorded
  * and counted when the fill went out; a fill forked away before it is solid, evicted from the
  * pool, or signed before a crash and not sent, is broadcast again as the same transaction and paid
- * once.
+ * once; a node lying about a block id is outvoted by two honest ones, and alone against one, nothing
+ * is trusted.
  */
-import { type IntentsApi, silentLogger } from '@pontis/core'
+import { type IntentsApi, type Logger, silentLogger } from '@pontis/core'
 import {
   devnetEnvironment,
   STABLECOIN_ADDRESS,
@@ -24,10 +25,11 @@ import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
 import t from 'tap'
 import { type Address, createPublicClient, http, type PublicClient } from 'viem'
+import { disagreements, FORGED_HASH, lyingNode } from '../../../test/helpers/lying-node.js'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
 import { chainConfig } from './fixtures/chain-config.js'
-import { type ReorgDetails, seen, settled, statusOf } from './fixtures/chain-faults.js'
+import { type ReorgDetails, seen, settled, statusOf, warningsLogger } from './fixtures/chain-faults.js'
 import { evmBalance, executeEvmSteps, freshIndexerPass } from './fixtures/e2e.js'
 import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
@@ -56,7 +58,7 @@ const database = await openTestSchema(t, 'faultstron')
 const { configDir, configure } = await chainConfig(t, 'pontis-faults-tron-')
 
 /** The intent service on the configured chains and the shared PostgreSQL schema. */
-const startOn = (workers: boolean, options: { solverIntervalMs?: number } = {}) =>
+const startOn = (workers: boolean, options: { solverIntervalMs?: number; logger?: Logger } = {}) =>
   startIntentsService({
     configDir,
     env: {
@@ -66,7 +68,7 @@ const startOn = (workers: boolean, options: { solverIntervalMs?: number } = {}) 
       DATABASE_SCHEMA: database.schema,
     },
     port: 0,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     document: loaded,
     workers,
     indexerIntervalMs: 150,
@@ -421,5 +423,58 @@ t.test(
       BigInt(quote.details.currencyOut.amount),
       'the recipient is paid once, the quoted output',
     )
+  },
+)
+
+t.test(
+  'a Tron node lying about a block id: one to one nothing is trusted (waiting, no fill); two honest nodes outvote it, it is reported, the deposit is filled',
+  async (t) => {
+    // Another id for every block it is asked for by number.
+    const liar = await lyingNode(t, tron.url, (call) => {
+      if (!call.path.endsWith('/getblockbynum')) return undefined
+      const block = JSON.parse(call.answer) as { blockID?: string }
+      return block.blockID === undefined ? undefined : JSON.stringify({ ...block, blockID: FORGED_HASH })
+    })
+    await configure([EVM, TRON], { [TRON]: { rpc: { url: tron.url, fallbackUrls: [liar.url] } } })
+    const oneToOne = warningsLogger()
+    const twoNodes = await startOn(true, { logger: oneToOne.logger })
+    t.teardown(() => twoNodes.close())
+    const client = createTestClient(t, twoNodes.url, loaded.document)
+    // The deposit's block comes after where the scan stands, so the scan records it.
+    await waitFor('the Tron scan to stand somewhere', () => twoNodes.lifecycle.cursor(TRON))
+    const { requestId, txId } = await depositFromTron(client, 11_000_000n)
+    // Solid: the deposit would be acted on, were its block vouched for.
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS + 1)
+    t.ok(await inBlock(txId), 'the deposit is in a block')
+    await waitFor('the deposit to be recorded', async () => (await seen(twoNodes, requestId)).deposits === 1)
+    await waitFor('the liar to be counted', async () => {
+      return disagreements((await client.get('/metrics')).text, TRON) > 0
+    })
+    await freshIndexerPass(twoNodes)
+    t.same(
+      await seen(twoNodes, requestId),
+      { deposits: 1, fills: 0 },
+      'one honest node of two is no majority: no fill',
+    )
+    t.equal((await statusOf(client, requestId)).status, 'waiting')
+    const read = await twoNodes.registry.chain(TRON).adapter.reading?.readDeposits(txId, { fresh: true })
+    t.match(read, { state: 'pending', final: false, facts: [] }, 'the deposit reads as not in a block yet')
+    const warned = oneToOne.warnings.find((line) => line.message.includes('another block hash'))
+    t.equal(warned?.fields.node, new URL(liar.url).host, 'the log names the node by its host')
+    t.notMatch(JSON.stringify(warned), /http:/, 'and not by its URL')
+    await twoNodes.close()
+
+    // A third node, honest: two of three agree, and the deposit is acted on.
+    const honest = await lyingNode(t, tron.url, () => undefined)
+    await configure([EVM, TRON], {
+      [TRON]: { rpc: { url: tron.url, fallbackUrls: [liar.url, honest.url] } },
+    })
+    const threeNodes = await startOn(true)
+    t.teardown(() => threeNodes.close())
+    const api = createTestClient(t, threeNodes.url, loaded.document)
+    const done = await settled(api, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success', 'filled once a majority vouches for the block')
+    t.same(await seen(threeNodes, requestId), { deposits: 1, fills: 1 }, 'filled once')
+    t.ok(disagreements((await api.get('/metrics')).text, TRON) > 0, 'the outvoted liar is counted')
   },
 )

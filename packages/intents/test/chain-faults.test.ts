@@ -18,6 +18,7 @@ import {
   parseTransaction,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { FORGED_HASH, lyingNode } from '../../../test/helpers/lying-node.js'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import type { IntentsService } from '../src/index.js'
 import { faultHarness, fillJob, type ReorgDetails, seen, settled, statusOf } from './fixtures/chain-faults.js'
@@ -386,47 +387,30 @@ t.test(
 )
 
 /**
- * A JSON-RPC proxy on loopback in front of `target` that answers another hash for every block from
- * `lieFrom` on (when set); everything else passes through unchanged.
+ * A JSON-RPC node in front of `target` that answers another hash for every block from `lieFrom.block`
+ * on (once set); everything else passes through unchanged.
  */
-async function lyingNode(t: Test, target: string): Promise<{ url: string; lieFrom?: bigint }> {
-  const node: { url: string; lieFrom?: bigint } = { url: '' }
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', async () => {
-      const body = Buffer.concat(chunks).toString()
-      const answer = await fetch(target, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-      })
-      const text = await answer.text()
-      const request = JSON.parse(body) as { method?: string; params?: unknown[] }
-      const asked = request.params?.[0]
-      const lied =
-        node.lieFrom !== undefined &&
-        request.method === 'eth_getBlockByNumber' &&
-        typeof asked === 'string' &&
-        asked.startsWith('0x') &&
-        BigInt(asked) >= node.lieFrom
-      const reply = JSON.parse(text) as { result?: { hash?: string } }
-      if (lied && reply.result) reply.result.hash = `0x${'ab'.repeat(32)}`
-      res
-        .writeHead(answer.status, { 'content-type': 'application/json' })
-        .end(lied ? JSON.stringify(reply) : text)
-    })
+function lyingEvmNode(t: Test, target: string, lieFrom: { block?: bigint }) {
+  return lyingNode(t, target, (call) => {
+    const request = JSON.parse(call.body || '{}') as { method?: string; params?: unknown[] }
+    const asked = request.params?.[0]
+    const lied =
+      lieFrom.block !== undefined &&
+      request.method === 'eth_getBlockByNumber' &&
+      typeof asked === 'string' &&
+      asked.startsWith('0x') &&
+      BigInt(asked) >= lieFrom.block
+    const reply = JSON.parse(call.answer) as { result?: { hash?: string } }
+    if (!lied || !reply.result) return undefined
+    return JSON.stringify({ ...reply, result: { ...reply.result, hash: `0x${FORGED_HASH}` } })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  node.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  return node
 }
 
 t.test(
   'a node lying about a block hash is reported and outvoted; alone against one honest node, nothing is trusted',
   async (t) => {
-    const liar = await lyingNode(t, origin.rpcUrl)
+    const lieFrom: { block?: bigint } = {}
+    const liar = await lyingEvmNode(t, origin.rpcUrl, lieFrom)
     const user = USERS[2]!
     const recipient = USERS[0]!.address
     await configure({ [origin.chainId]: { rpc: { url: origin.rpcUrl, fallbackUrls: [liar.url] } } })
@@ -435,8 +419,8 @@ t.test(
     const client = createTestClient(t, twoNodes.url, loaded.document)
     const { quote, requestId } = await quoteNative(client, user, recipient)
     // Every block from the next one on: the solver's repayments of earlier fills may mine one first.
-    liar.lieFrom = (await origin.faults.head()) + 1n
-    t.ok((await deposit(quote, user)) >= liar.lieFrom, 'the deposit is in a block the node lies about')
+    lieFrom.block = (await origin.faults.head()) + 1n
+    t.ok((await deposit(quote, user)) >= lieFrom.block, 'the deposit is in a block the node lies about')
     await waitFor('the deposit to be recorded', async () => (await seen(twoNodes, requestId)).deposits === 1)
     await freshIndexerPass(twoNodes)
     t.same(
@@ -454,7 +438,7 @@ t.test(
     await twoNodes.close()
 
     // A third node, honest: two of three agree, and the deposit is acted on.
-    const honest = await lyingNode(t, origin.rpcUrl)
+    const honest = await lyingNode(t, origin.rpcUrl, () => undefined)
     await configure({
       [origin.chainId]: { rpc: { url: origin.rpcUrl, fallbackUrls: [liar.url, honest.url] } },
     })

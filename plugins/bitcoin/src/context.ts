@@ -3,7 +3,7 @@
  * network, the vault (the depository: the address deposits pay) and the chain's settings; with
  * the reads several capabilities make (fee rate, tip height, spendable coins, confirmations).
  */
-import { type ChainLabel, PontisError, type ReadCache } from '@pontis/core/plugin'
+import { type ChainLabel, type ChainWitness, PontisError, type ReadCache } from '@pontis/core/plugin'
 import type { Network } from 'bitcoinjs-lib'
 import type { BitcoinNetworkName } from './config.js'
 import type { EsploraClient, EsploraTxStatus } from './esplora.js'
@@ -38,6 +38,18 @@ export interface BitcoinChainContext {
   /** Highest fee rate a stuck transaction is replaced at, sat/vB (`maxReplacementFeeRate`). */
   readonly maxReplacementFeeRate: number
   readonly maxScanPages: number
+  /**
+   * The chain's other Esplora APIs (`rpc.fallbackUrls`), each asked on its own: a transaction is
+   * taken as mined only when a majority of all of them agree on the hash of its block.
+   */
+  readonly witnesses: readonly EsploraWitness[]
+  /** Told about a witness that answered another block hash for the same height. */
+  readonly onDisagreement?: ((witness: ChainWitness, height: bigint) => void) | undefined
+}
+
+/** One more Esplora API of the chain, asked separately to confirm what the main one read. */
+export interface EsploraWitness extends ChainWitness {
+  readonly esplora: EsploraClient
 }
 
 /**

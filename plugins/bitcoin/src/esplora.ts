@@ -173,6 +173,12 @@ export class EsploraClient {
     return height
   }
 
+  /** The hash of the block at `height` on this API's chain, or undefined when it has none there. */
+  async blockHashAt(height: number): Promise<string | undefined> {
+    const hash = await this.#text(`/block-height/${height}`)
+    return hash === undefined ? undefined : hash.toLowerCase()
+  }
+
   /** Fee rates (sat/vB) by confirmation target in blocks; may be empty (regtest, quiet mempool). */
   async feeEstimates(): Promise<Readonly<Record<string, number>>> {
     return (await this.#json<Record<string, number>>('/fee-estimates')) ?? {}

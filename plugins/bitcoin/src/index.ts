@@ -8,8 +8,10 @@ import {
   type AdapterContext,
   type ChainAdapter,
   type ChainConfig,
+  type ChainWitness,
   definePlugin,
   type FinalityPolicy,
+  nodeDisagreementReporter,
   ReadCache,
 } from '@pontis/core/plugin'
 import { type BitcoinPluginConfig, bitcoinConfigSchema } from './config.js'
@@ -44,8 +46,14 @@ export function bitcoinFinality(context: BitcoinChainContext, blockTimeSeconds: 
 
 const DEFAULT_TIMEOUT_MS = 10_000
 
-/** The shared state of one chain's capabilities, from its validated config. */
-export function createBitcoinContext(chain: ChainConfig<BitcoinPluginConfig>): BitcoinChainContext {
+/**
+ * The shared state of one chain's capabilities, from its validated config; `onDisagreement` is told
+ * about a node contradicting the chain's others.
+ */
+export function createBitcoinContext(
+  chain: ChainConfig<BitcoinPluginConfig>,
+  onDisagreement?: (witness: ChainWitness, height: bigint) => void,
+): BitcoinChainContext {
   const options = chain.plugin
   const label = { id: chain.id, displayName: chain.displayName }
   const depository = chain.protocol?.v2?.depository
@@ -58,16 +66,18 @@ export function createBitcoinContext(chain: ChainConfig<BitcoinPluginConfig>): B
       `chain ${chain.id} (${chain.name}): the Esplora API needs an http(s) base URL (plugin.esploraUrl or rpc.url)`,
     )
   }
-  return {
-    label,
-    network: options.network,
-    params: networkOf(options.network),
-    esplora: new EsploraClient({
+  const esploraOf = (urls: readonly string[]) =>
+    new EsploraClient({
       urls,
       timeoutMs: chain.rpc.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(chain.rpc.headers ? { headers: chain.rpc.headers } : {}),
       label,
-    }),
+    })
+  return {
+    label,
+    network: options.network,
+    params: networkOf(options.network),
+    esplora: esploraOf(urls),
     cache: new ReadCache({ ttlMs: options.readCacheSeconds * 1000 }),
     // An invalid vault address is reported by the registry's address check, naming the field.
     vault: vault && 'parsed' in vault ? vault.parsed : undefined,
@@ -88,6 +98,9 @@ export function createBitcoinContext(chain: ChainConfig<BitcoinPluginConfig>): B
     reservationMs: options.reservationSeconds * 1000,
     maxReplacementFeeRate: options.maxReplacementFeeRate,
     maxScanPages: options.maxScanPages,
+    // The main API fails over to the others; each is also asked alone to vouch for a block.
+    witnesses: urls.slice(1).map((url) => ({ url, esplora: esploraOf([url]) })),
+    onDisagreement,
   }
 }
 
@@ -98,7 +111,7 @@ export default definePlugin<BitcoinPluginConfig>({
   configSchema: bitcoinConfigSchema,
   stepFormats: BITCOIN_STEP_FORMATS,
   createAdapter(chain: ChainConfig<BitcoinPluginConfig>, adapterContext: AdapterContext): ChainAdapter {
-    const context = createBitcoinContext(chain)
+    const context = createBitcoinContext(chain, nodeDisagreementReporter(adapterContext.logger))
     adapterContext.logger.debug('bitcoin adapter created', {
       network: context.network,
       depositAddresses: context.depositAddressSeed !== undefined,
@@ -126,6 +139,7 @@ export {
   balanceOf,
   coinsOf,
   confirmationsOf,
+  type EsploraWitness,
   feeRate,
   requiredConfirmations,
 } from './context.js'

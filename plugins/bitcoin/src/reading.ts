@@ -19,6 +19,7 @@
  */
 import {
   type BalanceOptions,
+  blockHashQuorum,
   type DepositFact,
   type DepositScan,
   invalidAddressError,
@@ -48,7 +49,9 @@ export interface TransactionLookup {
 
 /**
  * Reads `txid` and where it stands: not found, pending (mempool, 0 confirmations) or mined (success,
- * 1 = in the newest block). Bitcoin transactions never revert.
+ * 1 = in the newest block). Bitcoin transactions never revert. With several APIs configured, a
+ * transaction whose block a majority of them does not vouch for is pending, without the
+ * transaction: nothing acts on it or signs it.
  */
 export async function lookUpTransaction(
   context: BitcoinChainContext,
@@ -59,6 +62,9 @@ export async function lookUpTransaction(
   if (!transaction.status.confirmed || transaction.status.block_height === undefined) {
     return { transaction, state: 'pending', confirmations: 0 }
   }
+  if (!(await blockVouchedFor(context, transaction.status.block_height, transaction.status.block_hash))) {
+    return { transaction: undefined, state: 'pending', confirmations: 0 }
+  }
   const tip = await context.esplora.tipHeight()
   return {
     transaction,
@@ -66,6 +72,24 @@ export async function lookUpTransaction(
     confirmations: confirmationsOf(transaction.status, tip),
     blockNumber: BigInt(transaction.status.block_height),
   }
+}
+
+/** Whether a majority of the chain's APIs answer `blockHash` for the block at `height`. */
+function blockVouchedFor(
+  context: BitcoinChainContext,
+  height: number,
+  blockHash: string | undefined,
+): Promise<boolean> {
+  if (context.witnesses.length === 0) return Promise.resolve(true)
+  // A confirmed status without its block's hash vouches for nothing.
+  if (blockHash === undefined) return Promise.resolve(false)
+  return blockHashQuorum({
+    witnesses: context.witnesses,
+    height: BigInt(height),
+    blockHash: blockHash.toLowerCase(),
+    ask: (witness, at) => witness.esplora.blockHashAt(Number(at)),
+    onDisagreement: context.onDisagreement,
+  })
 }
 
 /** The single id a transaction is tagged with, or undefined (none, or several: then it belongs to none). */

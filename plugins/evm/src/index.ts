@@ -15,8 +15,8 @@ import {
   invalidAddressError,
   invalidCurrencyError,
   isCurrencyRole,
+  nodeDisagreementReporter,
   PontisError,
-  reportRpcDisagreement,
   type SwapSource,
 } from '@pontis/core/plugin'
 import { type Address, getAddress, type Hex, isAddress, isAddressEqual, recoverMessageAddress } from 'viem'
@@ -185,14 +185,6 @@ export function createEvmIdentity(chain?: ChainLabel): IdentityCapability {
 
 const TRANSACTION_HASH = /^0x[0-9a-fA-F]{64}$/
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host
-  } catch {
-    return 'an unparsable URL'
-  }
-}
-
 export default definePlugin<EvmPluginConfig>({
   vmType: 'evm',
   name: '@pontis/plugin-evm',
@@ -253,14 +245,7 @@ export default definePlugin<EvmPluginConfig>({
           ...(chain.rpc.headers ? { headers: chain.rpc.headers } : {}),
         }),
       })),
-      onDisagreement: (witness, blockNumber) => {
-        // The host only: an RPC URL may carry a provider key.
-        context.logger.warn('a node answered another block hash than the others; not trusted', {
-          node: hostOf(witness.url),
-          blockNumber: blockNumber.toString(),
-        })
-        reportRpcDisagreement(witness.url)
-      },
+      onDisagreement: nodeDisagreementReporter(context.logger),
     }
     const allowanceHolder = chain.contracts?.zeroExAllowanceHolder
     const zeroEx = chain.plugin.zeroEx

@@ -1,5 +1,6 @@
 import {
   type ChainLabel,
+  type ChainWitness,
   type CostEstimate,
   type DepositStepsRequest,
   type DestinationCall,
@@ -108,8 +109,7 @@ export interface EvmChainContext {
 }
 
 /** One more node of the chain, asked separately to confirm what the main client read. */
-export interface RpcWitness {
-  readonly url: string
+export interface RpcWitness extends ChainWitness {
   readonly client: PublicClient
 }
 

@@ -1,5 +1,6 @@
 import {
   type BalanceOptions,
+  blockHashQuorum as coreBlockHashQuorum,
   type DepositFact,
   type DepositScan,
   type FinalityPolicy,
@@ -38,7 +39,7 @@ import {
   toHex,
 } from 'viem'
 import { CALL_REQUEST_TYPES, depositoryAbi, erc20Abi, multicallerAbi } from './abi.js'
-import { type EvmChainContext, isNativeCurrency, type RpcWitness, readAllowance } from './quoting.js'
+import { type EvmChainContext, isNativeCurrency, readAllowance } from './quoting.js'
 import { rpc } from './rpc.js'
 import { confirmationsOf, findReceipt, findTransaction, lookUpReceipt } from './transactions.js'
 import { type FillSwap, routerAbi } from './uniswap.js'
@@ -514,23 +515,18 @@ function refundFacts(
  * answer `blockHash` for `blockNumber`. Without witnesses, true. A witness answering another hash is
  * reported and does not count; one that fails to answer does not count either.
  */
-export async function blockHashQuorum(
+export function blockHashQuorum(
   context: EvmChainContext,
   blockNumber: bigint,
   blockHash: Hex,
 ): Promise<boolean> {
-  const witnesses = context.witnesses ?? []
-  if (witnesses.length === 0) return true
-  const answers = await Promise.allSettled(
-    witnesses.map((witness) => witness.client.getBlock({ blockNumber }).then((block) => block.hash)),
-  )
-  let agreeing = 1
-  for (const [position, answer] of answers.entries()) {
-    if (answer.status !== 'fulfilled') continue
-    if (answer.value === blockHash) agreeing++
-    else context.onDisagreement?.(witnesses[position] as RpcWitness, blockNumber)
-  }
-  return agreeing > (witnesses.length + 1) / 2
+  return coreBlockHashQuorum({
+    witnesses: context.witnesses ?? [],
+    height: blockNumber,
+    blockHash,
+    ask: (witness, height) => witness.client.getBlock({ blockNumber: height }).then((block) => block.hash),
+    onDisagreement: context.onDisagreement,
+  })
 }
 
 /** The reading capability of one EVM chain. */

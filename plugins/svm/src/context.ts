@@ -2,7 +2,7 @@
  * What every SVM capability shares for one chain: the connection, the read cache, the vault (the
  * depository: the account deposits are paid to) and the chain's settings.
  */
-import { type ChainLabel, PontisError, type ReadCache } from '@pontis/core/plugin'
+import { type ChainLabel, type ChainWitness, PontisError, type ReadCache } from '@pontis/core/plugin'
 import { getMint, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '@solana/spl-token'
 import { type Connection, type Finality, PublicKey } from '@solana/web3.js'
 import { SVM_NATIVE_CURRENCY_ID } from './identity.js'
@@ -25,6 +25,18 @@ export interface SvmChainContext {
   readonly signatureFeeLamports: bigint
   /** Most signatures one deposit scan reads per watched account. */
   readonly maxScanSignatures: number
+  /**
+   * The chain's other nodes (`rpc.fallbackUrls`), each asked on its own: a transaction's facts are
+   * trusted only when a majority of all the nodes agree on the blockhash of its slot.
+   */
+  readonly witnesses?: readonly SvmWitness[]
+  /** Told about a witness that answered another blockhash for the same slot. */
+  readonly onDisagreement?: ((witness: ChainWitness, slot: bigint) => void) | undefined
+}
+
+/** One more node of the chain, asked separately to confirm what the main connection read. */
+export interface SvmWitness extends ChainWitness {
+  readonly connection: Connection
 }
 
 /** Commitment of `fast` reads and of everything a quote or fill acts on. */

@@ -9,6 +9,7 @@ import {
   definePlugin,
   type FinalityPolicy,
   keepAliveFetch,
+  nodeDisagreementReporter,
   ReadCache,
 } from '@pontis/core/plugin'
 import { Connection, PublicKey } from '@solana/web3.js'
@@ -69,15 +70,17 @@ export default definePlugin<SvmPluginConfig>({
     const tokenCurrencies = [...(chain.currencies ?? []), ...(chain.solverCurrencies ?? [])]
       .map((currency) => currency.address)
       .filter((address) => address !== SVM_NATIVE_CURRENCY_ID && addressProblem(address) === undefined)
-    const context: SvmChainContext = {
-      label,
-      connection: new Connection(chain.rpc.url, {
+    const connectionOf = (url: string) =>
+      new Connection(url, {
         commitment: 'confirmed',
         disableRetryOnRateLimit: true,
         // Core's keep-alive HTTP layer: cheaper than the default fetch, and it counts RPC calls.
         fetch: keepAliveFetch,
         ...(chain.rpc.headers ? { httpHeaders: { ...chain.rpc.headers } } : {}),
-      }),
+      })
+    const context: SvmChainContext = {
+      label,
+      connection: connectionOf(chain.rpc.url),
       cache: new ReadCache({ ttlMs: chain.plugin.readCacheSeconds * 1000 }),
       // An invalid vault address is reported by the registry's address check, naming the field.
       vault: depository && addressProblem(depository) === undefined ? new PublicKey(depository) : undefined,
@@ -87,6 +90,8 @@ export default definePlugin<SvmPluginConfig>({
       computeUnitLimit: chain.plugin.computeUnitLimit,
       signatureFeeLamports: BigInt(chain.plugin.signatureFeeLamports),
       maxScanSignatures: chain.plugin.maxScanSignatures,
+      witnesses: (chain.rpc.fallbackUrls ?? []).map((url) => ({ url, connection: connectionOf(url) })),
+      onDisagreement: nodeDisagreementReporter(adapterContext.logger),
     }
     adapterContext.logger.debug('svm adapter created', { swapRoutes: context.swapApiUrl !== undefined })
     return {

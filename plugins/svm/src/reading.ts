@@ -4,6 +4,7 @@
  * accounts; balances.
  */
 import {
+  blockHashQuorum,
   type DepositFact,
   type DepositScan,
   type PayoutFact,
@@ -14,7 +15,13 @@ import {
   type TransactionState,
 } from '@pontis/core/plugin'
 import { getAssociatedTokenAddressSync, unpackAccount } from '@solana/spl-token'
-import { type ConfirmedSignatureInfo, PublicKey, type VersionedTransactionResponse } from '@solana/web3.js'
+import {
+  type ConfirmedSignatureInfo,
+  type Connection,
+  PublicKey,
+  SolanaJSONRPCError,
+  type VersionedTransactionResponse,
+} from '@solana/web3.js'
 import { CONFIRMED, isNative, mintInfo, rpc, type SvmChainContext } from './context.js'
 import { isSignature, SVM_NATIVE_CURRENCY_ID } from './identity.js'
 import { type DecodedTransaction, decodeTransaction } from './transactions.js'
@@ -64,9 +71,49 @@ export async function lookUpSignature(context: SvmChainContext, signature: strin
   }
 }
 
+/**
+ * The blockhash of `slot` as `connection`'s node has it (confirmed at least); undefined when it
+ * has no such block (skipped, not confirmed yet, or pruned).
+ */
+async function blockhashAt(connection: Connection, slot: number): Promise<string | undefined> {
+  try {
+    const block = await connection.getBlock(slot, {
+      commitment: CONFIRMED,
+      transactionDetails: 'none',
+      rewards: false,
+      maxSupportedTransactionVersion: 0,
+    })
+    return block?.blockhash
+  } catch (error) {
+    if (error instanceof SolanaJSONRPCError) return undefined
+    throw error
+  }
+}
+
+/** Whether a majority of the chain's nodes agree on the blockhash of `slot` (true with one node). */
+async function slotVouchedFor(context: SvmChainContext, slot: number): Promise<boolean> {
+  const witnesses = context.witnesses ?? []
+  if (witnesses.length === 0) return true
+  const blockhash = await rpc(context, () => blockhashAt(context.connection, slot))
+  if (blockhash === undefined) return false
+  return blockHashQuorum({
+    witnesses,
+    height: BigInt(slot),
+    blockHash: blockhash,
+    ask: (witness, height) => blockhashAt(witness.connection, Number(height)),
+    onDisagreement: context.onDisagreement,
+  })
+}
+
+/**
+ * A transaction with where it stands: without it unless it succeeded and, with several nodes
+ * configured, a majority of them vouch for its slot's block (else it reads as pending, so nothing
+ * acts on it or signs it).
+ */
 async function readTransaction(
   context: SvmChainContext,
   signature: string,
+  vouched: boolean,
 ): Promise<{ lookup: SignatureLookup; transaction?: VersionedTransactionResponse }> {
   const lookup = await lookUpSignature(context, signature)
   if (lookup.state !== 'success') return { lookup }
@@ -78,6 +125,9 @@ async function readTransaction(
   )
   // Confirmed per its status but not served yet by this node: report it as pending.
   if (!transaction) return { lookup: { ...lookup, state: 'pending', final: false } }
+  if (vouched && !(await slotVouchedFor(context, transaction.slot))) {
+    return { lookup: { ...lookup, state: 'pending', final: false, confirmations: 0 } }
+  }
   return { lookup, transaction }
 }
 
@@ -180,11 +230,17 @@ function parseCursor(context: SvmChainContext, cursor: string): ScanCursor {
 }
 
 export function createSvmReading(context: SvmChainContext): ReadingCapability {
+  /**
+   * The facts of `signature`. `vouched` (every read but the scan's): only once a majority of the
+   * nodes vouch for its block; the scan records what it sees, which is not acting on it, and a
+   * deposit it skipped would not be scanned again.
+   */
   async function read<Fact>(
     signature: string,
     extract: (decoded: DecodedTransaction) => Fact[],
+    vouched = true,
   ): Promise<TransactionFacts<Fact>> {
-    const { lookup, transaction } = await readTransaction(context, signature)
+    const { lookup, transaction } = await readTransaction(context, signature, vouched)
     if (!transaction) return factsOf(signature, lookup, [])
     return factsOf(signature, lookup, extract(decodeTransaction(transaction)))
   }
@@ -270,7 +326,7 @@ export function createSvmReading(context: SvmChainContext): ReadingCapability {
         for (const info of page.signatures) {
           if (info.err || seen.has(info.signature)) continue
           seen.add(info.signature)
-          const facts = await read(info.signature, (decoded) => depositsIn(context, decoded))
+          const facts = await read(info.signature, (decoded) => depositsIn(context, decoded), false)
           if (facts.state !== 'success') continue
           for (const fact of facts.facts) {
             deposits.push({

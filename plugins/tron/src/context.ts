@@ -3,7 +3,13 @@
  * (the depository: the address deposits pay) and the chain's settings; with the reads several
  * capabilities make (chain fee parameters, head block, a transaction and its effects).
  */
-import { type ChainLabel, PontisError, type ReadCache } from '@pontis/core/plugin'
+import {
+  blockHashQuorum,
+  type ChainLabel,
+  type ChainWitness,
+  PontisError,
+  type ReadCache,
+} from '@pontis/core/plugin'
 import type { TronApiClient } from './api.js'
 import { type TronRawTransaction, tronBytes, tronDecodeRaw, tronTransactionId } from './codec.js'
 import type { TronPluginConfig } from './config.js'
@@ -16,6 +22,18 @@ export interface TronChainContext {
   /** The depository vault (base58); undefined when the chain has none configured. */
   readonly vault: string | undefined
   readonly options: TronPluginConfig
+  /**
+   * The chain's other node APIs (`rpc.fallbackUrls`), each asked on its own: a transaction is taken
+   * as in a block only when a majority of all the nodes agree on that block's id.
+   */
+  readonly witnesses: readonly TronWitness[]
+  /** Told about a witness that answered another block id for the same number. */
+  readonly onDisagreement?: ((witness: ChainWitness, height: bigint) => void) | undefined
+}
+
+/** One more node of the chain, asked separately to confirm what the main one read. */
+export interface TronWitness extends ChainWitness {
+  readonly api: TronApiClient
 }
 
 /** Sun per bandwidth byte and per unit of energy, from `getchainparameters`. */
@@ -71,6 +89,26 @@ export async function nodeHeadNumber(context: TronChainContext): Promise<number>
     )
   }
   return number
+}
+
+/** The id (hash) of block `number` as `api`'s node has it, lower-case hex; undefined when it has none. */
+export async function blockIdAt(api: TronApiClient, number: bigint): Promise<string | undefined> {
+  const block = await api.call<{ blockID?: unknown }>('getblockbynum', { num: Number(number) })
+  return typeof block.blockID === 'string' ? block.blockID.toLowerCase() : undefined
+}
+
+/** Whether a majority of the chain's nodes agree on the id of block `number` (true with one node). */
+async function blockVouchedFor(context: TronChainContext, number: bigint): Promise<boolean> {
+  if (context.witnesses.length === 0) return true
+  const blockId = await blockIdAt(context.api, number)
+  if (blockId === undefined) return false
+  return blockHashQuorum({
+    witnesses: context.witnesses,
+    height: number,
+    blockHash: blockId,
+    ask: (witness, height) => blockIdAt(witness.api, height),
+    onDisagreement: context.onDisagreement,
+  })
 }
 
 /** Number of the newest block (cached for the read-cache time). */
@@ -138,7 +176,9 @@ export type TronLookup =
 /**
  * Looks a transaction up (`gettransactionbyid` and `gettransactioninfobyid`). The full node serves
  * a transaction it accepted before it is in a block, while its info is still `{}`: that is
- * `pending`. Unknown to the node (never received, dropped, expired) is `not_found`.
+ * `pending`. Unknown to the node (never received, dropped, expired) is `not_found`. With several
+ * nodes configured, one in a block a majority of them does not vouch for is `pending` without its
+ * raw data: nothing acts on it or signs it.
  */
 export async function lookUpTransaction(context: TronChainContext, txId: string): Promise<TronLookup> {
   const [transaction, info] = await Promise.all([
@@ -163,6 +203,7 @@ export async function lookUpTransaction(context: TronChainContext, txId: string)
     )
   }
   if (info.blockNumber === undefined) return { state: 'pending', raw: decodeRawIfKnown(rawBytes) }
+  if (!(await blockVouchedFor(context, BigInt(info.blockNumber)))) return { state: 'pending', raw: undefined }
   const head = await headNumber(context)
   const confirmations = Math.max(1, head - info.blockNumber + 1)
   const contractRet = transaction.ret?.[0]?.contractRet ?? 'UNKNOWN'

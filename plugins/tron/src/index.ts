@@ -9,8 +9,10 @@ import {
   type AdapterContext,
   type ChainAdapter,
   type ChainConfig,
+  type ChainWitness,
   definePlugin,
   type FinalityPolicy,
+  nodeDisagreementReporter,
   ReadCache,
 } from '@pontis/core/plugin'
 import { TronApiClient } from './api.js'
@@ -38,8 +40,14 @@ export function tronFinality(options: TronPluginConfig): FinalityPolicy {
   })
 }
 
-/** The shared state of one chain's capabilities, from its validated config. */
-export function createTronContext(chain: ChainConfig<TronPluginConfig>): TronChainContext {
+/**
+ * The shared state of one chain's capabilities, from its validated config; `onDisagreement` is told
+ * about a node contradicting the chain's others.
+ */
+export function createTronContext(
+  chain: ChainConfig<TronPluginConfig>,
+  onDisagreement?: (witness: ChainWitness, height: bigint) => void,
+): TronChainContext {
   const options = chain.plugin
   const label = { id: chain.id, displayName: chain.displayName }
   const url = options.apiUrl ?? chain.rpc.url
@@ -49,18 +57,26 @@ export function createTronContext(chain: ChainConfig<TronPluginConfig>): TronCha
     )
   }
   const depository = chain.protocol?.v2?.depository
-  return {
-    label,
-    api: new TronApiClient({
+  const apiOf = (url: string) =>
+    new TronApiClient({
       url,
       timeoutMs: chain.rpc.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(chain.rpc.headers ? { headers: chain.rpc.headers } : {}),
       label,
-    }),
+    })
+  // With `apiUrl` set, `rpc.url` and its fallbacks are not the node API: none to ask.
+  const witnessUrls = options.apiUrl ? [] : (chain.rpc.fallbackUrls ?? [])
+  return {
+    label,
+    api: apiOf(url),
     cache: new ReadCache({ ttlMs: options.readCacheSeconds * 1000 }),
     // An invalid vault address is reported by the registry's address check, naming the field.
     vault: depository === undefined ? undefined : canonicalTronAddress(depository),
     options,
+    witnesses: witnessUrls
+      .filter((witness) => /^https?:\/\//.test(witness))
+      .map((witness) => ({ url: witness, api: apiOf(witness) })),
+    onDisagreement,
   }
 }
 
@@ -71,7 +87,7 @@ export default definePlugin<TronPluginConfig>({
   configSchema: tronConfigSchema,
   stepFormats: TRON_STEP_FORMATS,
   createAdapter(chain: ChainConfig<TronPluginConfig>, adapterContext: AdapterContext): ChainAdapter {
-    const context = createTronContext(chain)
+    const context = createTronContext(chain, nodeDisagreementReporter(adapterContext.logger))
     adapterContext.logger.debug('tron adapter created', { vault: context.vault ?? null })
     return {
       identity: createTronIdentity(context.label),
@@ -101,6 +117,7 @@ export {
 export { TRON_NATIVE_CURRENCY_ID, type TronPluginConfig, tronConfigSchema } from './config.js'
 export {
   bandwidthBytes,
+  blockIdAt,
   decodeRawIfKnown,
   feePrices,
   headNumber,
@@ -110,6 +127,7 @@ export {
   type TronEventLog,
   type TronFeePrices,
   type TronLookup,
+  type TronWitness,
 } from './context.js'
 export { createTronFilling, tronAddressOfPrivateKey } from './filling.js'
 export {

@@ -258,6 +258,27 @@ export function createMethods(
       if (!block) throw new RpcError(RPC_ERROR.blockNotAvailable, `Block not available for slot ${slot}`)
       return block.blockTime
     },
+    // The block's header only (`transactionDetails: 'none'`): what a client checks a block hash
+    // against; the devnet keeps no per-slot transaction lists to answer more.
+    getBlock: (params) => {
+      const slot = integerParam(params, 0, 'slot')
+      const config = configParam(params, 1)
+      const commitment = historyCommitment(config)
+      const details = enumOf(config, 'transactionDetails', ['full', 'accounts', 'signatures', 'none'], 'full')
+      if (details !== 'none')
+        throw invalidParams('the SVM devnet answers getBlock with transactionDetails none')
+      const block = ledger.block(slot)
+      if (!block || !ledger.reached(slot, commitment))
+        throw new RpcError(RPC_ERROR.blockNotAvailable, `Block not available for slot ${slot}`)
+      const parentSlot = Math.max(0, slot - 1)
+      return {
+        blockhash: block.blockhash,
+        previousBlockhash: ledger.block(parentSlot)?.blockhash ?? block.blockhash,
+        parentSlot,
+        blockTime: block.blockTime,
+        blockHeight: slot,
+      }
+    },
     getLatestBlockhash: (params) => {
       const config = configParam(params, 0)
       const commitment = commitmentOf(config)
