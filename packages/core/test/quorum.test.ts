@@ -36,22 +36,27 @@ function vote(answers: ReadonlyArray<string | undefined | Error>) {
   }
 }
 
-t.test('a majority of all the nodes, the main one counting as one', async (t) => {
-  t.equal(await vote([]).result, true, 'the main node alone')
-  t.equal(await vote([HASH]).result, true, 'two of two')
-  t.equal(await vote([HASH, OTHER]).result, true, 'two of three')
-  t.equal(await vote([HASH, HASH, OTHER]).result, true, 'three of four')
-  t.equal(await vote([HASH, OTHER, OTHER]).result, false, 'two of four is no majority')
-  const oneToOne = vote([OTHER])
+t.test('more than half of all the nodes, each asked on its own', async (t) => {
+  t.equal(await vote([]).result, true, 'no node to ask: what was read is trusted')
+  t.equal(await vote([HASH]).result, true, 'one node: nobody to outvote it')
+  t.equal(await vote([HASH, HASH]).result, true, 'two of two')
+  t.equal(await vote([HASH, HASH, OTHER]).result, true, 'two of three')
+  t.equal(await vote([OTHER, HASH, HASH]).result, true, 'two of three, the main node the one contradicting')
+  t.equal(await vote([HASH, HASH, HASH, OTHER]).result, true, 'three of four')
+  t.equal(await vote([HASH, HASH, OTHER, OTHER]).result, false, 'two of four is no majority')
+  const oneToOne = vote([HASH, OTHER])
   t.equal(await oneToOne.result, false, 'one to one: nothing trusted')
-  t.same(oneToOne.reported, ['http://node0.test/key'], 'the contradicting node is reported')
+  t.same(oneToOne.reported, ['http://node1.test/key'], 'the contradicting node is reported')
+  // The main node down: one node vouching of three is not enough, whichever served the read.
+  const failedOver = vote([undefined, OTHER, HASH])
+  t.equal(await failedOver.result, false, 'one of three vouches: not trusted')
 })
 
 t.test('a node that cannot answer is not counted, nor reported', async (t) => {
-  const silent = vote([undefined, new Error('ECONNREFUSED')])
+  const silent = vote([HASH, undefined, new Error('ECONNREFUSED')])
   t.equal(await silent.result, false, 'one of three')
   t.same(silent.reported, [])
-  const behind = vote([HASH, undefined])
+  const behind = vote([HASH, HASH, undefined])
   t.equal(await behind.result, true, 'two of three, the third behind')
   t.same(behind.reported, [])
 })

@@ -98,8 +98,9 @@ export function createBitcoinContext(
     reservationMs: options.reservationSeconds * 1000,
     maxReplacementFeeRate: options.maxReplacementFeeRate,
     maxScanPages: options.maxScanPages,
-    // The main API fails over to the others; each is also asked alone to vouch for a block.
-    witnesses: urls.slice(1).map((url) => ({ url, esplora: esploraOf([url]) })),
+    // The main API fails over to the others; each, the first included, is also asked alone to vouch
+    // for a block, so a node the main read failed over to does not vote twice.
+    witnesses: (urls.length > 1 ? urls : []).map((url) => ({ url, esplora: esploraOf([url]) })),
     onDisagreement,
   }
 }

@@ -237,14 +237,17 @@ export default definePlugin<EvmPluginConfig>({
       maxLogBlockRange: chain.plugin.maxLogBlockRange,
       swapRouter: uniswap?.router,
       wrappedNative: uniswap?.weth,
-      witnesses: (chain.rpc.fallbackUrls ?? []).map((url) => ({
-        url,
-        client: createRpcClient({
+      // Every node, the main one included, asked on its own (the main client fails over).
+      witnesses: (chain.rpc.fallbackUrls?.length ? [chain.rpc.url, ...chain.rpc.fallbackUrls] : []).map(
+        (url) => ({
           url,
-          ...(chain.rpc.timeoutMs !== undefined ? { timeoutMs: chain.rpc.timeoutMs } : {}),
-          ...(chain.rpc.headers ? { headers: chain.rpc.headers } : {}),
+          client: createRpcClient({
+            url,
+            ...(chain.rpc.timeoutMs !== undefined ? { timeoutMs: chain.rpc.timeoutMs } : {}),
+            ...(chain.rpc.headers ? { headers: chain.rpc.headers } : {}),
+          }),
         }),
-      })),
+      ),
       onDisagreement: nodeDisagreementReporter(context.logger),
     }
     const allowanceHolder = chain.contracts?.zeroExAllowanceHolder

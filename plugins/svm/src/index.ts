@@ -90,7 +90,10 @@ export default definePlugin<SvmPluginConfig>({
       computeUnitLimit: chain.plugin.computeUnitLimit,
       signatureFeeLamports: BigInt(chain.plugin.signatureFeeLamports),
       maxScanSignatures: chain.plugin.maxScanSignatures,
-      witnesses: (chain.rpc.fallbackUrls ?? []).map((url) => ({ url, connection: connectionOf(url) })),
+      // Every node, the main one included, asked on its own.
+      witnesses: (chain.rpc.fallbackUrls?.length ? [chain.rpc.url, ...chain.rpc.fallbackUrls] : []).map(
+        (url) => ({ url, connection: connectionOf(url) }),
+      ),
       onDisagreement: nodeDisagreementReporter(adapterContext.logger),
     }
     adapterContext.logger.debug('svm adapter created', { swapRoutes: context.swapApiUrl !== undefined })

@@ -65,7 +65,9 @@ export function createTronContext(
       label,
     })
   // With `apiUrl` set, `rpc.url` and its fallbacks are not the node API: none to ask.
-  const witnessUrls = options.apiUrl ? [] : (chain.rpc.fallbackUrls ?? [])
+  // Every node, the main one included, asked on its own.
+  const fallbacks = options.apiUrl ? [] : (chain.rpc.fallbackUrls ?? [])
+  const witnessUrls = fallbacks.length > 0 ? [url, ...fallbacks] : []
   return {
     label,
     api: apiOf(url),
