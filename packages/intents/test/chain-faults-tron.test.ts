@@ -5,7 +5,7 @@
  * solid (a lowered `slowConfirmations`) and then forked away cancels its queued fill, or is recorded
  * and counted when the fill went out; a fill forked away before it is solid, evicted from the
  * pool, or signed before a crash and not sent, is broadcast again as the same transaction and paid
- * once.
+ * once; one that expired is signed again only once a solid block is past its expiration.
  */
 import { type IntentsApi, silentLogger } from '@pontis/core'
 import {
@@ -27,7 +27,7 @@ import { type Address, createPublicClient, http, type PublicClient } from 'viem'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
 import { chainConfig } from './fixtures/chain-config.js'
-import { type ReorgDetails, seen, settled, statusOf } from './fixtures/chain-faults.js'
+import { fillJob, type ReorgDetails, seen, settled, statusOf } from './fixtures/chain-faults.js'
 import { evmBalance, executeEvmSteps, freshIndexerPass } from './fixtures/e2e.js'
 import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
@@ -416,6 +416,82 @@ t.test(
     const done = await settled(client, requestId, ['success', 'failure', 'refund'])
     t.equal(done.status, 'success')
     t.same(done.txHashes, [fill], 'the same transaction, in a block')
+    t.equal(
+      tron.usdtBalance(recipient) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)
+
+const expirationOf = (raw: string): number =>
+  (JSON.parse(raw) as { raw_data: { expiration: number } }).raw_data.expiration
+
+// Last: the clock it moves ahead stays ahead for the devnet's later blocks.
+t.test(
+  'an evicted Tron fill is signed again with a fresh reference block only once a solid block is past its expiration, and paid once',
+  async (t) => {
+    await configure([EVM, TRON], { [TRON]: { plugin: { expirationSeconds: 60 } } })
+    const service = await startOn(true)
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = TRON_USERS.alice.address
+    const before = tron.usdtBalance(recipient)
+    const { quote, requestId } = await bridgeToTron(client, USERS[2]!)
+    const first = (await settled(client, requestId, ['submitted'])).txHashes[0] as string
+    await waitFor('the fill to reach the pool', async () => (await tron.faults.pool()).includes(first))
+    const expiration = expirationOf((await fillJob(service, requestId)).raw)
+
+    // Evicted before it expires: the same transaction comes back, nothing is signed again.
+    await tron.faults.dropTransaction(first)
+    await waitFor('the same fill to be broadcast again', async () =>
+      (await tron.faults.pool()).includes(first),
+    )
+    t.same((await fillJob(service, requestId)).replaced, [], 'not signed again before it expires')
+
+    // Evicted again, and a block stamped past its expiration, in one turn of the event loop (the
+    // in-process chain's methods are synchronous): the solver cannot send it again in between.
+    tron.chain.dropTransaction(first)
+    tron.chain.advanceClock(expiration - tron.chain.head.timestamp + 1000)
+    tron.chain.mine(1)
+    t.ok(tron.chain.head.timestamp >= expiration, 'the head block is stamped past the expiration')
+    // A pass after that: the fill is refused as expired, but that block is not solid: nothing
+    // proves it can never land, so nothing is signed.
+    const passes = (await fillJob(service, requestId)).attempts
+    await waitFor('a pass over the expired fill', () => fillJob(service, requestId), {
+      until: (job) => job.attempts > passes && job.lease_owner === null,
+    })
+    t.same((await fillJob(service, requestId)).replaced, [], 'not signed again before the expiry is solid')
+    t.notOk((await tron.faults.pool()).includes(first), 'the expired one is refused')
+    t.equal((await statusOf(client, requestId)).status, 'submitted', 'still submitted')
+
+    // The block past the expiration becomes solid: provably expired, signed again.
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS - 1)
+    // The refused pass put the next one off (backoff); bring it forward.
+    await service.store.client.query('UPDATE solver_jobs SET not_before = 0 WHERE job_key = $1', [
+      `fill:${requestId.toLowerCase()}`,
+    ])
+    const replaced = await waitFor('the fill to be signed again', () => fillJob(service, requestId), {
+      until: (job) => job.replaced.length > 0,
+    })
+    const second = replaced.transaction_id
+    t.same(
+      replaced.replaced.map((earlier) => earlier.transactionId),
+      [first],
+      'the expired one is the replaced one',
+    )
+    t.not(second, first, 'a new transaction')
+    t.ok(expirationOf(replaced.raw) > tron.chain.head.timestamp, 'with a fresh expiration')
+    await waitFor('the new fill to reach the pool', async () => (await tron.faults.pool()).includes(second))
+    const resubmitted = await statusOf(client, requestId)
+    t.equal(resubmitted.status, 'submitted')
+    t.ok(resubmitted.txHashes.includes(second), 'the status shows the new txID')
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS + 1)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success')
+    t.ok(done.txHashes.includes(second), 'filled by the new transaction')
+    t.ok(await inBlock(second), 'the new one is in a block')
+    t.notOk(await inBlock(first), 'the expired one never landed')
     t.equal(
       tron.usdtBalance(recipient) - before,
       BigInt(quote.details.currencyOut.amount),
