@@ -5,7 +5,8 @@
  * solid (a lowered `slowConfirmations`) and then forked away cancels its queued fill, or is recorded
  * and counted when the fill went out; a fill forked away before it is solid, evicted from the
  * pool, or signed before a crash and not sent, is broadcast again as the same transaction and paid
- * once; one that expired is signed again only once a solid block is past its expiration.
+ * once; one that expired is signed again only once a solid block is past its expiration; one whose
+ * node is unreachable for longer than `maxAttempts` passes is never given up.
  */
 import { type IntentsApi, silentLogger } from '@pontis/core'
 import {
@@ -27,7 +28,7 @@ import { type Address, createPublicClient, http, type PublicClient } from 'viem'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
 import { chainConfig } from './fixtures/chain-config.js'
-import { fillJob, type ReorgDetails, seen, settled, statusOf } from './fixtures/chain-faults.js'
+import { failingNode, fillJob, type ReorgDetails, seen, settled, statusOf } from './fixtures/chain-faults.js'
 import { evmBalance, executeEvmSteps, freshIndexerPass } from './fixtures/e2e.js'
 import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
@@ -416,6 +417,49 @@ t.test(
     const done = await settled(client, requestId, ['success', 'failure', 'refund'])
     t.equal(done.status, 'success')
     t.same(done.txHashes, [fill], 'the same transaction, in a block')
+    t.equal(
+      tron.usdtBalance(recipient) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)
+
+t.test(
+  'a broadcast Tron fill followed for many passes is never given up when its node is unreachable: no refund, paid once',
+  async (t) => {
+    const node = await failingNode(t, tron.url)
+    await configure([EVM, TRON], { [TRON]: { rpc: { url: node.url } } })
+    const service = await startOn(true)
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = TRON_USERS.alice.address
+    const before = tron.usdtBalance(recipient)
+    const { quote, requestId } = await bridgeToTron(client, USERS[0]!)
+    const fill = (await settled(client, requestId, ['submitted'])).txHashes[0] as string
+    // No block timer: the fill waits in the pool, followed every pass.
+    await waitFor('the fill to reach the pool', async () => (await tron.faults.pool()).includes(fill))
+    // The node fails every call; the job has passed as often as a fill followed for a minute does
+    // (every pass counts), more than `maxAttempts`.
+    node.failing = true
+    const jobKey = `fill:${requestId.toLowerCase()}`
+    await service.store.client.query('UPDATE solver_jobs SET attempts = 100 WHERE job_key = $1', [jobKey])
+    const failed = await waitFor(
+      'a pass of the job with the node failing',
+      () => fillJob(service, requestId),
+      {
+        until: (job) => job.attempts > 100 && job.lease_owner === null,
+      },
+    )
+    t.equal(failed.state, 'broadcast', 'the job is still followed, not given up')
+    t.equal((await statusOf(client, requestId)).status, 'submitted', 'no failure, no refund')
+    node.failing = false
+    // The failed pass put the next one off (backoff); bring it forward.
+    await service.store.client.query('UPDATE solver_jobs SET not_before = 0 WHERE job_key = $1', [jobKey])
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS + 1)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success')
+    t.same(done.txHashes, [fill], 'the fill broadcast before the node failed')
     t.equal(
       tron.usdtBalance(recipient) - before,
       BigInt(quote.details.currencyOut.amount),
