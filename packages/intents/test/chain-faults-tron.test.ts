@@ -6,7 +6,8 @@
  * and counted when the fill went out; a fill forked away before it is solid, evicted from the
  * pool, or signed before a crash and not sent, is broadcast again as the same transaction and paid
  * once; one that expired is signed again only once a solid block is past its expiration; one whose
- * node is unreachable for longer than `maxAttempts` passes is never given up.
+ * node is unreachable for longer than `maxAttempts` passes is never given up; two workers on one
+ * database fill at once, each request paid once.
  */
 import { type IntentsApi, silentLogger } from '@pontis/core'
 import {
@@ -15,6 +16,7 @@ import {
   startDevnet,
   TRON_DEVNET_CHAIN_ID,
   TRON_SOLID_CONFIRMATIONS,
+  TRON_SOLVER,
   TRON_USDT_ADDRESS,
   TRON_USERS,
   type TronTransactionJson,
@@ -421,6 +423,100 @@ t.test(
       tron.usdtBalance(recipient) - before,
       BigInt(quote.details.currencyOut.amount),
       'the recipient is paid once, the quoted output',
+    )
+  },
+)
+
+t.test(
+  'two workers on one database fill Tron requests at once: no nonce or coin to share, every request success, each paid once',
+  async (t) => {
+    await configure([EVM, TRON])
+    // The first one runs the migrations; the second finds them applied.
+    const first = await startOn(true)
+    t.teardown(() => first.close())
+    const second = await startOn(true)
+    t.teardown(() => second.close())
+    const workers = [first, second].map((worker) => createTestClient(t, worker.url, loaded.document))
+    // Blocks on a timer, as on a live chain, while both solvers sign and send.
+    await tron.faults.intervalMining(100)
+    t.teardown(() => tron.faults.intervalMining(0))
+    const recipients = [TRON_USERS.alice.address, TRON_USERS.bob.address]
+    const before = recipients.map((recipient) => tron.usdtBalance(recipient))
+    const solverBefore = tron.usdtBalance(TRON_SOLVER.address)
+    // Each user's requests one after the other (its EVM nonces are its own), quoted at alternate
+    // workers; both workers are told about each deposit, as racing clients would.
+    const sent = (
+      await Promise.all(
+        USERS.map(async (user, userIndex) => {
+          const mine: Array<{ requestId: string; recipient: string; output: bigint }> = []
+          for (let index = 0; index < 2; index++) {
+            const recipient = recipients[(userIndex + index) % 2] as string
+            const res = await workers[(userIndex + index) % 2]!.post('/quote/v2', {
+              user: user.address,
+              recipient,
+              originChainId: EVM,
+              destinationChainId: TRON,
+              originCurrency: STABLECOIN_ADDRESS,
+              destinationCurrency: TRON_USDT_ADDRESS,
+              amount: '20000000',
+              tradeType: 'EXACT_INPUT',
+            })
+            if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${res.text}`)
+            const quote = res.body as Quote
+            const txHash = await executeEvmSteps(evmChain, quote, user.privateKey)
+            await Promise.all(
+              workers.map((worker) => worker.post('/transactions/index', { chainId: String(EVM), txHash })),
+            )
+            mine.push({
+              requestId: quote.steps.at(-1)?.requestId as string,
+              recipient,
+              output: BigInt(quote.details.currencyOut.amount),
+            })
+          }
+          return mine
+        }),
+      )
+    ).flat()
+    const finals = await Promise.all(
+      sent.map(({ requestId }, index) =>
+        settled(workers[index % 2]!, requestId, ['success', 'failure', 'refund']),
+      ),
+    )
+    t.same(
+      finals.filter((record) => record.status !== 'success').map((record) => record.failReason),
+      [],
+      'every request succeeded',
+    )
+    const { rows: jobs } = await first.store.client.query<{
+      transaction_id: string
+      state: string
+      replaced: unknown[]
+    }>('SELECT transaction_id, state, replaced FROM solver_jobs WHERE job_key = ANY($1)', [
+      sent.map(({ requestId }) => `fill:${requestId.toLowerCase()}`),
+    ])
+    t.equal(jobs.length, sent.length, 'one fill job per request')
+    t.same(
+      jobs.filter((job) => job.state !== 'confirmed' || job.replaced.length > 0),
+      [],
+      'every fill confirmed as first signed: none refused, none signed again',
+    )
+    t.equal(new Set(jobs.map((job) => job.transaction_id)).size, jobs.length, 'distinct transactions')
+    for (const job of jobs)
+      t.ok(await inBlock(job.transaction_id), `fill ${job.transaction_id} is in a block`)
+    recipients.forEach((recipient, index) => {
+      const owed = sent
+        .filter((request) => request.recipient === recipient)
+        .reduce((sum, request) => sum + request.output, 0n)
+      t.equal(
+        tron.usdtBalance(recipient) - (before[index] as bigint),
+        owed,
+        'each recipient paid once per request',
+      )
+    })
+    t.equal(
+      solverBefore - tron.usdtBalance(TRON_SOLVER.address),
+      sent.reduce((sum, request) => sum + request.output, 0n),
+      "the solver's USDT went down by exactly the outputs: nothing paid twice",
     )
   },
 )
