@@ -5,9 +5,9 @@
  * solid (a lowered `slowConfirmations`) and then forked away cancels its queued fill, or is recorded
  * and counted when the fill went out; a fill forked away before it is solid, evicted from the
  * pool, or signed before a crash and not sent, is broadcast again as the same transaction and paid
- * once; one that expired is signed again only once a solid block is past its expiration; one whose
- * node is unreachable for longer than `maxAttempts` passes is never given up; two workers on one
- * database fill at once, each request paid once.
+ * once; one that expired (evicted, or signed before a crash and not sent) is signed again only once
+ * a solid block is past its expiration; one whose node is unreachable for longer than `maxAttempts`
+ * passes is never given up; two workers on one database fill at once, each request paid once.
  */
 import { type IntentsApi, silentLogger } from '@pontis/core'
 import {
@@ -221,11 +221,15 @@ t.test('a Tron deposit made before the first start is found from the configured 
   t.ok(BigInt(quote.details.currencyOut.amount) > 0n)
 })
 
-/** Quotes EVM USDC to Tron USDT for alice, deposits as `user` on the EVM chain and indexes it. */
-async function bridgeToTron(client: TestClient, user: (typeof USERS)[number]) {
+/** Quotes EVM USDC to Tron USDT for `recipient` (alice), deposits as `user` on the EVM chain and indexes it. */
+async function bridgeToTron(
+  client: TestClient,
+  user: (typeof USERS)[number],
+  recipient: string = TRON_USERS.alice.address,
+) {
   const res = await client.post('/quote/v2', {
     user: user.address,
-    recipient: TRON_USERS.alice.address,
+    recipient,
     originChainId: EVM,
     destinationChainId: TRON,
     originCurrency: STABLECOIN_ADDRESS,
@@ -622,16 +626,71 @@ t.test(
     )
     t.not(second, first, 'a new transaction')
     t.ok(expirationOf(replaced.raw) > tron.chain.head.timestamp, 'with a fresh expiration')
-    await waitFor('the new fill to reach the pool', async () => (await tron.faults.pool()).includes(second))
-    const resubmitted = await statusOf(client, requestId)
-    t.equal(resubmitted.status, 'submitted')
-    t.ok(resubmitted.txHashes.includes(second), 'the status shows the new txID')
+    // Stored, broadcast, then recorded on the request: the status shows it last.
+    const resubmitted = await waitFor('the status to show the new txID', () => statusOf(client, requestId), {
+      until: (record) => record.txHashes.includes(second),
+      describe: (record) => record && { status: record.status, txHashes: record.txHashes },
+    })
+    t.equal(resubmitted.status, 'submitted', 'submitted with the new txID')
+    t.ok((await tron.faults.pool()).includes(second), 'the new fill waits in the pool')
     await tron.faults.mine(TRON_SOLID_CONFIRMATIONS + 1)
     const done = await settled(client, requestId, ['success', 'failure', 'refund'])
     t.equal(done.status, 'success')
     t.ok(done.txHashes.includes(second), 'filled by the new transaction')
     t.ok(await inBlock(second), 'the new one is in a block')
     t.notOk(await inBlock(first), 'the expired one never landed')
+    t.equal(
+      tron.usdtBalance(recipient) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)
+
+// Last too: it moves the clock ahead again.
+t.test(
+  'a Tron fill signed before a crash, expired before it was sent: signed again after the restart, paid once',
+  async (t) => {
+    const crashDatabase = await openTestSchema(t, 'crashtronexpired')
+    const env = processEnvironment(devnet, crashDatabase.schema)
+    const first = await startServiceProcess({ ...env, PONTIS_FAILPOINT: 'fill:after-sign' })
+    t.teardown(() => first.stop())
+    const client = createTestClient(t, first.url, loaded.document)
+    const recipient = TRON_USERS.bob.address
+    const before = tron.usdtBalance(recipient)
+    const { quote, requestId } = await bridgeToTron(client, USERS[1]!, recipient)
+    t.equal(await first.exited(), 'SIGKILL', 'the service died right after signing the fill')
+    const [stored] = await querySchema<{ raw: string; transaction_id: string }>(
+      crashDatabase.schema,
+      'SELECT raw, transaction_id FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    t.ok(stored?.raw, 'the signed fill was stored before the crash')
+    const signed = stored as NonNullable<typeof stored>
+    t.notOk((await tron.faults.pool()).includes(signed.transaction_id), 'nothing was sent before the crash')
+    // While the service is down, a block is stamped past the fill's expiration and becomes solid.
+    await tron.faults.advanceClock(expirationOf(signed.raw) - tron.chain.head.timestamp + 1000)
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS)
+    t.ok(
+      (tron.chain.block(tron.chain.head.number - TRON_SOLID_CONFIRMATIONS + 1)?.timestamp ?? 0) >=
+        expirationOf(signed.raw),
+      'a solid block is stamped past the expiration',
+    )
+
+    const second = await startServiceProcess(env)
+    t.teardown(() => second.stop())
+    const again = createTestClient(t, second.url, loaded.document)
+    const resigned = await waitFor('a fill signed again to reach the pool', async () => {
+      const record = await statusOf(again, requestId)
+      const pool = await tron.faults.pool()
+      return record.txHashes.find((hash) => hash !== signed.transaction_id && pool.includes(hash))
+    })
+    t.equal((await statusOf(again, requestId)).status, 'submitted', 'submitted with the new txID')
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS + 1)
+    const done = await settled(again, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success', 'the request survived the crash and was filled')
+    t.ok(await inBlock(resigned as string), 'by the fill signed again')
+    t.notOk(await inBlock(signed.transaction_id), 'the expired one never landed')
     t.equal(
       tron.usdtBalance(recipient) - before,
       BigInt(quote.details.currencyOut.amount),
