@@ -917,9 +917,10 @@ export interface FillingCapability {
    * or when `raw` is not the solver's to re-sign (a deposit address's). Families without a fee
    * market omit it; the solver then keeps re-broadcasting the same bytes.
    *
-   * Families whose transactions expire instead of being replaced by sequence number (SVM) re-sign
-   * only once `stored.validThrough` is provably past (the chain's finalized height beyond it), so
-   * the chain can include at most one of the two; undefined before then, or when nothing bounds it.
+   * Families whose transactions expire instead of being replaced by sequence number re-sign only
+   * once the expiry is provable (SVM: the finalized height beyond `stored.validThrough`; Tron: a
+   * solid block stamped past the expiration the bytes carry), so the chain can include at most one
+   * of the two; undefined before then, or when nothing bounds it.
    */
   replace?(
     raw: string,

@@ -1,6 +1,7 @@
 /**
  * The Tron devnet's fault powers on its simulator, seen through the node API as a client sees
- * them: forks of non-solid blocks, paused and interval production, evicted pool transactions.
+ * them: forks of non-solid blocks, paused and interval production, evicted pool transactions, a
+ * clock moved ahead.
  */
 import t from 'tap'
 import { waitFor } from '../../../test/helpers/wait.js'
@@ -108,3 +109,26 @@ t.test('paused production, interval production and resuming', async (t) => {
   t.equal(await faults.head(), head + 1n, 'resuming produces a block now')
   t.ok((await info(paused)).blockNumber, 'with what waited')
 })
+
+t.test(
+  'a clock moved ahead stamps the next blocks later: a transaction expires without waiting',
+  async (t) => {
+    const tx = (await call('/wallet/createtransaction', {
+      owner_address: alice.address,
+      to_address: bob.address,
+      amount: 8_000_000,
+      visible: true,
+    })) as unknown as TronTransactionJson & { raw_data: { expiration: number } }
+    const { expiration } = tx.raw_data
+    const headTime = async () =>
+      ((await call('/wallet/getnowblock')) as { block_header: { raw_data: { timestamp: number } } })
+        .block_header.raw_data.timestamp
+    t.ok((await headTime()) < expiration, 'not expired yet')
+    await faults.advanceClock(expiration - (await headTime()))
+    await faults.mine(1)
+    t.ok((await headTime()) >= expiration, 'the new head is stamped at or past the expiration')
+    const answer = await call('/wallet/broadcasttransaction', tronSignTransaction(alice.privateKey, tx))
+    t.equal(answer.code, 'TRANSACTION_EXPIRATION_ERROR', 'the node refuses it as expired')
+    await t.rejects(faults.advanceClock(0), RangeError, 'only forward')
+  },
+)

@@ -5,7 +5,8 @@
  * request moved to `pending`, a deposit reorganised away before its confirmations, after it was
  * acted on (the queued fill cancelled) and after its fill, a stuck fill replaced by fee up to its
  * cap, a fill reorganised away (sent again), a service process killed between signing and sending a
- * fill, the per-currency high-value confirmation rule, and an Esplora node lying about a block hash
+ * fill, a broadcast fill's node unreachable for longer than `maxAttempts` passes (never given up),
+ * the per-currency high-value confirmation rule, and an Esplora node lying about a block hash
  * (outvoted by two honest ones; alone against one, nothing is trusted).
  */
 import type { IntentsApi } from '@pontis/core'
@@ -26,6 +27,7 @@ import { disagreements, FORGED_HASH, lyingNode } from '../../../test/helpers/lyi
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import type { IntentsService } from '../src/index.js'
 import {
+  failingNode,
   faultHarness,
   fillJob,
   type ReorgDetails,
@@ -570,5 +572,49 @@ t.test(
     const paid = bitcoin.chain.balance(recipient.outputScript).confirmed - before.confirmed
     t.ok(paid >= BigInt(quote.details.currencyOut.minimumAmount), `paid ${paid} sat`)
     t.equal(paid, paidBy(signed, recipient), 'paid exactly once')
+  },
+)
+
+t.test(
+  'a broadcast Bitcoin fill followed for many passes is never given up when its node is unreachable: no refund, paid once',
+  async (t) => {
+    const node = await failingNode(t, bitcoin.url)
+    await configure({ [BTC]: { rpc: { url: node.url } } })
+    const service = await start({ workers: true })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = BITCOIN_USERS.p2pkh
+    const before = bitcoin.chain.balance(recipient.outputScript)
+    const { quote, requestId } = await quoteToBitcoin(client, USERS[0]!, recipient)
+    const hash = await executeEvmSteps(evmChain, quote, USERS[0]!.privateKey)
+    await client.post('/transactions/index', { chainId: EVM, txHash: hash })
+    const fill = (await settled(client, requestId, ['submitted'])).txHashes[0] as string
+    // No block comes: the fill waits in the mempool, followed every pass.
+    await waitFor('the fill to reach the mempool', () => bitcoin.chain.transaction(fill))
+    // The node fails every call; the job has passed as often as a fill followed for a minute does
+    // (every pass counts), more than `maxAttempts`.
+    node.failing = true
+    const jobKey = `fill:${requestId.toLowerCase()}`
+    await service.store.client.query('UPDATE solver_jobs SET attempts = 100 WHERE job_key = $1', [jobKey])
+    const failed = await waitFor(
+      'a pass of the job with the node failing',
+      () => fillJob(service, requestId),
+      {
+        until: (job) => job.attempts > 100 && job.lease_owner === null,
+      },
+    )
+    t.equal(failed.state, 'broadcast', 'the job is still followed, not given up')
+    t.equal((await statusOf(client, requestId)).status, 'submitted', 'no failure, no refund')
+    node.failing = false
+    // The failed pass put the next one off (backoff); bring it forward.
+    await service.store.client.query('UPDATE solver_jobs SET not_before = 0 WHERE job_key = $1', [jobKey])
+    // A fill counts as final at the plugin's `highValueConfirmations` (default 2) blocks.
+    bitcoin.mine(2)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success')
+    t.same(done.txHashes, [fill], 'the fill broadcast before the node failed')
+    const paid = bitcoin.chain.balance(recipient.outputScript).confirmed - before.confirmed
+    t.ok(paid >= BigInt(quote.details.currencyOut.minimumAmount), `paid ${paid} sat`)
+    t.equal(paid, paidBy(fill, recipient), 'paid once')
   },
 )

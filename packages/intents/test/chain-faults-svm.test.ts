@@ -4,6 +4,7 @@
  * a fill whose blockhash expires before it lands is signed again with a fresh blockhash, and only
  * once the old one has provably expired, so it is never paid twice; a fill rolled back before it is
  * finalized, or signed before a crash and not sent, is sent again as the same bytes and paid once;
+ * a landed fill whose node is unreachable for longer than `maxAttempts` passes is never given up;
  * a deposit above a high-value threshold waits past finalization for the deeper rule; a node lying
  * about a slot's blockhash is outvoted by two honest ones, and alone against one, nothing is trusted.
  */
@@ -29,7 +30,14 @@ import { disagreements, FORGED_HASH, lyingNode } from '../../../test/helpers/lyi
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, type IntentsService, startIntentsService } from '../src/index.js'
 import { chainConfig } from './fixtures/chain-config.js'
-import { type ReorgDetails, seen, settled, statusOf, warningsLogger } from './fixtures/chain-faults.js'
+import {
+  failingNode,
+  type ReorgDetails,
+  seen,
+  settled,
+  statusOf,
+  warningsLogger,
+} from './fixtures/chain-faults.js'
 import { freshIndexerPass } from './fixtures/e2e.js'
 import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
@@ -116,16 +124,24 @@ async function bridgeToSvm(client: TestClient, user: (typeof USERS)[number], rec
   return { quote, requestId: quote.steps.at(-1)?.requestId as string }
 }
 
-/** The fill job of `requestId`: its current transaction, the ones it replaced, its stored validity. */
+/**
+ * The fill job of `requestId`: its current transaction, the ones it replaced, its stored validity,
+ * its state, how often a worker took it (`attempts`) and who holds it now.
+ */
 async function fillJob(service: IntentsService, requestId: string) {
   const { rows } = await service.store.client.query<{
     raw: string | null
     transaction_id: string | null
     replaced: Array<{ transactionId: string; raw: string }>
     valid_through: string | null
-  }>('SELECT raw, transaction_id, replaced, valid_through FROM solver_jobs WHERE job_key = $1', [
-    `fill:${requestId.toLowerCase()}`,
-  ])
+    state: string
+    attempts: number
+    lease_owner: string | null
+  }>(
+    `SELECT raw, transaction_id, replaced, valid_through, state, attempts, lease_owner
+       FROM solver_jobs WHERE job_key = $1`,
+    [`fill:${requestId.toLowerCase()}`],
+  )
   return rows[0]
 }
 
@@ -615,5 +631,47 @@ t.test(
       'the recipient got the quoted output',
     )
     t.ok(disagreements((await api.get('/metrics')).text, SVM) > 0, 'the outvoted liar is counted')
+  },
+)
+
+t.test(
+  'a landed SVM fill followed for many passes is never given up when its node is unreachable: no refund, paid once',
+  async (t) => {
+    const node = await failingNode(t, svm.rpcUrl)
+    const service = await start({ LOCAL_SVM_RPC_URL: node.url })
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = SVM_USERS[1]!.address
+    const before = await svmTokenBalance(recipient)
+    const { quote, requestId } = await bridgeToSvm(client, USERS[3]!, recipient)
+    const fill = (await settled(client, requestId, ['submitted'])).txHashes[0] as string
+    // No slot timer: the fill's slot stays confirmed, not finalized, so the job is followed.
+    await waitFor('the fill to land', async () => ledger.transaction(fill) !== undefined)
+    // The node fails every call; the job has passed as often as a fill followed for a minute does
+    // (every pass counts), more than `maxAttempts`.
+    node.failing = true
+    const jobKey = `fill:${requestId.toLowerCase()}`
+    await service.store.client.query('UPDATE solver_jobs SET attempts = 100 WHERE job_key = $1', [jobKey])
+    const failed = await waitFor(
+      'a pass of the job with the node failing',
+      () => fillJob(service, requestId),
+      {
+        until: (job) => job !== undefined && job.attempts > 100 && job.lease_owner === null,
+      },
+    )
+    t.equal(failed?.state, 'broadcast', 'the job is still followed, not given up')
+    t.equal((await statusOf(client, requestId)).status, 'submitted', 'no failure, no refund')
+    node.failing = false
+    // The failed pass put the next one off (backoff); bring it forward.
+    await service.store.client.query('UPDATE solver_jobs SET not_before = 0 WHERE job_key = $1', [jobKey])
+    await faults.mine(ledger.finalizedDepth)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success')
+    t.same(done.txHashes, [fill], 'the fill that landed before the node failed')
+    t.equal(
+      (await svmTokenBalance(recipient)) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
   },
 )

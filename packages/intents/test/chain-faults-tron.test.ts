@@ -5,8 +5,10 @@
  * solid (a lowered `slowConfirmations`) and then forked away cancels its queued fill, or is recorded
  * and counted when the fill went out; a fill forked away before it is solid, evicted from the
  * pool, or signed before a crash and not sent, is broadcast again as the same transaction and paid
- * once; a node lying about a block id is outvoted by two honest ones, and alone against one, nothing
- * is trusted.
+ * once; one that expired (evicted, or signed before a crash and not sent) is signed again only once
+ * a solid block is past its expiration; one whose node is unreachable for longer than `maxAttempts`
+ * passes is never given up; two workers on one database fill at once, each request paid once; a node
+ * lying about a block id is outvoted by two honest ones, and alone against one, nothing is trusted.
  */
 import { type IntentsApi, type Logger, silentLogger } from '@pontis/core'
 import {
@@ -15,6 +17,7 @@ import {
   startDevnet,
   TRON_DEVNET_CHAIN_ID,
   TRON_SOLID_CONFIRMATIONS,
+  TRON_SOLVER,
   TRON_USDT_ADDRESS,
   TRON_USERS,
   type TronTransactionJson,
@@ -29,7 +32,15 @@ import { disagreements, FORGED_HASH, lyingNode } from '../../../test/helpers/lyi
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
 import { chainConfig } from './fixtures/chain-config.js'
-import { type ReorgDetails, seen, settled, statusOf, warningsLogger } from './fixtures/chain-faults.js'
+import {
+  failingNode,
+  fillJob,
+  type ReorgDetails,
+  seen,
+  settled,
+  statusOf,
+  warningsLogger,
+} from './fixtures/chain-faults.js'
 import { evmBalance, executeEvmSteps, freshIndexerPass } from './fixtures/e2e.js'
 import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
 import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
@@ -220,11 +231,15 @@ t.test('a Tron deposit made before the first start is found from the configured 
   t.ok(BigInt(quote.details.currencyOut.amount) > 0n)
 })
 
-/** Quotes EVM USDC to Tron USDT for alice, deposits as `user` on the EVM chain and indexes it. */
-async function bridgeToTron(client: TestClient, user: (typeof USERS)[number]) {
+/** Quotes EVM USDC to Tron USDT for `recipient` (alice), deposits as `user` on the EVM chain and indexes it. */
+async function bridgeToTron(
+  client: TestClient,
+  user: (typeof USERS)[number],
+  recipient: string = TRON_USERS.alice.address,
+) {
   const res = await client.post('/quote/v2', {
     user: user.address,
-    recipient: TRON_USERS.alice.address,
+    recipient,
     originChainId: EVM,
     destinationChainId: TRON,
     originCurrency: STABLECOIN_ADDRESS,
@@ -476,5 +491,273 @@ t.test(
     t.equal(done.status, 'success', 'filled once a majority vouches for the block')
     t.same(await seen(threeNodes, requestId), { deposits: 1, fills: 1 }, 'filled once')
     t.ok(disagreements((await api.get('/metrics')).text, TRON) > 0, 'the outvoted liar is counted')
+  },
+)
+
+t.test(
+  'two workers on one database fill Tron requests at once: no nonce or coin to share, every request success, each paid once',
+  async (t) => {
+    await configure([EVM, TRON])
+    // The first one runs the migrations; the second finds them applied.
+    const first = await startOn(true)
+    t.teardown(() => first.close())
+    const second = await startOn(true)
+    t.teardown(() => second.close())
+    const workers = [first, second].map((worker) => createTestClient(t, worker.url, loaded.document))
+    // Blocks on a timer, as on a live chain, while both solvers sign and send.
+    await tron.faults.intervalMining(100)
+    t.teardown(() => tron.faults.intervalMining(0))
+    const recipients = [TRON_USERS.alice.address, TRON_USERS.bob.address]
+    const before = recipients.map((recipient) => tron.usdtBalance(recipient))
+    const solverBefore = tron.usdtBalance(TRON_SOLVER.address)
+    // Each user's requests one after the other (its EVM nonces are its own), quoted at alternate
+    // workers; both workers are told about each deposit, as racing clients would.
+    const sent = (
+      await Promise.all(
+        USERS.map(async (user, userIndex) => {
+          const mine: Array<{ requestId: string; recipient: string; output: bigint }> = []
+          for (let index = 0; index < 2; index++) {
+            const recipient = recipients[(userIndex + index) % 2] as string
+            const res = await workers[(userIndex + index) % 2]!.post('/quote/v2', {
+              user: user.address,
+              recipient,
+              originChainId: EVM,
+              destinationChainId: TRON,
+              originCurrency: STABLECOIN_ADDRESS,
+              destinationCurrency: TRON_USDT_ADDRESS,
+              amount: '20000000',
+              tradeType: 'EXACT_INPUT',
+            })
+            if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${res.text}`)
+            const quote = res.body as Quote
+            const txHash = await executeEvmSteps(evmChain, quote, user.privateKey)
+            await Promise.all(
+              workers.map((worker) => worker.post('/transactions/index', { chainId: String(EVM), txHash })),
+            )
+            mine.push({
+              requestId: quote.steps.at(-1)?.requestId as string,
+              recipient,
+              output: BigInt(quote.details.currencyOut.amount),
+            })
+          }
+          return mine
+        }),
+      )
+    ).flat()
+    const finals = await Promise.all(
+      sent.map(({ requestId }, index) =>
+        settled(workers[index % 2]!, requestId, ['success', 'failure', 'refund']),
+      ),
+    )
+    t.same(
+      finals.filter((record) => record.status !== 'success').map((record) => record.failReason),
+      [],
+      'every request succeeded',
+    )
+    const { rows: jobs } = await first.store.client.query<{
+      transaction_id: string
+      state: string
+      replaced: unknown[]
+    }>('SELECT transaction_id, state, replaced FROM solver_jobs WHERE job_key = ANY($1)', [
+      sent.map(({ requestId }) => `fill:${requestId.toLowerCase()}`),
+    ])
+    t.equal(jobs.length, sent.length, 'one fill job per request')
+    t.same(
+      jobs.filter((job) => job.state !== 'confirmed' || job.replaced.length > 0),
+      [],
+      'every fill confirmed as first signed: none refused, none signed again',
+    )
+    t.equal(new Set(jobs.map((job) => job.transaction_id)).size, jobs.length, 'distinct transactions')
+    for (const job of jobs)
+      t.ok(await inBlock(job.transaction_id), `fill ${job.transaction_id} is in a block`)
+    recipients.forEach((recipient, index) => {
+      const owed = sent
+        .filter((request) => request.recipient === recipient)
+        .reduce((sum, request) => sum + request.output, 0n)
+      t.equal(
+        tron.usdtBalance(recipient) - (before[index] as bigint),
+        owed,
+        'each recipient paid once per request',
+      )
+    })
+    t.equal(
+      solverBefore - tron.usdtBalance(TRON_SOLVER.address),
+      sent.reduce((sum, request) => sum + request.output, 0n),
+      "the solver's USDT went down by exactly the outputs: nothing paid twice",
+    )
+  },
+)
+
+t.test(
+  'a broadcast Tron fill followed for many passes is never given up when its node is unreachable: no refund, paid once',
+  async (t) => {
+    const node = await failingNode(t, tron.url)
+    await configure([EVM, TRON], { [TRON]: { rpc: { url: node.url } } })
+    const service = await startOn(true)
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = TRON_USERS.alice.address
+    const before = tron.usdtBalance(recipient)
+    const { quote, requestId } = await bridgeToTron(client, USERS[0]!)
+    const fill = (await settled(client, requestId, ['submitted'])).txHashes[0] as string
+    // No block timer: the fill waits in the pool, followed every pass.
+    await waitFor('the fill to reach the pool', async () => (await tron.faults.pool()).includes(fill))
+    // The node fails every call; the job has passed as often as a fill followed for a minute does
+    // (every pass counts), more than `maxAttempts`.
+    node.failing = true
+    const jobKey = `fill:${requestId.toLowerCase()}`
+    await service.store.client.query('UPDATE solver_jobs SET attempts = 100 WHERE job_key = $1', [jobKey])
+    const failed = await waitFor(
+      'a pass of the job with the node failing',
+      () => fillJob(service, requestId),
+      {
+        until: (job) => job.attempts > 100 && job.lease_owner === null,
+      },
+    )
+    t.equal(failed.state, 'broadcast', 'the job is still followed, not given up')
+    t.equal((await statusOf(client, requestId)).status, 'submitted', 'no failure, no refund')
+    node.failing = false
+    // The failed pass put the next one off (backoff); bring it forward.
+    await service.store.client.query('UPDATE solver_jobs SET not_before = 0 WHERE job_key = $1', [jobKey])
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS + 1)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success')
+    t.same(done.txHashes, [fill], 'the fill broadcast before the node failed')
+    t.equal(
+      tron.usdtBalance(recipient) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)
+
+const expirationOf = (raw: string): number =>
+  (JSON.parse(raw) as { raw_data: { expiration: number } }).raw_data.expiration
+
+// Last: the clock it moves ahead stays ahead for the devnet's later blocks.
+t.test(
+  'an evicted Tron fill is signed again with a fresh reference block only once a solid block is past its expiration, and paid once',
+  async (t) => {
+    await configure([EVM, TRON], { [TRON]: { plugin: { expirationSeconds: 60 } } })
+    const service = await startOn(true)
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = TRON_USERS.alice.address
+    const before = tron.usdtBalance(recipient)
+    const { quote, requestId } = await bridgeToTron(client, USERS[2]!)
+    const first = (await settled(client, requestId, ['submitted'])).txHashes[0] as string
+    await waitFor('the fill to reach the pool', async () => (await tron.faults.pool()).includes(first))
+    const expiration = expirationOf((await fillJob(service, requestId)).raw)
+
+    // Evicted before it expires: the same transaction comes back, nothing is signed again.
+    await tron.faults.dropTransaction(first)
+    await waitFor('the same fill to be broadcast again', async () =>
+      (await tron.faults.pool()).includes(first),
+    )
+    t.same((await fillJob(service, requestId)).replaced, [], 'not signed again before it expires')
+
+    // Evicted again, and a block stamped past its expiration, in one turn of the event loop (the
+    // in-process chain's methods are synchronous): the solver cannot send it again in between.
+    tron.chain.dropTransaction(first)
+    tron.chain.advanceClock(expiration - tron.chain.head.timestamp + 1000)
+    tron.chain.mine(1)
+    t.ok(tron.chain.head.timestamp >= expiration, 'the head block is stamped past the expiration')
+    // A pass after that: the fill is refused as expired, but that block is not solid: nothing
+    // proves it can never land, so nothing is signed.
+    const passes = (await fillJob(service, requestId)).attempts
+    await waitFor('a pass over the expired fill', () => fillJob(service, requestId), {
+      until: (job) => job.attempts > passes && job.lease_owner === null,
+    })
+    t.same((await fillJob(service, requestId)).replaced, [], 'not signed again before the expiry is solid')
+    t.notOk((await tron.faults.pool()).includes(first), 'the expired one is refused')
+    t.equal((await statusOf(client, requestId)).status, 'submitted', 'still submitted')
+
+    // The block past the expiration becomes solid: provably expired, signed again.
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS - 1)
+    // The refused pass put the next one off (backoff); bring it forward.
+    await service.store.client.query('UPDATE solver_jobs SET not_before = 0 WHERE job_key = $1', [
+      `fill:${requestId.toLowerCase()}`,
+    ])
+    const replaced = await waitFor('the fill to be signed again', () => fillJob(service, requestId), {
+      until: (job) => job.replaced.length > 0,
+    })
+    const second = replaced.transaction_id
+    t.same(
+      replaced.replaced.map((earlier) => earlier.transactionId),
+      [first],
+      'the expired one is the replaced one',
+    )
+    t.not(second, first, 'a new transaction')
+    t.ok(expirationOf(replaced.raw) > tron.chain.head.timestamp, 'with a fresh expiration')
+    // Stored, broadcast, then recorded on the request: the status shows it last.
+    const resubmitted = await waitFor('the status to show the new txID', () => statusOf(client, requestId), {
+      until: (record) => record.txHashes.includes(second),
+      describe: (record) => record && { status: record.status, txHashes: record.txHashes },
+    })
+    t.equal(resubmitted.status, 'submitted', 'submitted with the new txID')
+    t.ok((await tron.faults.pool()).includes(second), 'the new fill waits in the pool')
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS + 1)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success')
+    t.ok(done.txHashes.includes(second), 'filled by the new transaction')
+    t.ok(await inBlock(second), 'the new one is in a block')
+    t.notOk(await inBlock(first), 'the expired one never landed')
+    t.equal(
+      tron.usdtBalance(recipient) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+  },
+)
+
+// Last too: it moves the clock ahead again.
+t.test(
+  'a Tron fill signed before a crash, expired before it was sent: signed again after the restart, paid once',
+  async (t) => {
+    const crashDatabase = await openTestSchema(t, 'crashtronexpired')
+    const env = processEnvironment(devnet, crashDatabase.schema)
+    const first = await startServiceProcess({ ...env, PONTIS_FAILPOINT: 'fill:after-sign' })
+    t.teardown(() => first.stop())
+    const client = createTestClient(t, first.url, loaded.document)
+    const recipient = TRON_USERS.bob.address
+    const before = tron.usdtBalance(recipient)
+    const { quote, requestId } = await bridgeToTron(client, USERS[1]!, recipient)
+    t.equal(await first.exited(), 'SIGKILL', 'the service died right after signing the fill')
+    const [stored] = await querySchema<{ raw: string; transaction_id: string }>(
+      crashDatabase.schema,
+      'SELECT raw, transaction_id FROM solver_jobs WHERE job_key = $1',
+      [`fill:${requestId.toLowerCase()}`],
+    )
+    t.ok(stored?.raw, 'the signed fill was stored before the crash')
+    const signed = stored as NonNullable<typeof stored>
+    t.notOk((await tron.faults.pool()).includes(signed.transaction_id), 'nothing was sent before the crash')
+    // While the service is down, a block is stamped past the fill's expiration and becomes solid.
+    await tron.faults.advanceClock(expirationOf(signed.raw) - tron.chain.head.timestamp + 1000)
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS)
+    t.ok(
+      (tron.chain.block(tron.chain.head.number - TRON_SOLID_CONFIRMATIONS + 1)?.timestamp ?? 0) >=
+        expirationOf(signed.raw),
+      'a solid block is stamped past the expiration',
+    )
+
+    const second = await startServiceProcess(env)
+    t.teardown(() => second.stop())
+    const again = createTestClient(t, second.url, loaded.document)
+    const resigned = await waitFor('a fill signed again to reach the pool', async () => {
+      const record = await statusOf(again, requestId)
+      const pool = await tron.faults.pool()
+      return record.txHashes.find((hash) => hash !== signed.transaction_id && pool.includes(hash))
+    })
+    t.equal((await statusOf(again, requestId)).status, 'submitted', 'submitted with the new txID')
+    await tron.faults.mine(TRON_SOLID_CONFIRMATIONS + 1)
+    const done = await settled(again, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success', 'the request survived the crash and was filled')
+    t.ok(await inBlock(resigned as string), 'by the fill signed again')
+    t.notOk(await inBlock(signed.transaction_id), 'the expired one never landed')
+    t.equal(
+      tron.usdtBalance(recipient) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
   },
 )

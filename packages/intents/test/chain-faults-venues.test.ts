@@ -10,8 +10,6 @@
  *   paid once;
  * - a deposit made on Lighter before the service's first start is found from `indexer.startBlock`.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { type IntentsApi, silentLogger } from '@pontis/core'
 import {
   devnetEnvironment,
@@ -27,11 +25,11 @@ import {
 } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
 import { chainConfig } from './fixtures/chain-config.js'
-import { settled, statusOf } from './fixtures/chain-faults.js'
+import { failingNode, settled, statusOf } from './fixtures/chain-faults.js'
 import { executeEvmSteps } from './fixtures/e2e.js'
 import { type LighterTransferItem, sendLighterTransfer } from './fixtures/lighter.js'
 import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
@@ -169,44 +167,12 @@ for (const [position, venue] of venues.entries()) {
   )
 }
 
-/**
- * A loopback proxy in front of a venue API: it forwards every call until `failing`, then answers
- * every call 503 (a node unreachable behind a load balancer). With `failAfter` set, it starts
- * failing right after forwarding the first call to that path (the fill's send): the send is
- * accepted, and nothing after it can be read.
- */
-async function failingApi(t: Test, upstream: string) {
-  const api = { url: '', failing: false, failAfter: undefined as string | undefined }
-  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
-    if (api.failing) {
-      response.writeHead(503, { 'content-type': 'text/plain' }).end('unavailable')
-      return
-    }
-    const isSend = api.failAfter !== undefined && request.method === 'POST' && request.url === api.failAfter
-    const chunks: Buffer[] = []
-    for await (const chunk of request) chunks.push(chunk as Buffer)
-    const answer = await fetch(`${upstream}${request.url ?? ''}`, {
-      method: request.method ?? 'GET',
-      headers: { 'content-type': request.headers['content-type'] ?? 'application/json' },
-      ...(request.method === 'GET' || request.method === 'HEAD' ? {} : { body: Buffer.concat(chunks) }),
-    })
-    const body = Buffer.from(await answer.arrayBuffer())
-    if (isSend && answer.ok) api.failing = true
-    response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' })
-    response.end(body)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  api.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  return api
-}
-
 for (const [position, venue] of venues.entries()) {
   t.test(
     `${venue.name}: a sent fill whose venue API then fails every call past maxAttempts is never given up`,
     async (t) => {
       const { url: upstream, sendPath } = venue.api()
-      const api = await failingApi(t, upstream)
+      const api = await failingNode(t, upstream)
       const database = await openTestSchema(t, `unreachablevenue${position}`)
       const { configDir, configure } = await chainConfig(t, 'pontis-faults-venues-')
       await configure([EVM, venue.chainId], { [venue.chainId]: { rpc: { url: api.url } } })

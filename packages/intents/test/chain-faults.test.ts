@@ -2,8 +2,6 @@
  * The lifecycle under chain faults on the EVM devnet (real anvil, real PostgreSQL, HTTP only),
  * caused through the devnet's fault powers (packages/devnet/src/faults.ts).
  */
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import type { IntentsApi } from '@pontis/core'
 import { type DevnetChain, startDevnet, USERS } from '@pontis/devnet'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
@@ -21,7 +19,15 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { FORGED_HASH, lyingNode } from '../../../test/helpers/lying-node.js'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import type { IntentsService } from '../src/index.js'
-import { faultHarness, fillJob, type ReorgDetails, seen, settled, statusOf } from './fixtures/chain-faults.js'
+import {
+  failingNode,
+  faultHarness,
+  fillJob,
+  type ReorgDetails,
+  seen,
+  settled,
+  statusOf,
+} from './fixtures/chain-faults.js'
 import { evmBalance, freshIndexerPass } from './fixtures/e2e.js'
 
 type Quote = IntentsApi.QuoteResponse
@@ -449,31 +455,6 @@ t.test(
     t.equal(done.status, 'success', 'filled once a majority vouches for the block')
   },
 )
-
-/** A JSON-RPC proxy in front of `target` that answers 503 to everything while `failing` is set. */
-async function failingNode(t: Test, target: string): Promise<{ url: string; failing: boolean }> {
-  const node = { url: '', failing: false }
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', async () => {
-      if (node.failing) {
-        res.writeHead(503).end()
-        return
-      }
-      const answer = await fetch(target, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: Buffer.concat(chunks),
-      })
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text())
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  node.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  return node
-}
 
 t.test(
   'a broadcast fill followed for many passes is never given up when a step fails: no refund, paid once',

@@ -3,7 +3,9 @@
  * refunds tagged transfers out of the vault signed with `allocatorKey` (the vault's own key). The
  * signed transaction is stored and broadcast as the node's JSON (`raw` is that JSON). Tron has no
  * account nonces (a transaction is unique by its txID and expires), so `nextNonce` answers 0 and
- * the signing options' nonce is ignored.
+ * the signing options' nonce is ignored. A transaction that expired before it landed is built and
+ * signed again with a fresh reference block and expiration (`replace`), only once the expiry is
+ * provable.
  */
 import {
   type FillingCapability,
@@ -11,6 +13,7 @@ import {
   PontisError,
   type RefundRequest,
   type RepaymentRequest,
+  type ReplacementTransaction,
   repaymentLegs,
   type SignedTransaction,
   type SolverCredentials,
@@ -23,11 +26,24 @@ import {
   tronBase58,
   tronBytes,
   tronSignTransaction,
+  tronTransactionId,
 } from './codec.js'
-import { lookUpTransaction, type TronChainContext, vaultOf } from './context.js'
+import {
+  decodeRawIfKnown,
+  lookUpTransaction,
+  nodeHeadNumber,
+  type TronChainContext,
+  vaultOf,
+} from './context.js'
 import { canonicalTxId } from './identity.js'
 import { refuseFillExtras } from './quoting.js'
-import { buildTaggedTransfer, tagHex } from './transactions.js'
+import { buildTaggedTransfer, taggedTransferOf, tagHex } from './transactions.js'
+
+/**
+ * Blocks (1 = the block itself) that make a Tron block solid: 2/3 of the 27 super representatives
+ * have built on it, and it never forks.
+ */
+const TRON_SOLID_BLOCKS = 19
 
 function keyBytes(name: string, key: string | undefined): Uint8Array {
   if (key === undefined || !/^(0x)?[0-9a-fA-F]{64}$/.test(key)) {
@@ -44,6 +60,42 @@ export function tronAddressOfPrivateKey(key: string): string {
 function signed(key: Uint8Array, transaction: TronTransactionJson, amount: bigint): SignedTransaction {
   const withSignature = tronSignTransaction(key, transaction)
   return { transactionId: withSignature.txID, raw: JSON.stringify(withSignature), amount }
+}
+
+/**
+ * The tagged transfer `raw` (a signed transaction's node JSON) makes, built and signed again by
+ * whichever of `keys` owns it, when the chain can provably no longer include `raw`: a solid block
+ * is stamped at or past its `expiration` (every later block validates it against a head at least
+ * that late, and refuses it), and its txID is in none of the blocks up to there. At most one of the
+ * two can land. Undefined otherwise, or when `raw` is no tagged transfer of one of `keys`.
+ * Solid is the deeper of `slowConfirmations` and Tron's 19 blocks: a lowered `slowConfirmations`
+ * trusts blocks that may still fork, and one forked away could have held `raw`.
+ */
+async function resignExpired(
+  context: TronChainContext,
+  raw: string,
+  keys: readonly Uint8Array[],
+): Promise<ReplacementTransaction | undefined> {
+  const json = JSON.parse(raw) as { raw_data_hex?: unknown }
+  if (typeof json.raw_data_hex !== 'string' || !/^([0-9a-fA-F]{2})+$/.test(json.raw_data_hex))
+    return undefined
+  const rawBytes = tronBytes(json.raw_data_hex.toLowerCase())
+  const decoded = decodeRawIfKnown(rawBytes)
+  const transfer = decoded && taggedTransferOf(decoded)
+  const key = keys.find((candidate) => tronBase58(tronAddressOfKey(candidate)) === transfer?.from)
+  if (!decoded || !transfer || !key) return undefined
+  const solid =
+    (await nodeHeadNumber(context)) - Math.max(context.options.slowConfirmations, TRON_SOLID_BLOCKS) + 1
+  if (solid < 0) return undefined
+  const block = await context.api.call<{ block_header?: { raw_data?: { timestamp?: unknown } } }>(
+    'getblockbynum',
+    { num: solid },
+  )
+  const stamped = block.block_header?.raw_data?.timestamp
+  if (typeof stamped !== 'number' || stamped < decoded.expiration) return undefined
+  if ((await lookUpTransaction(context, tronTransactionId(rawBytes))).state !== 'not_found') return undefined
+  const again = signed(key, await buildTaggedTransfer(context, transfer), transfer.amount)
+  return { transactionId: again.transactionId, raw: again.raw }
 }
 
 /** Filling on a Tron chain. */
@@ -146,6 +198,16 @@ export function createTronFilling(context: TronChainContext): FillingCapability 
         `The Tron node of ${context.label.displayName} refused the transaction: ${answer.code ?? 'error'} ${tronMessageText(answer.message)}`,
         { chainId: context.label.id, code: answer.code ?? null },
       )
+    },
+    /**
+     * No fee market to outbid: a transaction that does not land is built and signed again with a
+     * fresh reference block, and only once it has provably expired (see {@link resignExpired}).
+     */
+    replace(raw, credentials) {
+      const keys = [keyBytes('solverKey', credentials.solverKey)]
+      if (credentials.allocatorKey !== undefined)
+        keys.push(keyBytes('allocatorKey', credentials.allocatorKey))
+      return resignExpired(context, raw, keys)
     },
     async outcome(transactionId: string): Promise<TransactionOutcome> {
       const txId = canonicalTxId(transactionId)

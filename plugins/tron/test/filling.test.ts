@@ -186,3 +186,45 @@ t.test('refusals: a tampered signature, extras, an unfunded solver', async (t) =
   })
   await t.rejects(filling.outcome('xyz'), { code: 'INVALID_REQUEST' })
 })
+
+const expirationOf = (raw: string): number =>
+  (JSON.parse(raw) as { raw_data: { expiration: number } }).raw_data.expiration
+
+// Last: the clock it moves ahead stays ahead for the devnet's later blocks.
+t.test(
+  'replace signs the transfer again only once a solid block is stamped past its expiration',
+  async (t) => {
+    const before = devnet.usdtBalance(bob.address)
+    const signed = await fill(TRON_USDT_ADDRESS, 4_000_000n, 10)
+    const landed = await fill(TRON_USDT_ADDRESS, 1_000_000n, 11)
+    await filling.broadcast(landed.raw)
+    devnet.mine(1)
+    t.equal(await filling.replace?.(signed.raw, credentials), undefined, 'not expired: not replaced')
+    const expiration = Math.max(expirationOf(signed.raw), expirationOf(landed.raw))
+    await devnet.faults.advanceClock(expiration - devnet.chain.head.timestamp + 1000)
+    devnet.mine(1)
+    await t.rejects(filling.broadcast(signed.raw), /TRANSACTION_EXPIRATION_ERROR/, 'the node refuses it')
+    t.equal(await filling.replace?.(signed.raw, credentials), undefined, 'the block past it is not solid yet')
+    devnet.mine(17)
+    t.equal(await filling.replace?.(signed.raw, credentials), undefined, 'one block short of solid')
+    devnet.mine(1)
+    t.equal(await filling.replace?.(landed.raw, credentials), undefined, 'one on chain is never replaced')
+    t.equal(
+      await filling.replace?.(signed.raw, { solverKey: ALLOCATOR_KEY }),
+      undefined,
+      'nor one none of the keys owns',
+    )
+    const replacement = await filling.replace?.(signed.raw, credentials)
+    if (!replacement) throw new Error('expected a replacement')
+    t.not(replacement.transactionId, signed.transactionId, 'a new transaction')
+    t.ok(expirationOf(replacement.raw) > devnet.chain.head.timestamp, 'with a fresh expiration')
+    await filling.broadcast(replacement.raw)
+    devnet.mine(1)
+    t.equal((await filling.outcome(replacement.transactionId)).state, 'success')
+    const [fact] = (await reading.readFills?.(replacement.transactionId))?.facts ?? []
+    t.equal(fact?.orderId, idOf(10), 'the same order')
+    t.equal(fact?.amount, 4_000_000n, 'the same amount')
+    t.equal((await filling.outcome(signed.transactionId)).state, 'not_found', 'the expired one never landed')
+    t.equal(devnet.usdtBalance(bob.address) - before, 5_000_000n, 'each paid once')
+  },
+)

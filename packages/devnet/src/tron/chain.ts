@@ -161,7 +161,9 @@ export interface TronChainOptions {
 
 /** The simulated chain. */
 export class TronChain {
-  readonly #now: () => number
+  readonly #clock: () => number
+  /** How far {@link advanceClock} moved the clock ahead of `options.now`, ms. */
+  #clockAhead = 0
   /** TRX balances by 41-hex address; an address is an account once it is here. */
   readonly #balances = new Map<string, bigint>()
   readonly #createTimes = new Map<string, number>()
@@ -182,7 +184,7 @@ export class TronChain {
   energyFee = TRON_ENERGY_FEE_SUN
 
   constructor(options: TronChainOptions = {}) {
-    this.#now = options.now ?? Date.now
+    this.#clock = options.now ?? Date.now
     const timestamp = this.#now()
     this.#blocks.push({
       number: 0,
@@ -198,6 +200,22 @@ export class TronChain {
     for (const user of Object.values(TRON_USERS)) fund(user, TRON_FUNDING.userTrx, TRON_FUNDING.userUsdt)
     fund(TRON_SOLVER, TRON_FUNDING.solverTrx, TRON_FUNDING.solverUsdt)
     fund(TRON_VAULT, TRON_FUNDING.vaultTrx, TRON_FUNDING.vaultUsdt)
+  }
+
+  /** The chain's time, Unix ms: the clock plus what {@link advanceClock} added. */
+  #now(): number {
+    return this.#clock() + this.#clockAhead
+  }
+
+  /**
+   * Moves the chain's time `milliseconds` ahead: blocks produced from now on are stamped that much
+   * later, so transactions expire without waiting for them to.
+   * @throws RangeError when `milliseconds` is not a positive integer.
+   */
+  advanceClock(milliseconds: number): void {
+    if (!Number.isSafeInteger(milliseconds) || milliseconds < 1)
+      throw new RangeError(`milliseconds must be a positive integer, got ${milliseconds}`)
+    this.#clockAhead += milliseconds
   }
 
   /** The newest block. */

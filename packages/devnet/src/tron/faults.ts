@@ -1,6 +1,7 @@
 /**
  * The Tron devnet's fault powers ({@link FaultPowers}) on its simulator in process: forks of the
- * newest (non-solid) blocks, paused and interval block production, and evicted pool transactions.
+ * newest (non-solid) blocks, paused and interval block production, evicted pool transactions, and a
+ * clock moved ahead (transactions expire without waiting).
  *
  * Tron produces blocks on a timer (every 3 s on mainnet), not per transaction: "mining" produces a
  * block that takes the whole pool, and "resuming" restarts the devnet's timer.
@@ -14,6 +15,11 @@ export interface TronFaultPowers extends FaultPowers {
   intervalMining(milliseconds: number): Promise<void>
   /** Transaction ids accepted and not yet in a block, oldest first. */
   pool(): Promise<string[]>
+  /**
+   * Moves the chain's clock `milliseconds` ahead: the next blocks are stamped that much later, so a
+   * transaction's `expiration` passes without waiting for it.
+   */
+  advanceClock(milliseconds: number): Promise<void>
 }
 
 /** The block timer of a Tron devnet: what the fault powers pause and resume. */
@@ -61,5 +67,8 @@ export function tronFaultPowers(chain: TronChain, timer: TronBlockTimer): TronFa
       timer.set(milliseconds)
     },
     pool: async () => [...chain.pool()],
+    async advanceClock(milliseconds) {
+      chain.advanceClock(milliseconds)
+    },
   }
 }
