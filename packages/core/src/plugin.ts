@@ -966,6 +966,12 @@ export interface FinalityPolicy {
   /** Seconds between blocks, for time estimates; families with fast blocks may omit it. */
   readonly blockTimeSeconds?: number
   /**
+   * A transaction is final once executed and no deeper confirmation is ever counted (a venue's
+   * API): a chain entry asking for more than one (`finality.confirmations`, `finality.highValue`)
+   * could never be met, and stops start-up.
+   */
+  readonly finalOnExecution?: boolean
+  /**
    * A fill sent on this chain as a destination takes long to confirm (Bitcoin: blocks of ten
    * minutes), so clients may stop following the request once it is `submitted`: the quote's
    * `check.finalStatuses` says so.

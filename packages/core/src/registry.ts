@@ -278,6 +278,18 @@ export function createRegistry(options: CreateRegistryOptions = {}): Registry {
     }
     for (const [index, rule] of (entry.finality?.highValue ?? []).entries()) {
       check(`finality.highValue[${index}].currency`, rule.currency, currency)
+      if (adapter.finality.finalOnExecution && rule.confirmations > 1) {
+        issues.push({
+          message: `${where}: finality.highValue[${index}].confirmations: the ${entry.vmType} plugin's transactions are final once executed and never count more than one confirmation; remove the rule or set 1`,
+          path: `${entryPath}.finality.highValue[${index}].confirmations`,
+        })
+      }
+    }
+    if (adapter.finality.finalOnExecution && (entry.finality?.confirmations ?? 1) > 1) {
+      issues.push({
+        message: `${where}: finality.confirmations: the ${entry.vmType} plugin's transactions are final once executed and never count more than one confirmation; set 1 or remove it`,
+        path: `${entryPath}.finality.confirmations`,
+      })
     }
     if (entry.indexer?.startBlock !== undefined && !adapter.reading?.startCursor) {
       issues.push({

@@ -95,4 +95,29 @@ t.test('finality and indexer settings are checked at start-up, for every family'
     /indexer\.startBlock: the hypevm plugin cannot start its deposit scan at a height/,
     'a family whose scan cannot start at a height refuses a start block',
   )
+  // A venue counts no confirmation past execution: a deeper rule would leave every deposit waiting.
+  for (const vmType of ['lvm', 'hypevm']) {
+    t.match(
+      await startupLine(t, (chains) => {
+        const chain = chains.find((entry) => entry.vmType === vmType)!
+        chain.finality = {
+          highValue: [
+            { currency: (chain.currency as { address: string }).address, above: '1000', confirmations: 3 },
+          ],
+        }
+      }),
+      new RegExp(
+        `finality\\.highValue\\[0\\]\\.confirmations: the ${vmType} plugin's transactions are final once executed`,
+      ),
+      `a ${vmType} chain refuses a high-value rule deeper than execution`,
+    )
+    t.match(
+      await startupLine(t, (chains) => {
+        const chain = chains.find((entry) => entry.vmType === vmType)!
+        chain.finality = { confirmations: 2 }
+      }),
+      new RegExp(`finality\\.confirmations: the ${vmType} plugin's transactions are final once executed`),
+      `a ${vmType} chain refuses more than one confirmation`,
+    )
+  }
 })

@@ -28,6 +28,7 @@ export const HYPERLIQUID_FINALITY: FinalityPolicy = Object.freeze({
   slowConfirmations: 1,
   slowRequiresFinalized: false,
   blockTimeSeconds: 1,
+  finalOnExecution: true,
 })
 
 const DEFAULT_TIMEOUT_MS = 10_000

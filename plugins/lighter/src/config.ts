@@ -75,7 +75,8 @@ export const lighterConfigSchema = {
       },
       default: { [LIGHTER_NATIVE_CURRENCY_ID]: { assetIndex: 3, decimals: 6, routeType: 0 } },
     },
-    confirmations: { type: 'integer', minimum: 1, maximum: 100, default: 1 },
+    // The venue reports an executed transfer, never a depth: more than one could never be met.
+    confirmations: { type: 'integer', minimum: 1, maximum: 1, default: 1 },
     transferExpirySeconds: { type: 'integer', minimum: 60, maximum: 2_592_000, default: 3600 },
     readCacheSeconds: { type: 'number', minimum: 0, maximum: 60, default: 2 },
     requestTimeoutMs: { type: 'integer', minimum: 100, maximum: 120_000, default: 10_000 },

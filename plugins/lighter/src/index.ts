@@ -35,6 +35,7 @@ export function lighterFinality(confirmations: number): FinalityPolicy {
     fastConfirmations: confirmations,
     slowConfirmations: confirmations,
     slowRequiresFinalized: false,
+    finalOnExecution: true,
   })
 }
 

@@ -45,7 +45,12 @@ t.test('capabilities', async (t) => {
   t.equal(adapter.quoting.supportsDestinationCalls, false)
   t.equal(adapter.quoting.supportsGasTopup, false)
   t.equal(await adapter.quoting.supportsPermit(LIGHTER_NATIVE_CURRENCY_ID), false)
-  t.same(adapter.finality, { fastConfirmations: 1, slowConfirmations: 1, slowRequiresFinalized: false })
+  t.same(adapter.finality, {
+    fastConfirmations: 1,
+    slowConfirmations: 1,
+    slowRequiresFinalized: false,
+    finalOnExecution: true,
+  })
 })
 
 t.test('the deposit step is one transfer action to the depository tagged with the request id', async (t) => {
