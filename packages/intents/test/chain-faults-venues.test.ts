@@ -8,7 +8,9 @@
  * - a fill sent, then the venue API failing every call for longer than a job's `maxAttempts`: the
  *   job is still followed, never given up (no refund), and reaches `success` once the API answers,
  *   paid once;
- * - a deposit made on Lighter before the service's first start is found from `indexer.startBlock`.
+ * - a deposit made on Lighter before the service's first start is found from `indexer.startBlock`;
+ * - two workers on one database fill requests into the venue at once: the solver's venue nonces are
+ *   allocated in the store, so none is refused and each request is paid once.
  */
 import { type IntentsApi, silentLogger } from '@pontis/core'
 import {
@@ -296,3 +298,94 @@ t.test(
     t.ok(done.inTxHashes.includes(hash), 'from the deposit made before the start')
   },
 )
+
+for (const [position, venue] of venues.entries()) {
+  t.test(
+    `${venue.name}: two workers on one database fill at once, nonces allocated in the store, each request paid once`,
+    async (t) => {
+      const database = await openTestSchema(t, `twovenue${position}`)
+      const { configDir, configure } = await chainConfig(t, 'pontis-two-venues-')
+      await configure([EVM, venue.chainId])
+      const startWorker = () =>
+        startIntentsService({
+          configDir,
+          env: {
+            ...devnetEnvironment(devnet),
+            RATE_LIMITS: 'off',
+            DATABASE_URL: TEST_DATABASE_URL,
+            DATABASE_SCHEMA: database.schema,
+          },
+          port: 0,
+          logger: silentLogger,
+          document: loaded,
+          indexerIntervalMs: 150,
+          solverIntervalMs: 100,
+        })
+      // The first one runs the migrations; the second finds them applied.
+      const first = await startWorker()
+      t.teardown(() => first.close())
+      const second = await startWorker()
+      t.teardown(() => second.close())
+      const workers = [first, second].map((worker) => createTestClient(t, worker.url, loaded.document))
+      const before = venue.received()
+      // Each user's requests one after the other (its EVM nonces are its own), quoted at alternate
+      // workers; both workers are told about each deposit, as racing clients would.
+      const sent = (
+        await Promise.all(
+          USERS.map(async (user, userIndex) => {
+            const mine: Array<{ requestId: string; output: bigint }> = []
+            for (let index = 0; index < 2; index++) {
+              const worker = workers[(userIndex + index) % 2] as TestClient
+              const res = await worker.post('/quote/v2', venue.request(user.address))
+              if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${res.text}`)
+              const quote = res.body as Quote
+              const txHash = await executeEvmSteps(evmChain, quote, user.privateKey)
+              await Promise.all(
+                workers.map((each) => each.post('/transactions/index', { chainId: String(EVM), txHash })),
+              )
+              mine.push({
+                requestId: quote.steps.at(-1)?.requestId as string,
+                output: BigInt(quote.details.currencyOut.amount),
+              })
+            }
+            return mine
+          }),
+        )
+      ).flat()
+      const finals = await Promise.all(
+        sent.map(({ requestId }, index) =>
+          settled(workers[index % 2] as TestClient, requestId, ['success', 'failure', 'refund']),
+        ),
+      )
+      t.same(
+        finals.filter((record) => record.status !== 'success').map((record) => record.failReason),
+        [],
+        'every request succeeded',
+      )
+      const { rows: jobs } = await first.store.client.query<{
+        transaction_id: string
+        state: string
+        attempts: number
+        replaced: unknown[]
+        lease_owner: string | null
+      }>(
+        'SELECT transaction_id, state, attempts, replaced, lease_owner FROM solver_jobs WHERE job_key = ANY($1)',
+        [sent.map(({ requestId }) => `fill:${requestId.toLowerCase()}`)],
+      )
+      t.equal(jobs.length, sent.length, 'one fill job per request')
+      t.same(
+        jobs.filter((job) => job.state !== 'confirmed' || job.replaced.length > 0),
+        [],
+        'every fill confirmed as first signed: no nonce refused, none signed again',
+      )
+      t.equal(new Set(jobs.map((job) => job.transaction_id)).size, jobs.length, 'distinct transactions')
+      for (const job of jobs)
+        t.ok(await venue.executed(job.transaction_id), `the venue executed ${job.transaction_id}`)
+      t.equal(
+        venue.received() - before,
+        sent.reduce((sum, { output }) => sum + output, 0n),
+        'the recipient got every quoted output exactly once',
+      )
+    },
+  )
+}
