@@ -298,6 +298,52 @@ t.test(
 )
 
 t.test(
+  'a Tron fill forked away after it counted as final (a lowered slowConfirmations): recorded, counted, sent again, paid once',
+  async (t) => {
+    // Only below the default 19 can a block a fill counted in fork: here 1, final in its own block.
+    await configure([EVM, TRON], { [TRON]: { plugin: { slowConfirmations: 1 } } })
+    const service = await startOn(true)
+    t.teardown(() => service.close())
+    const client = createTestClient(t, service.url, loaded.document)
+    const recipient = TRON_USERS.bob.address
+    const before = tron.usdtBalance(recipient)
+    const { quote, requestId } = await bridgeToTron(client, USERS[3]!, recipient)
+    const fill = (await settled(client, requestId, ['submitted'])).txHashes[0] as string
+    await waitFor('the fill to reach the pool', async () => (await tron.faults.pool()).includes(fill))
+    await tron.faults.mine(1)
+    const done = await settled(client, requestId, ['success', 'failure', 'refund'])
+    t.equal(done.status, 'success', 'final in its own block')
+    await tron.faults.reorg(1)
+    t.notOk(await inBlock(fill), 'the fill is gone from the chain')
+    t.equal(tron.usdtBalance(recipient) - before, 0n, 'and so is the payment')
+    const noted = await waitFor(
+      'the request to record the fill that went',
+      () => statusOf(client, requestId),
+      {
+        until: (status) => (status.details as { fillReorged?: unknown } | null)?.fillReorged !== undefined,
+      },
+    )
+    t.equal(noted.status, 'success', 'the status stays success')
+    t.match(noted.details, { fillReorged: { transactionId: fill } }, 'details.fillReorged names the fill')
+    await waitFor('the solver to send the same fill again', async () =>
+      (await tron.faults.pool()).includes(fill),
+    )
+    await tron.faults.mine(1)
+    t.ok(await inBlock(fill), 'the same signed bytes, in a block again')
+    t.equal(
+      tron.usdtBalance(recipient) - before,
+      BigInt(quote.details.currencyOut.amount),
+      'the recipient is paid once, the quoted output',
+    )
+    t.match(
+      (await client.get('/metrics')).text,
+      new RegExp(`pontis_settled_transaction_reorgs_total\\{chain="${TRON}",kind="fill"\\} 1\\b`),
+      'counted once',
+    )
+  },
+)
+
+t.test(
   'a Tron fill signed before a crash and not sent: the restarted service sends the same bytes, paid once',
   async (t) => {
     const crashDatabase = await openTestSchema(t, 'crashtron')
