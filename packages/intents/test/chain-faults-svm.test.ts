@@ -114,8 +114,15 @@ async function bridgeToSvm(client: TestClient, user: (typeof USERS)[number], rec
   let txHash: Hex | undefined
   for (const step of quote.steps) {
     for (const item of step.items) {
-      const data = item.data as { to: Address; data: Hex; value: string }
-      txHash = await wallet.sendTransaction({ to: data.to, data: data.data, value: BigInt(data.value) })
+      const data = item.data as { to: Address; data: Hex; value: string; gas?: string }
+      txHash = await wallet.sendTransaction({
+        to: data.to,
+        data: data.data,
+        value: BigInt(data.value),
+        // The step's limit, as the Relay SDK sends it: a bare estimate runs out of gas when a
+        // repayment empties the depository's balance first.
+        ...(data.gas ? { gas: BigInt(data.gas) } : {}),
+      })
       await evmClient.waitForTransactionReceipt({ hash: txHash })
     }
   }

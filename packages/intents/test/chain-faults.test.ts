@@ -85,8 +85,15 @@ async function deposit(quote: Quote, user: (typeof USERS)[number]): Promise<bigi
   let block: bigint | undefined
   for (const step of quote.steps) {
     for (const item of step.items) {
-      const data = item.data as { format: string; to: Address; data: Hex; value: string }
-      const hash = await wallet.sendTransaction({ to: data.to, data: data.data, value: BigInt(data.value) })
+      const data = item.data as { format: string; to: Address; data: Hex; value: string; gas?: string }
+      const hash = await wallet.sendTransaction({
+        to: data.to,
+        data: data.data,
+        value: BigInt(data.value),
+        // The step's limit, as the Relay SDK sends it: a bare estimate runs out of gas when a
+        // repayment empties the depository's balance first.
+        ...(data.gas ? { gas: BigInt(data.gas) } : {}),
+      })
       block = (await originClient.waitForTransactionReceipt({ hash })).blockNumber
     }
   }

@@ -109,9 +109,16 @@ async function executeEvm(quote: Quote, privateKey: Hex): Promise<Hex> {
   let last: Hex | undefined
   for (const step of quote.steps) {
     for (const item of step.items) {
-      const data = item.data as { format: string; to: Address; data: Hex; value: string }
+      const data = item.data as { format: string; to: Address; data: Hex; value: string; gas?: string }
       if (data.format !== 'evm-transaction') throw new Error(`unexpected ${data.format}`)
-      last = await wallet.sendTransaction({ to: data.to, data: data.data, value: BigInt(data.value) })
+      last = await wallet.sendTransaction({
+        to: data.to,
+        data: data.data,
+        value: BigInt(data.value),
+        // The step's limit, as the Relay SDK sends it: a bare estimate runs out of gas when a
+        // repayment empties the depository's balance first.
+        ...(data.gas ? { gas: BigInt(data.gas) } : {}),
+      })
       await evmClient.waitForTransactionReceipt({ hash: last })
     }
   }
