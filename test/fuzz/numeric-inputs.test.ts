@@ -35,9 +35,10 @@ interface NumericInput {
   readonly location: 'body' | 'query'
   /** Member names from the body root, `[]` for "an item of this array". */
   readonly segments: readonly string[]
-  /** The field's schema (as the property declares it, `$ref` and siblings). */
+  /** The field's schema (as the property declares it, `$ref` and siblings): what a value must pass. */
   readonly pointer: string
   readonly types: readonly string[]
+  /** The numeric schema found in it (itself, or one of its allOf/oneOf/anyOf parts), resolved. */
   readonly schema: Json
 }
 
@@ -87,7 +88,15 @@ function typesOf(schema: Json): string[] {
 /** Every numeric input of an operation: query parameters and body members at any depth. */
 function numericInputs(target: FuzzTarget, operation: Operation): NumericInput[] {
   const found = new Map<string, NumericInput>()
-  const walk = (pointer: string, segments: string[], location: 'body' | 'query', depth: number): void => {
+  // `field` is the pointer of the member as its parent declares it: a value is valid or not for the
+  // whole of it (all its allOf/oneOf/anyOf parts), not for the one numeric part found.
+  const walk = (
+    pointer: string,
+    segments: string[],
+    location: 'body' | 'query',
+    depth: number,
+    field = pointer,
+  ): void => {
     if (depth > 16) return
     const { schema, pointer: resolved } = target.arbitraries.resolve(pointer)
     if (!isJsonObject(schema)) return
@@ -98,12 +107,13 @@ function numericInputs(target: FuzzTarget, operation: Operation): NumericInput[]
       (types.includes('string') && isNumericString(schema))
     if (numeric && schema.enum === undefined && schema.const === undefined) {
       const key = `${location}:${segments.join('.')}`
-      if (!found.has(key)) found.set(key, { location, segments, pointer, types, schema })
+      if (!found.has(key)) found.set(key, { location, segments, pointer: field, types, schema })
     }
     for (const keyword of ['allOf', 'oneOf', 'anyOf'] as const) {
       const parts = schema[keyword]
       if (!Array.isArray(parts)) continue
-      for (const index of parts.keys()) walk(`${resolved}/${keyword}/${index}`, segments, location, depth + 1)
+      for (const index of parts.keys())
+        walk(`${resolved}/${keyword}/${index}`, segments, location, depth + 1, field)
     }
     if (isJsonObject(schema.properties)) {
       for (const name of Object.keys(schema.properties))
@@ -433,8 +443,7 @@ function documentProblems(target: FuzzTarget): string[] {
   for (const operation of target.operations) {
     for (const input of numericInputs(target, operation)) {
       const name = `${target.name} ${operation.operationId} ${input.location} ${fieldName(input.segments)}`
-      const { schema } = target.arbitraries.resolve(input.pointer)
-      const own = isJsonObject(schema) ? schema : {}
+      const own = isJsonObject(input.schema) ? input.schema : {}
       if (input.types.includes('integer') || input.types.includes('number')) {
         if (typeof own.maximum !== 'number' || own.maximum > Number.MAX_SAFE_INTEGER)
           problems.push(`${name}: an integer without a maximum of at most 2^53 - 1`)
