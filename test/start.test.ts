@@ -10,8 +10,10 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { startNpmStart } from './helpers/npm-start.js'
-import { waitFor, within } from './helpers/wait.js'
+import { PROCESS_START_BOUND_MS, waitFor, within } from './helpers/wait.js'
 
+// npm start, then the contract suite as its own process: each can take minutes on a loaded machine.
+t.setTimeout(900_000)
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 
 t.test('npm start serves both services and their documentation', async (t) => {
@@ -127,7 +129,9 @@ t.test('npm start serves both services and their documentation', async (t) => {
   contract.stderr.on('data', (chunk: Buffer) => {
     report += chunk.toString()
   })
+  // A process of its own that runs some 250 checks: on a loaded machine it took over a minute.
   const [contractCode] = await within('npx pontis contract-test to exit', once(contract, 'exit'), {
+    timeoutMs: 2 * PROCESS_START_BOUND_MS,
     lastSeen: () => `its output:\n${report.slice(-4000)}`,
   })
   t.equal(
