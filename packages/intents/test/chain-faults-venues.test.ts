@@ -12,9 +12,8 @@
  * - two workers on one database fill requests into the venue at once: the solver's venue nonces are
  *   allocated in the store, so none is refused and each request is paid once.
  */
-import { type IntentsApi, silentLogger } from '@pontis/core'
+import type { IntentsApi } from '@pontis/core'
 import {
-  devnetEnvironment,
   HYPERLIQUID_DEVNET_CHAIN_ID,
   HYPERLIQUID_PERPS_USDC_ID,
   HYPERLIQUID_USERS,
@@ -27,14 +26,13 @@ import {
 } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
-import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
-import { chainConfig } from './fixtures/chain-config.js'
-import { failingNode, settled, statusOf } from './fixtures/chain-faults.js'
+import { INTENTS_DOCUMENT_PATH } from '../src/index.js'
+import { failingNode, faultHarness, fillJob, settled, statusOf } from './fixtures/chain-faults.js'
 import { executeEvmSteps } from './fixtures/e2e.js'
 import { type LighterTransferItem, sendLighterTransfer } from './fixtures/lighter.js'
-import { openTestSchema, querySchema, TEST_DATABASE_URL } from './fixtures/postgres.js'
+import { openTestSchema, querySchema } from './fixtures/postgres.js'
 import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
 
 type Quote = IntentsApi.QuoteResponse
@@ -127,6 +125,10 @@ async function payIntoVenue(client: TestClient, venue: Venue, user: (typeof USER
   return { quote, requestId: quote.steps.at(-1)?.requestId as string }
 }
 
+/** The EVM chain and `venue`'s only, on a schema of the test's own. */
+const venueHarness = (t: Test, venue: Venue, suite: string) =>
+  faultHarness(t, { devnet, chainIds: [EVM, venue.chainId], suite })
+
 for (const [position, venue] of venues.entries()) {
   t.test(
     `${venue.name}: a fill signed before a crash and not sent is sent by the restarted service, paid once`,
@@ -175,35 +177,12 @@ for (const [position, venue] of venues.entries()) {
     async (t) => {
       const { url: upstream, sendPath } = venue.api()
       const api = await failingNode(t, upstream)
-      const database = await openTestSchema(t, `unreachablevenue${position}`)
-      const { configDir, configure } = await chainConfig(t, 'pontis-faults-venues-')
-      await configure([EVM, venue.chainId], { [venue.chainId]: { rpc: { url: api.url } } })
-      const service = await startIntentsService({
-        configDir,
-        env: {
-          ...devnetEnvironment(devnet),
-          RATE_LIMITS: 'off',
-          DATABASE_URL: TEST_DATABASE_URL,
-          DATABASE_SCHEMA: database.schema,
-        },
-        port: 0,
-        logger: silentLogger,
-        document: loaded,
-        indexerIntervalMs: 150,
-        solverIntervalMs: 100,
-      })
+      const harness = await venueHarness(t, venue, `unreachablevenue${position}`)
+      await harness.configure({ [venue.chainId]: { rpc: { url: api.url } } })
+      const service = await harness.start({ workers: true })
       t.teardown(() => service.close())
       const client = createTestClient(t, service.url, loaded.document)
       const before = venue.received()
-      const job = async (key: string) =>
-        (
-          await service.store.client.query<{
-            state: string
-            attempts: number
-            lease_owner: string | null
-            transaction_id: string | null
-          }>('SELECT state, attempts, lease_owner, transaction_id FROM solver_jobs WHERE job_key = $1', [key])
-        ).rows[0]
       // The venue accepts the fill's send; from then on its API fails every call.
       api.failAfter = sendPath
       const { quote, requestId } = await payIntoVenue(
@@ -213,12 +192,19 @@ for (const [position, venue] of venues.entries()) {
       )
       const jobKey = `fill:${requestId.toLowerCase()}`
       await waitFor('the fill to be sent', async () => api.failing)
-      t.ok(await venue.executed((await job(jobKey))?.transaction_id ?? ''), 'the venue executed the fill')
+      t.ok(
+        await venue.executed((await fillJob(service, requestId)).transaction_id),
+        'the venue executed the fill',
+      )
       // The job has passed as often as a fill followed for a minute does, more than `maxAttempts`.
       await service.store.client.query('UPDATE solver_jobs SET attempts = 100 WHERE job_key = $1', [jobKey])
-      const failed = await waitFor('a pass of the job with the API failing', () => job(jobKey), {
-        until: (row) => row !== undefined && row.attempts > 100 && row.lease_owner === null,
-      })
+      const failed = await waitFor(
+        'a pass of the job with the API failing',
+        () => fillJob(service, requestId),
+        {
+          until: (row) => row.attempts > 100 && row.lease_owner === null,
+        },
+      )
       t.equal(failed?.state, 'broadcast', 'the job is still followed, not given up')
       t.not((await statusOf(client, requestId)).status, 'refund', 'no refund')
       t.not((await statusOf(client, requestId)).status, 'failure', 'no failure')
@@ -240,27 +226,10 @@ for (const [position, venue] of venues.entries()) {
 t.test(
   'a Lighter deposit made before the first start is found from the configured start block',
   async (t) => {
-    const database = await openTestSchema(t, 'startvenue')
-    const { configDir, configure } = await chainConfig(t, 'pontis-faults-venues-start-')
-    await configure([EVM, LIGHTER])
-    const startOn = (workers: boolean) =>
-      startIntentsService({
-        configDir,
-        env: {
-          ...devnetEnvironment(devnet),
-          RATE_LIMITS: 'off',
-          DATABASE_URL: TEST_DATABASE_URL,
-          DATABASE_SCHEMA: database.schema,
-        },
-        port: 0,
-        logger: silentLogger,
-        document: loaded,
-        workers,
-        indexerIntervalMs: 150,
-        solverIntervalMs: 100,
-      })
+    const harness = await venueHarness(t, venues[0] as Venue, 'startvenue')
+    await harness.configure()
     // The first start only quotes: no watcher has run, so it has no cursor yet.
-    const quoting = await startOn(false)
+    const quoting = await harness.start({ workers: false })
     t.teardown(() => quoting.close())
     const recipient = USERS[3]?.address as string
     const res = await createTestClient(t, quoting.url, loaded.document).post('/quote/v2', {
@@ -289,8 +258,8 @@ t.test(
     t.ok(lighter.venue.height > (depositHeight as number), 'the head moved past the deposit')
     await quoting.close()
 
-    await configure([EVM, LIGHTER], { [LIGHTER]: { indexer: { startBlock: String(depositHeight) } } })
-    const service = await startOn(true)
+    await harness.configure({ [LIGHTER]: { indexer: { startBlock: String(depositHeight) } } })
+    const service = await harness.start({ workers: true })
     t.teardown(() => service.close())
     const client = createTestClient(t, service.url, loaded.document)
     const done = await settled(client, requestId, ['success', 'failure', 'refund'])
@@ -303,28 +272,12 @@ for (const [position, venue] of venues.entries()) {
   t.test(
     `${venue.name}: two workers on one database fill at once, nonces allocated in the store, each request paid once`,
     async (t) => {
-      const database = await openTestSchema(t, `twovenue${position}`)
-      const { configDir, configure } = await chainConfig(t, 'pontis-two-venues-')
-      await configure([EVM, venue.chainId])
-      const startWorker = () =>
-        startIntentsService({
-          configDir,
-          env: {
-            ...devnetEnvironment(devnet),
-            RATE_LIMITS: 'off',
-            DATABASE_URL: TEST_DATABASE_URL,
-            DATABASE_SCHEMA: database.schema,
-          },
-          port: 0,
-          logger: silentLogger,
-          document: loaded,
-          indexerIntervalMs: 150,
-          solverIntervalMs: 100,
-        })
+      const harness = await venueHarness(t, venue, `twovenue${position}`)
+      await harness.configure()
       // The first one runs the migrations; the second finds them applied.
-      const first = await startWorker()
+      const first = await harness.start({ workers: true })
       t.teardown(() => first.close())
-      const second = await startWorker()
+      const second = await harness.start({ workers: true })
       t.teardown(() => second.close())
       const workers = [first, second].map((worker) => createTestClient(t, worker.url, loaded.document))
       const before = venue.received()
