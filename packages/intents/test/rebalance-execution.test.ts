@@ -11,15 +11,9 @@
  * before another move). A move out of an SVM chain stays planned, saying its plugin cannot send the step. Every answer of
  * `GET /admin/rebalances` is checked against openapi/intents.yaml.
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { IntentsApi, LogFields, Logger } from '@pontis/core'
+import type { IntentsApi } from '@pontis/core'
 import {
-  DEV_ACCOUNTS,
   devnetEnvironment,
-  PONTIS_DEPOSITORY,
-  PONTIS_USD,
   SOLVER,
   STABLECOIN_ADDRESS,
   SVM_DEVNET_CHAIN_ID,
@@ -27,30 +21,24 @@ import {
   startDevnet,
 } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
-import { createTestClient } from '@pontis/http/testing'
+import { createTestClient, type TestClient } from '@pontis/http/testing'
 import t from 'tap'
-import {
-  type Address,
-  createPublicClient,
-  createWalletClient,
-  http,
-  maxUint256,
-  type PublicClient,
-} from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
-import { REPO_CONFIG_DIR } from '../../../test/helpers/environments.js'
-import { waitFor } from '../../../test/helpers/wait.js'
-import { createIntentsRuntime, INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
+import { createPublicClient, http, type PublicClient } from 'viem'
+import { createIntentsRuntime, INTENTS_DOCUMENT_PATH } from '../src/index.js'
 import { evmBalance } from './fixtures/e2e.js'
+import {
+  MARKET_SOLVER,
+  moveEnded,
+  moveRequested,
+  rebalancesOf,
+  recordingLogs,
+  solverConfigWith,
+  startRebalanceMarket,
+  startRebalancingService,
+} from './fixtures/rebalance-market.js'
 
 const ADMIN_TOKEN = 'rebalance-exec-admin-token-0123456789abcdef'
-const auth = { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }
 type Rebalances = IntentsApi.SolverRebalances
-
-// The market's solver and allocator: devnet accounts our service never uses (users #5 and #6, funded
-// with USDC and ETH on every chain; no other test of this file spends from them).
-const MARKET_SOLVER = DEV_ACCOUNTS[5]!
-const MARKET_ALLOCATOR = DEV_ACCOUNTS[6]!
 
 const devnet = await startDevnet({
   chains: [
@@ -66,86 +54,11 @@ const [chainA, chainB] = devnet.chains as [(typeof devnet.chains)[0], (typeof de
 const clientA = createPublicClient({ chain: chainA.chain, transport: http(chainA.rpcUrl) }) as PublicClient
 const clientB = createPublicClient({ chain: chainB.chain, transport: http(chainB.rpcUrl) }) as PublicClient
 
-/**
- * The market's own depository on `chain` (allocator: the market's), so neither service sees the
- * other's deposits: ours would take the market's for orphans and refund them.
- */
-async function deployMarketDepository(
-  chain: (typeof devnet.chains)[0],
-  client: PublicClient,
-): Promise<Address> {
-  const wallet = createWalletClient({
-    account: privateKeyToAccount(MARKET_ALLOCATOR.privateKey),
-    chain: chain.chain,
-    transport: http(chain.rpcUrl),
-  })
-  const hash = await wallet.deployContract({
-    abi: PONTIS_DEPOSITORY.abi,
-    bytecode: PONTIS_DEPOSITORY.bytecode,
-    args: [MARKET_ALLOCATOR.address],
-  })
-  const receipt = await client.waitForTransactionReceipt({ hash })
-  if (!receipt.contractAddress) throw new Error(`no depository deployed on ${chain.chainId}`)
-  return receipt.contractAddress
-}
-const [marketDepositoryA, marketDepositoryB] = await Promise.all([
-  deployMarketDepository(chainA, clientA),
-  deployMarketDepository(chainB, clientB),
-])
+const { lines, recording } = recordingLogs()
 
-// The market's solver pays its fills through the multicaller, as ours does (the devnet has ours approve it).
-{
-  const wallet = createWalletClient({
-    account: privateKeyToAccount(MARKET_SOLVER.privateKey),
-    chain: chainB.chain,
-    transport: http(chainB.rpcUrl),
-  })
-  const hash = await wallet.writeContract({
-    address: STABLECOIN_ADDRESS,
-    abi: PONTIS_USD.abi,
-    functionName: 'approve',
-    args: [chainB.contracts.multicaller, maxUint256],
-  })
-  const receipt = await clientB.waitForTransactionReceipt({ hash })
-  if (receipt.status !== 'success') throw new Error('the market solver could not approve the multicaller')
-}
-
-const lines: Array<{ service: string; level: string; message: string; fields: LogFields | undefined }> = []
-const recording = (service: string): Logger => ({
-  debug: () => {},
-  info: (message, fields) => lines.push({ service, level: 'info', message, fields }),
-  warn: (message, fields) => lines.push({ service, level: 'warn', message, fields }),
-  error: (message, fields) => lines.push({ service, level: 'error', message, fields }),
-})
-
-const market = await startIntentsService({
-  env: {
-    ...devnetEnvironment(devnet),
-    RATE_LIMITS: 'off',
-    SOLVER_PRIVATE_KEY: MARKET_SOLVER.privateKey,
-    ALLOCATOR_PRIVATE_KEY: MARKET_ALLOCATOR.privateKey,
-    LOCAL_A_DEPOSITORY_ADDRESS: marketDepositoryA,
-    LOCAL_B_DEPOSITORY_ADDRESS: marketDepositoryB,
-  },
-  configDir: REPO_CONFIG_DIR,
-  port: 0,
-  logger: recording('market'),
-  document: loaded,
-  indexerIntervalMs: 150,
-  solverIntervalMs: 100,
-})
-t.teardown(() => market.close())
-
-/** A copy of the repository's configs whose solver settings carry `inventory` and `rebalance`. */
-async function configWith(inventory: unknown[], rebalance: Record<string, unknown>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'pontis-rebalance-exec-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
-  await cp(REPO_CONFIG_DIR, dir, { recursive: true })
-  const file = join(dir, 'solver.local.json')
-  const settings = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>
-  await writeFile(file, JSON.stringify({ ...settings, inventory, rebalance }))
-  return dir
-}
+const market = await startRebalanceMarket(t, devnet, { document: loaded, logger: recording('market') })
+const configWith = (inventory: unknown[], rebalance: Record<string, unknown>): Promise<string> =>
+  solverConfigWith(t, inventory, rebalance)
 
 const usdcA0 = await evmBalance(clientA, SOLVER.address, STABLECOIN_ADDRESS)
 const usdcB0 = await evmBalance(clientB, SOLVER.address, STABLECOIN_ADDRESS)
@@ -172,33 +85,21 @@ const bands = [
   },
 ]
 
-const rebalances = async (client: ReturnType<typeof createTestClient>): Promise<Rebalances> =>
-  (await client.get('/admin/rebalances', auth)).body as Rebalances
+const rebalances = (client: TestClient): Promise<Rebalances> => rebalancesOf(client, ADMIN_TOKEN)
 const bandOf = (seen: Rebalances, chainId: number) => seen.bands.find((band) => band.chainId === chainId)
 
 t.test('a band below its minimum is filled by a move quoted and executed at the market', async (t) => {
-  const ours = await startIntentsService({
-    env: { ...devnetEnvironment(devnet), RATE_LIMITS: 'off', ADMIN_TOKEN },
+  const ours = await startRebalancingService(t, devnet, {
     configDir: await configWith(bands, { apiUrl: market.url }),
-    port: 0,
-    logger: recording('ours'),
+    adminToken: ADMIN_TOKEN,
     document: loaded,
-    indexerIntervalMs: 150,
-    solverIntervalMs: 100,
-    // The pass runs once at start-up, then when the test runs it.
-    rebalanceIntervalMs: 3_600_000,
+    logger: recording('ours'),
   })
-  t.teardown(() => ours.close())
   const client = createTestClient(t, ours.url, loaded.document)
   const marketClient = createTestClient(t, market.url, loaded.document)
 
-  const requested = await waitFor(
-    'the start-up pass to request the move at the market',
-    () => rebalances(client),
-    {
-      until: (seen) => seen.moves.some((move) => move.state !== 'planned'),
-      describe: (seen) => seen?.moves,
-    },
+  const requested = await moveRequested('the start-up pass to request the move at the market', () =>
+    rebalances(client),
   )
   t.same(requested.execution, { enabled: true, reason: null }, 'moves are executed')
   t.equal(
@@ -232,18 +133,10 @@ t.test('a band below its minimum is filled by a move quoted and executed at the 
     .body as IntentsApi.StatusRecordV3
   t.equal(atMarket.originChainId, 31337, 'the request is the market’s')
 
-  const done = await waitFor(
+  const done = await moveEnded(
     'the move to be done',
-    async () => {
-      await ours.rebalancer.tick()
-      return rebalances(client)
-    },
-    {
-      until: (seen) => seen.moves[0]?.state === 'done' || seen.moves[0]?.state === 'failed',
-      describe: (seen) => seen?.moves,
-      timeoutMs: 120_000,
-      intervalMs: 250,
-    },
+    () => rebalances(client),
+    () => ours.rebalancer.tick(),
   )
   const finished = done.moves[0]
   t.equal(finished?.state, 'done', 'the market filled it')
