@@ -2,13 +2,14 @@
  * Bitcoin requests end to end on the devnet (the regtest simulator behind the Esplora API, and an
  * anvil chain): the test signs the quoted PSBT as a wallet would, with @scure/btc-signer (a library
  * independent of the plugin's bitcoinjs-lib), for P2WPKH, P2TR and P2SH-P2WPKH users. Also the
- * mempool-to-pending move, the 1- and 2-confirmation policy, the reindex 404, INSUFFICIENT_FUNDS and
- * Bitcoin address rules.
+ * mempool-to-pending move, the 1- and 2-confirmation policy, deposit addresses swept to the solver
+ * (issue 22), the reindex 404, INSUFFICIENT_FUNDS and Bitcoin address rules.
  */
 import { type IntentsApi, silentLogger } from '@pontis/core'
 import {
   BITCOIN_DEVNET_CHAIN_ID,
   BITCOIN_NATIVE_CURRENCY_ID,
+  BITCOIN_SOLVER,
   BITCOIN_USERS,
   type BitcoinDevAccount,
   BitcoinECPair,
@@ -307,6 +308,70 @@ for (const [amount, blocks] of [
       }
       bitcoin.mine(1)
       await waitForStatus(client, requestId, 'success')
+
+      // The solver is paid back by a sweep of the deposit address to its own (issue 22), its fee
+      // out of the swept coin.
+      const sweep = await waitFor(
+        'the deposit address to be swept',
+        async () => {
+          bitcoin.mine(1)
+          const { rows } = await service.store.client.query<{
+            state: string
+            destination: string
+            amount: string
+            swept_amount: string | null
+            fee: string | null
+            transaction_id: string | null
+          }>(
+            `SELECT state, destination, amount::text, swept_amount::text, fee::text, transaction_id
+             FROM deposit_address_sweeps WHERE request_id = $1`,
+            [requestId],
+          )
+          return rows[0]
+        },
+        {
+          until: (row) => row?.state === 'swept' || row?.state === 'failed',
+          describe: (row) => row,
+          intervalMs: 250,
+        },
+      )
+      t.match(
+        sweep,
+        { state: 'swept', destination: 'solver', amount: amountIn.toString() },
+        'swept to the solver',
+      )
+      if (!sweep) throw new Error('no sweep recorded')
+      const fee = BigInt(sweep.fee ?? '-1')
+      t.ok(fee > 0n, 'the sweep fee is recorded')
+      t.equal(
+        BigInt(sweep.swept_amount ?? '0') + fee,
+        amountIn,
+        'what reached the solver is the credit less the fee',
+      )
+      const sent = await esplora<{
+        fee: number
+        vin: Array<{ prevout: { scriptpubkey_address?: string } | null }>
+        vout: Array<{ scriptpubkey_address?: string; scriptpubkey_type: string; value: number }>
+      }>(`/tx/${sweep.transaction_id}`)
+      t.same(
+        sent.vin.map((input) => input.prevout?.scriptpubkey_address),
+        [depositAddress],
+        'the sweep spends the deposit address’s coin, and only that',
+      )
+      t.same(
+        sent.vout.map((output) => [
+          output.scriptpubkey_address ?? output.scriptpubkey_type,
+          BigInt(output.value),
+        ]),
+        [
+          [BITCOIN_SOLVER.address, BigInt(sweep.swept_amount ?? '0')],
+          ['op_return', 0n],
+        ],
+        'into one output to the solver, beside the OP_RETURN that names it',
+      )
+      t.equal(BigInt(sent.fee), fee, 'the recorded fee is the one the chain took')
+      t.same(await esplora(`/address/${depositAddress}/utxo`), [], 'the deposit address holds nothing more')
+      t.equal(await service.repayments.tick(), 0, 'a second pass sweeps nothing')
     },
   )
 }
