@@ -18,8 +18,9 @@
  *   the transactions it funded, from Esplora);
  * - the app-fee ledger equals the fees the quotes charged, and each recipient claims its exact
  *   balance once (a second claim finds nothing);
- * - balances inside their bands: only when a band check is given (`bands`); rebalancing is built
- *   elsewhere, so the script reports it as not checked by default.
+ * - balances inside their bands: only when a band check is given (`bands`). Rebalancing moves are
+ *   executed at another intent API (`rebalance.apiUrl`), and the soak starts none, so by default the
+ *   script reports the bands as not checked.
  *
  *   npm run soak -- [--requests 300] [--kill-at 150]
  *
@@ -112,8 +113,8 @@ export interface SoakOptions {
   /** Progress lines (default none). */
   readonly log?: (line: string) => void
   /**
-   * The solver's balances against their bands. Rebalancing (issue 22 item 3) is built elsewhere: until
-   * it is, no band check is given and the report says the bands were not checked.
+   * The solver's balances against their bands. Moves are executed at another intent API, which the
+   * soak does not start: without a check given, the report says the bands were not checked.
    */
   readonly bands?: BandCheck
   /** How long to wait for the last repayments after the last request ended (default 300 s). */
@@ -390,7 +391,8 @@ async function soak(
 
   // Balances and chain heads before the first request.
   const startBlocks = new Map<number, bigint>()
-  for (const [chainId, client] of evmClients) startBlocks.set(chainId, await client.getBlockNumber())
+  for (const [chainId, client] of evmClients)
+    startBlocks.set(chainId, await client.getBlockNumber({ cacheTime: 0 }))
   const books = bookReader(evmClients, connection, esploraUrl)
   const solverStart = await books.solver()
   const depositoryStart = await books.depositories()
@@ -750,7 +752,7 @@ async function soak(
       : conformance.problems.slice(0, 5).join('; '),
   )
 
-  // 8. Bands: pluggable, since rebalancing is built elsewhere.
+  // 8. Bands: pluggable, since the soak starts no other intent API to execute moves at.
   let bandsChecked = false
   if (options.bands) {
     bandsChecked = true
@@ -1037,7 +1039,8 @@ function bookReader(
 
 /** Gas the solver paid on an EVM chain since `fromBlock`: every transaction it sent, from its receipt. */
 async function evmGas(client: PublicClient, solver: Address, fromBlock: bigint): Promise<bigint> {
-  const head = await client.getBlockNumber()
+  // Uncached: viem keeps a block number for its polling interval (4 s), longer than a short soak.
+  const head = await client.getBlockNumber({ cacheTime: 0 })
   let spent = 0n
   for (let number = fromBlock; number <= head; number += 1n) {
     const block = await client.getBlock({ blockNumber: number, includeTransactions: true })
@@ -1113,7 +1116,7 @@ export function formatReport(report: SoakReport): string {
     ...report.checks.map((item) => `  ${item.ok ? 'ok  ' : 'FAIL'} ${item.name}: ${item.detail}`),
     report.bandsChecked
       ? ''
-      : '  n/a  balances inside their bands: not checked (rebalancing is not built yet; pass `bands`)',
+      : '  n/a  balances inside their bands: not checked (the soak starts no other intent API to execute rebalancing moves at; pass `bands`)',
   ]
   return lines.filter((line) => line !== '').join('\n')
 }

@@ -366,7 +366,7 @@ t.test(
     t.equal((await evmBalance(destinationClient, recipient, NATIVE)) - before, paid, 'paid')
     // A reorganisation deeper than the chain's rule: every block from the fill's on is rolled back.
     const mined = await destinationClient.getTransactionReceipt({ hash: fill })
-    const head = await destinationClient.getBlockNumber()
+    const head = await destinationClient.getBlockNumber({ cacheTime: 0 })
     await destination.faults.rollback(Number(head - mined.blockNumber + 1n))
     t.equal((await evmBalance(destinationClient, recipient, NATIVE)) - before, 0n, 'the payment is undone')
     const noted = await waitFor(
