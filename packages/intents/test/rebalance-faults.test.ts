@@ -1,25 +1,10 @@
-/**
- * Rebalancing moves that go wrong (issue 22), on the two-anvil devnet with the market of
- * fixtures/rebalance-market.ts:
- * - the solver's service is SIGKILLed right after it sent a move's deposit, before it recorded the
- *   broadcast; the restarted process finishes the move with the bytes it stored: one deposit, the
- *   nonce spent once, the move `done`;
- * - the market refunds a move (its clock is moved past the quote's expiry, so our deposit is late
- *   there): the move `failed` with the refund named, its budget given back, and the deposit back on
- *   the donor chain to the unit.
- * Every answer of `GET /admin/rebalances` is checked against openapi/intents.yaml.
- */
-import { mkdtemp, rm, symlink } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
 import type { IntentsApi } from '@pontis/core'
 import { SOLVER, STABLECOIN_ADDRESS, startDevnet } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
 import t from 'tap'
 import { createPublicClient, type Hex, http, type PublicClient } from 'viem'
-import { REPO_CONFIG_DIR } from '../../../test/helpers/environments.js'
-import { PROCESS_START_BOUND_MS, waitFor, within } from '../../../test/helpers/wait.js'
+import { PROCESS_START_BOUND_MS, within } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH } from '../src/index.js'
 import { evmBalance } from './fixtures/e2e.js'
 import { dropSchema, querySchema, uniqueSchema } from './fixtures/postgres.js'
@@ -33,7 +18,11 @@ import {
   startRebalanceMarket,
   startRebalancingService,
 } from './fixtures/rebalance-market.js'
-import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
+import {
+  processEnvironment,
+  serviceWorkingDirectory,
+  startServiceProcess,
+} from './fixtures/service-process.js'
 
 const ADMIN_TOKEN = 'rebalance-faults-admin-token-0123456789abcdef'
 const NATIVE = '0x0000000000000000000000000000000000000000'
@@ -89,14 +78,8 @@ t.test(
     const ethB0 = await clientB.getBalance({ address: SOLVER.address })
     const nonceA0 = await clientA.getTransactionCount({ address: SOLVER.address })
 
-    // The processes find configs/ from their working directory, and tsx in its node_modules.
     const configDir = await solverConfigWith(t, bandsFor(NATIVE, ethA0, ethB0, move), { apiUrl: market.url })
-    const root = await mkdtemp(join(tmpdir(), 'pontis-rebalance-crash-cwd-'))
-    t.teardown(() => rm(root, { recursive: true, force: true }))
-    const repo = dirname(REPO_CONFIG_DIR)
-    await symlink(configDir, join(root, 'configs'))
-    await symlink(join(repo, 'node_modules'), join(root, 'node_modules'))
-    await symlink(join(repo, 'tsconfig.json'), join(root, 'tsconfig.json'))
+    const root = await serviceWorkingDirectory(t, configDir)
     const env = { ...processEnvironment(devnet, schema), ADMIN_TOKEN }
 
     // The start-up pass plans the move, quotes it at the market and queues its one step (the deposit
@@ -132,12 +115,7 @@ t.test(
     const second = await startServiceProcess(env, { cwd: root })
     t.teardown(() => second.stop())
     const client = createTestClient(t, second.url, loaded.document)
-    const done = await waitFor('the restarted service to finish the move', () => rebalances(client), {
-      until: (seen) => seen.moves[0]?.state === 'done' || seen.moves[0]?.state === 'failed',
-      describe: (seen) => seen?.moves,
-      timeoutMs: 120_000,
-      intervalMs: 250,
-    })
+    const done = await moveEnded('the restarted service to finish the move', () => rebalances(client))
     const [finished, ...others] = done.moves
     t.equal(others.length, 0, 'one move')
     t.match(

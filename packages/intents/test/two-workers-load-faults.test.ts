@@ -20,19 +20,19 @@
  * runs 200.
  */
 
-import { mkdtemp, rm, symlink } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
 import type { IntentsApi } from '@pontis/core'
 import { BITCOIN_DEVNET_CHAIN_ID, type DevnetChain, SOLVER, startDevnet, USERS } from '@pontis/devnet'
 import t from 'tap'
 import { type Address, createPublicClient, type Hex, http, type PublicClient } from 'viem'
-import { REPO_CONFIG_DIR } from '../../../test/helpers/environments.js'
 import { PROCESS_START_BOUND_MS, waitFor } from '../../../test/helpers/wait.js'
 import { chainConfig } from './fixtures/chain-config.js'
 import { evmBalance } from './fixtures/e2e.js'
 import { dropSchema, querySchema, uniqueSchema } from './fixtures/postgres.js'
-import { processEnvironment, startServiceProcess } from './fixtures/service-process.js'
+import {
+  processEnvironment,
+  serviceWorkingDirectory,
+  startServiceProcess,
+} from './fixtures/service-process.js'
 import { requestsPerUser, type SentRequest, sendLoad, slowBroadcasts } from './fixtures/two-workers.js'
 
 type Status = IntentsApi.StatusRecordV3
@@ -77,13 +77,7 @@ async function workingDirectory(): Promise<string> {
   await configure([origin.chainId, evmDestination.chainId, BTC], {
     [evmDestination.chainId]: { finality: { confirmations: FILL_CONFIRMATIONS } },
   })
-  const root = await mkdtemp(join(tmpdir(), 'pontis-load-faults-cwd-'))
-  t.teardown(() => rm(root, { recursive: true, force: true }))
-  const repo = dirname(REPO_CONFIG_DIR)
-  await symlink(configDir, join(root, 'configs'))
-  await symlink(join(repo, 'node_modules'), join(root, 'node_modules'))
-  await symlink(join(repo, 'tsconfig.json'), join(root, 'tsconfig.json'))
-  return root
+  return serviceWorkingDirectory(t, configDir)
 }
 
 const env = {
