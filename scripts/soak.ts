@@ -18,9 +18,11 @@
  *   the transactions it funded, from Esplora);
  * - the app-fee ledger equals the fees the quotes charged, and each recipient claims its exact
  *   balance once (a second claim finds nothing);
- * - balances inside their bands: only when a band check is given (`bands`). Rebalancing moves are
- *   executed at another intent API (`rebalance.apiUrl`), and the soak starts none, so by default the
- *   script reports the bands as not checked.
+ * - the solver's balances end inside their bands. The solver settings carry USDC bands on both EVM
+ *   chains (`SOAK_BANDS`: chain B starts below its minimum, and the routes drain it further), and
+ *   moves are executed at a second intent service, the market (its own keys, depositories and PGlite
+ *   store, EVM chains only), as the rebalancer does for an operator: every move must end `done`, and
+ *   the books above count what each move took from its donor chain and what arrived.
  *
  *   npm run soak -- [--requests 300] [--kill-at 150]
  *
@@ -42,6 +44,7 @@ import {
   svmKeypairWallet,
   viemWalletAdapter,
 } from '@pontis/client'
+import type { IntentsApi, Logger } from '@pontis/core'
 import {
   BITCOIN_DEVNET_CHAIN_ID,
   BITCOIN_NATIVE_CURRENCY_ID,
@@ -51,7 +54,6 @@ import {
   DEPOSITORY_ADDRESS,
   type Devnet,
   type DevnetChain,
-  MINTER,
   SOLVER,
   STABLECOIN_ADDRESS,
   SVM_DEVNET_CHAIN_ID,
@@ -81,8 +83,14 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { dropSchema, querySchema, uniqueSchema } from '../packages/intents/test/fixtures/postgres.js'
 import {
+  type MarketAccount,
+  solverConfigWith,
+  startRebalanceMarket,
+} from '../packages/intents/test/fixtures/rebalance-market.js'
+import {
   processEnvironment,
   type ServiceProcess,
+  serviceWorkingDirectory,
   startServiceProcess,
 } from '../packages/intents/test/fixtures/service-process.js'
 import { waitFor } from '../test/helpers/wait.js'
@@ -93,6 +101,8 @@ const EVM_B = 31338
 const SVM = SVM_DEVNET_CHAIN_ID
 const BTC = BITCOIN_DEVNET_CHAIN_ID
 
+const USDC = (whole: number) => BigInt(whole) * 10n ** 6n
+
 /** What the solver starts with on each EVM chain: modest, so liquidity limits are met on the way. */
 export const SOAK_SOLVER_START = { native: parseEther('8'), stablecoin: 4_000n * 10n ** 6n } as const
 
@@ -102,8 +112,44 @@ export interface BookKey {
   readonly currency: string
 }
 
-/** A check of the solver's balances against configured bands; answers one line per balance outside. */
-export type BandCheck = (balances: ReadonlyMap<string, bigint>) => Promise<string[]> | string[]
+/** One band of the solver settings' `inventory` (smallest units). */
+export interface SoakBand {
+  readonly chainId: number
+  readonly currency: string
+  readonly minAmount: bigint
+  readonly targetAmount: bigint
+  readonly maxAmount: bigint
+  /** Most moved into the band per hour. */
+  readonly rebalanceBudget: bigint
+}
+
+/**
+ * The bands of the soak: USDC on both EVM chains. Chain A, which the routes fill up (its deposits
+ * are repaid there), is the donor: anything above 2 000 USDC may leave it. Chain B starts below its
+ * minimum and the routes drain it (more is filled there than deposited), so moves into it happen
+ * from the first rebalancing pass on and again whenever it falls below its minimum.
+ */
+export const SOAK_BANDS: readonly SoakBand[] = [
+  {
+    chainId: EVM_A,
+    currency: STABLECOIN_ADDRESS,
+    minAmount: USDC(1_000),
+    targetAmount: USDC(2_000),
+    maxAmount: USDC(1_000_000),
+    rebalanceBudget: 0n,
+  },
+  {
+    chainId: EVM_B,
+    currency: STABLECOIN_ADDRESS,
+    minAmount: SOAK_SOLVER_START.stablecoin + USDC(1),
+    targetAmount: SOAK_SOLVER_START.stablecoin + USDC(300),
+    maxAmount: USDC(1_000_000),
+    rebalanceBudget: USDC(5_000),
+  },
+]
+
+/** The most the market may take out of a move (`rebalance.maxFeeBps`). */
+const MOVE_MAX_FEE_BPS = 300
 
 export interface SoakOptions {
   /** How many requests to send (default 300). */
@@ -112,11 +158,8 @@ export interface SoakOptions {
   readonly killAt?: number
   /** Progress lines (default none). */
   readonly log?: (line: string) => void
-  /**
-   * The solver's balances against their bands. Moves are executed at another intent API, which the
-   * soak does not start: without a check given, the report says the bands were not checked.
-   */
-  readonly bands?: BandCheck
+  /** The solver's bands (default {@link SOAK_BANDS}); its balances must end inside them. */
+  readonly bands?: readonly SoakBand[]
   /** How long to wait for the last repayments after the last request ended (default 300 s). */
   readonly settleTimeoutMs?: number
 }
@@ -154,7 +197,10 @@ export interface SoakReport {
   readonly solverGas: Record<string, string>
   /** App fees charged, per chain and currency. */
   readonly appFees: Record<string, string>
-  readonly bandsChecked: boolean
+  /** The rebalancing moves, as `GET /admin/rebalances` answered them at the end. */
+  readonly moves: readonly IntentsApi.SolverRebalanceMove[]
+  /** The bands as the last rebalancing pass found them. */
+  readonly bands: readonly IntentsApi.SolverRebalanceBand[]
   readonly results: readonly SoakOutcome[]
 }
 
@@ -170,7 +216,6 @@ interface Route {
   readonly depositAddress?: boolean
 }
 
-const USDC = (whole: number) => BigInt(whole) * 10n ** 6n
 const variation = (index: number) => BigInt(index % 5)
 
 /** The routes, cycled in this order: 6 of 10 start on EVM, 2 on SVM, 1 on Bitcoin, both ways each. */
@@ -248,7 +293,9 @@ const ROUTES: readonly Route[] = [
     destinationChainId: EVM_A,
     originCurrency: BITCOIN_NATIVE_CURRENCY_ID,
     destinationCurrency: STABLECOIN_ADDRESS,
-    amount: (i) => 1_000_000n + variation(i) * 100_000n,
+    // About 180 to 250 USDC: less than the USDC -> btc route's, so the two together do not drain
+    // the solver's USDC into bitcoin (no move across currencies could bring it back into its bands).
+    amount: (i) => 300_000n + variation(i) * 30_000n,
   },
   {
     name: 'evm-a USDC -> evm-b USDC',
@@ -269,6 +316,8 @@ const ROUTES: readonly Route[] = [
     amount: (i) => USDC(15) + variation(i) * USDC(2),
   },
 ]
+
+const SOAK_ADMIN_TOKEN = 'soak-admin-token-0123456789abcdef'
 
 const keyOf = (chainId: number | string, currency: string) => `${chainId}:${currency.toLowerCase()}`
 
@@ -349,7 +398,8 @@ async function soak(
   log: (line: string) => void,
   cleanups: Array<() => Promise<unknown> | unknown>,
 ): Promise<SoakReport> {
-  const { document } = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
+  const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
+  const { document } = loaded
   const catalogue = errorCatalogue(document)
   const conformance = conformingFetch(document)
   const devnet = await startDevnet({
@@ -372,13 +422,52 @@ async function soak(
   const esploraUrl = devnet.bitcoin?.url as string
   const connection = new Connection(svmRpcUrl, 'confirmed')
 
-  await modestSolver(devnet)
+  // The market's keys are fresh: no devnet account it would share with the soak's users.
+  const marketSolver = freshAccount()
+  const marketAllocator = freshAccount()
+  await modestSolver(devnet, marketSolver, marketAllocator)
+  const teardown = { teardown: (cleanup: () => unknown) => void cleanups.push(cleanup) }
+  const market = await startRebalanceMarket(teardown, devnet, {
+    document: loaded,
+    logger: prefixedLogger('market', log),
+    solver: marketSolver,
+    allocator: marketAllocator,
+  })
+  log(`market on ${market.url}`)
+  const bands = options.bands ?? SOAK_BANDS
+  const configDir = await solverConfigWith(
+    teardown,
+    bands.map((band) => ({
+      chainId: band.chainId,
+      currency: band.currency,
+      minAmount: band.minAmount.toString(),
+      targetAmount: band.targetAmount.toString(),
+      maxAmount: band.maxAmount.toString(),
+      rebalanceBudget: band.rebalanceBudget.toString(),
+      rebalancePeriodSeconds: 3600,
+    })),
+    { apiUrl: market.url, maxFeeBps: MOVE_MAX_FEE_BPS },
+  )
+  const workingDirectory = await serviceWorkingDirectory(teardown, configDir)
+
+  // Balances and chain heads before the service starts (its first rebalancing pass moves funds).
+  const startBlocks = new Map<number, bigint>()
+  for (const [chainId, client] of evmClients)
+    startBlocks.set(chainId, await client.getBlockNumber({ cacheTime: 0 }))
+  const books = bookReader(evmClients, connection, esploraUrl)
+  const solverStart = await books.solver()
+  const depositoryStart = await books.depositories()
 
   const schema = uniqueSchema('soak')
   if (!process.env.SOAK_KEEP_SCHEMA) cleanups.push(() => dropSchema(schema))
   const port = await freePort()
-  const env = { ...processEnvironment(devnet, schema), INTENTS_PORT: String(port) }
-  let service: ServiceProcess = await startServiceProcess(env)
+  const env = {
+    ...processEnvironment(devnet, schema),
+    INTENTS_PORT: String(port),
+    ADMIN_TOKEN: SOAK_ADMIN_TOKEN,
+    REBALANCE_INTERVAL_MS: '2000',
+  }
+  let service: ServiceProcess = await startServiceProcess(env, { cwd: workingDirectory })
   const outputs: Array<() => string> = [() => service.output()]
   cleanups.push(() => service.stop())
   // SOAK_SERVICE_LOG=<file>: the service processes' logs, for a run that found something.
@@ -388,14 +477,6 @@ async function soak(
   const baseUrl = service.url
   log(`service on ${baseUrl}, store schema ${schema}`)
   const pontis = createPontisClient({ baseUrl, fetch: conformance.fetch })
-
-  // Balances and chain heads before the first request.
-  const startBlocks = new Map<number, bigint>()
-  for (const [chainId, client] of evmClients)
-    startBlocks.set(chainId, await client.getBlockNumber({ cacheTime: 0 }))
-  const books = bookReader(evmClients, connection, esploraUrl)
-  const solverStart = await books.solver()
-  const depositoryStart = await books.depositories()
 
   // App-fee recipients: fresh keys, so their balances move only through their claims.
   const apps = [0, 1, 2].map(() => privateKeyToAccount(generatePrivateKey()))
@@ -420,7 +501,7 @@ async function soak(
       await service.exited()
       const first = service.output()
       outputs[0] = () => first
-      service = await startServiceProcess(env)
+      service = await startServiceProcess(env, { cwd: workingDirectory })
       outputs.push(() => service.output())
       log(`service restarted on ${service.url}`)
     })()
@@ -477,6 +558,31 @@ async function soak(
     () => true,
     () => false,
   )
+  // Then the rebalancer: no move open, and every band read by a pass that began after the last
+  // repayment (from here on only moves change the solver's balances).
+  const settledAt = Date.now()
+  const readRebalances = async (): Promise<IntentsApi.SolverRebalances> => {
+    const response = await conformance.fetch(`${baseUrl}/admin/rebalances`, {
+      headers: { authorization: `Bearer ${SOAK_ADMIN_TOKEN}` },
+    })
+    if (!response.ok) throw new Error(`GET /admin/rebalances answered ${response.status}`)
+    return (await response.json()) as IntentsApi.SolverRebalances
+  }
+  const rebalanced = await waitFor(
+    'the rebalancer to leave no move open and every band checked',
+    readRebalances,
+    {
+      until: (seen) =>
+        seen.moves.every((move) => move.state === 'done' || move.state === 'failed') &&
+        seen.bands.every(
+          (band) =>
+            band.checkedAt > settledAt && band.status !== 'move_planned' && band.status !== 'move_open',
+        ),
+      describe: (seen) =>
+        seen && { bands: seen.bands, open: seen.moves.filter((move) => move.state !== 'done') },
+      timeoutMs: options.settleTimeoutMs ?? 300_000,
+    },
+  ).catch(() => readRebalances())
   const unsettled = settled
     ? []
     : await querySchema<{ what: string }>(
@@ -608,6 +714,42 @@ async function soak(
       out,
     )
   }
+  // Rebalancing: what each move took from its donor chain and what arrived on the short one.
+  const moveRows = await querySchema<{
+    id: string
+    from_chain_id: string
+    from_currency: string
+    to_chain_id: string
+    to_currency: string
+    state: string
+    received: string | null
+    amount_in: string | null
+  }>(
+    schema,
+    `SELECT id, from_chain_id::text, from_currency, to_chain_id::text, to_currency, state, received::text,
+            quote->>'amountIn' AS amount_in FROM rebalances`,
+  )
+  const rebalancedBy = new Map<string, bigint>()
+  for (const move of moveRows.filter((row) => row.state === 'done')) {
+    const sent = BigInt(move.amount_in ?? 0)
+    const received = BigInt(move.received ?? 0)
+    add(outflow, keyOf(move.from_chain_id, move.from_currency), sent)
+    add(inflow, keyOf(move.to_chain_id, move.to_currency), received)
+    add(rebalancedBy, keyOf(move.from_chain_id, move.from_currency), -sent)
+    add(rebalancedBy, keyOf(move.to_chain_id, move.to_currency), received)
+  }
+  const notDone = moveRows.filter((row) => row.state !== 'done')
+  check(
+    'every rebalancing move ended done',
+    notDone.length === 0,
+    notDone.length === 0
+      ? `${moveRows.length} moves done: ${describeAmounts(rebalancedBy)}`
+      : notDone
+          .slice(0, 5)
+          .map((row) => `${row.id} ${row.state}`)
+          .join('; '),
+  )
+
   check(
     'every filled request was repaid exactly once: amountIn less its app fees (or swept, less the sweep fee)',
     repayProblems.length === 0 && repayments.length + sweeps.length === successes.length,
@@ -752,17 +894,26 @@ async function soak(
       : conformance.problems.slice(0, 5).join('; '),
   )
 
-  // 8. Bands: pluggable, since the soak starts no other intent API to execute moves at.
-  let bandsChecked = false
-  if (options.bands) {
-    bandsChecked = true
-    const outside = await options.bands(solverEnd)
-    check(
-      'the solver balances end inside their bands',
-      outside.length === 0,
-      outside.join('; ') || 'all inside',
-    )
-  }
+  // 8. The solver's balances, read from the chains, inside their bands.
+  const outside = bands.flatMap((band) => {
+    const key = keyOf(band.chainId, band.currency)
+    const balance = solverEnd.get(key) ?? 0n
+    if (balance < band.minAmount) return [`${key} holds ${balance}, below its minimum ${band.minAmount}`]
+    if (balance > band.maxAmount) return [`${key} holds ${balance}, above its maximum ${band.maxAmount}`]
+    return []
+  })
+  check(
+    'the solver balances end inside their bands',
+    outside.length === 0,
+    outside.length === 0
+      ? bands
+          .map(
+            (band) =>
+              `${keyOf(band.chainId, band.currency)} ${solverEnd.get(keyOf(band.chainId, band.currency))}`,
+          )
+          .join(', ')
+      : `${outside.join('; ')} (the last pass: ${rebalanced.bands.map((band) => `${band.chainId} ${band.status}`).join(', ')})`,
+  )
 
   const violations = checks.filter((item) => !item.ok).map((item) => `${item.name}: ${item.detail}`)
   return {
@@ -776,7 +927,8 @@ async function soak(
     solverEarned,
     solverGas: Object.fromEntries([...gas].map(([key, amount]) => [key, amount.toString()])),
     appFees,
-    bandsChecked,
+    moves: rebalanced.moves,
+    bands: rebalanced.bands,
     results,
   }
 }
@@ -953,10 +1105,23 @@ function followStatus(pontis: PontisClient, requestId: string): Promise<StatusRe
   ) as Promise<StatusRecordV3>
 }
 
-/** Leaves the solver a modest balance on each EVM chain: the rest of its ether is set away, its stablecoin sent to the minter. */
-async function modestSolver(devnet: Devnet): Promise<void> {
+/**
+ * Leaves the solver a modest balance on each EVM chain: its ether set to {@link SOAK_SOLVER_START},
+ * the rest of its stablecoin sent to the market's solver, whose fills it pays. The market's keys get
+ * ether for their gas.
+ */
+async function modestSolver(
+  devnet: Devnet,
+  marketSolver: MarketAccount,
+  marketAllocator: MarketAccount,
+): Promise<void> {
+  const setBalance = (client: PublicClient, address: Address, amount: bigint) =>
+    client.request({
+      method: 'anvil_setBalance' as never,
+      params: [address, `0x${amount.toString(16)}`] as never,
+    })
   for (const chain of devnet.chains) {
-    const client = createPublicClient({ chain: chain.chain, transport: http(chain.rpcUrl) })
+    const client = createPublicClient({ chain: chain.chain, transport: http(chain.rpcUrl) }) as PublicClient
     const wallet = createWalletClient({
       account: privateKeyToAccount(SOLVER.privateKey),
       chain: chain.chain,
@@ -972,13 +1137,12 @@ async function modestSolver(devnet: Devnet): Promise<void> {
       address: STABLECOIN_ADDRESS,
       abi: erc20Abi,
       functionName: 'transfer',
-      args: [MINTER.address, held - SOAK_SOLVER_START.stablecoin],
+      args: [marketSolver.address, held - SOAK_SOLVER_START.stablecoin],
     })
     await client.waitForTransactionReceipt({ hash })
-    await client.request({
-      method: 'anvil_setBalance' as never,
-      params: [SOLVER.address, `0x${SOAK_SOLVER_START.native.toString(16)}`] as never,
-    })
+    await setBalance(client, SOLVER.address, SOAK_SOLVER_START.native)
+    await setBalance(client, marketSolver.address, parseEther('100'))
+    await setBalance(client, marketAllocator.address, parseEther('10'))
   }
 }
 
@@ -1081,6 +1245,32 @@ async function bitcoinFee(esploraUrl: string, txid: string): Promise<bigint> {
   return BigInt(((await (await fetch(`${esploraUrl}/tx/${txid}`)).json()) as EsploraTx).fee)
 }
 
+function describeAmounts(amounts: ReadonlyMap<string, bigint>): string {
+  return (
+    [...amounts].map(([key, amount]) => `${key} ${amount > 0n ? '+' : ''}${amount}`).join(', ') ||
+    'nothing moved'
+  )
+}
+
+function countBy(values: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {}
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1
+  return counts
+}
+
+/** A fresh key, funded by the soak (see {@link modestSolver}). */
+function freshAccount(): MarketAccount {
+  const privateKey = generatePrivateKey()
+  return { privateKey, address: privateKeyToAccount(privateKey).address }
+}
+
+/** A logger that hands warnings and errors to `log`, prefixed with `who`. */
+function prefixedLogger(who: string, log: (line: string) => void): Logger {
+  const line = (level: string) => (message: string, fields?: unknown) =>
+    log(`${who} ${level}: ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}`)
+  return { debug: () => {}, info: () => {}, warn: line('warn'), error: line('error') }
+}
+
 function sameAmounts(left: ReadonlyMap<string, bigint>, right: ReadonlyMap<string, bigint>): boolean {
   const keys = new Set([...left.keys(), ...right.keys()])
   return [...keys].every((key) => (left.get(key) ?? 0n) === (right.get(key) ?? 0n))
@@ -1114,9 +1304,12 @@ export function formatReport(report: SoakReport): string {
     `solver gas / fees: ${JSON.stringify(report.solverGas)}`,
     'invariants:',
     ...report.checks.map((item) => `  ${item.ok ? 'ok  ' : 'FAIL'} ${item.name}: ${item.detail}`),
-    report.bandsChecked
-      ? ''
-      : '  n/a  balances inside their bands: not checked (the soak starts no other intent API to execute rebalancing moves at; pass `bands`)',
+    `rebalancing moves: ${JSON.stringify(countBy(report.moves.map((move) => move.state)))}`,
+    ...report.moves.map(
+      (move) =>
+        `  ${move.fromChainId} -> ${move.toChainId} ${move.state}: ${move.amount} sent, ${move.received ?? '-'} received${move.reason ? ` (${move.reason})` : ''}`,
+    ),
+    `bands at the last pass: ${report.bands.map((band) => `${band.chainId} ${band.symbol} ${band.balance} ${band.status}`).join(', ')}`,
   ]
   return lines.filter((line) => line !== '').join('\n')
 }

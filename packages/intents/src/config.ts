@@ -56,6 +56,8 @@ export interface IntentsEnvironment {
   readonly webhookRetryBaseMs: number | undefined
   /** `SOLVER_REPLACE_AFTER_MS`: how long a broadcast transaction may go unmined before it is repriced. */
   readonly solverReplaceAfterMs: number | undefined
+  /** `REBALANCE_INTERVAL_MS`: how often the rebalancer reads the bands and moves open moves on. */
+  readonly rebalanceIntervalMs: number | undefined
   /** `WEBHOOKS_ALLOW_HTTP_LOOPBACK`, `WEBHOOKS_ALLOW_PRIVATE`. */
   readonly webhookPolicy: WebhookTargetPolicy
   /** `PUBLIC_BASE_URL`: where the service's own URLs (icons) start; else the request's origin. */
@@ -144,6 +146,7 @@ export function readIntentsEnvironment(env: EnvironmentVariables): IntentsEnviro
   )
   const webhookRetryBaseMs = milliseconds('WEBHOOK_RETRY_BASE_MS')
   const solverReplaceAfterMs = milliseconds('SOLVER_REPLACE_AFTER_MS')
+  const rebalanceIntervalMs = milliseconds('REBALANCE_INTERVAL_MS')
   const webhookPolicy = collect(problems, () => webhookPolicyFromEnv(env))
   const rawPublicBaseUrl = readVariable(env, 'PUBLIC_BASE_URL')
   const publicBaseUrl =
@@ -174,6 +177,7 @@ export function readIntentsEnvironment(env: EnvironmentVariables): IntentsEnviro
     webhookMaxAttempts,
     webhookRetryBaseMs,
     solverReplaceAfterMs,
+    rebalanceIntervalMs,
     webhookPolicy: webhookPolicy as WebhookTargetPolicy,
     publicBaseUrl,
     metricsToken,

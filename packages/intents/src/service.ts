@@ -347,7 +347,7 @@ export async function startIntentsService(options: IntentsServiceOptions = {}): 
               startLoop(
                 'rebalancer',
                 () => runtime.rebalancer.tick(),
-                options.rebalanceIntervalMs ?? 10_000,
+                options.rebalanceIntervalMs ?? runtime.settings.rebalanceIntervalMs ?? 10_000,
                 logger,
               ),
             ]

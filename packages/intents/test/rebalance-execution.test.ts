@@ -8,20 +8,28 @@
  * `success`: the move is `done`, chain B's balance is back in its band by what the market filled,
  * chain A's went down by the deposit, and the budget caps the move. A quote the market refuses and
  * one dearer than `rebalance.maxFeeBps` fail the move and give its budget back (the band then waits
- * before another move). A move out of an SVM chain stays planned, saying its plugin cannot send the step. Every answer of
- * `GET /admin/rebalances` is checked against openapi/intents.yaml.
+ * before another move). A move out of the SVM chain is executed too: the market's deposit item is
+ * compiled again and signed by our solver's SVM key, which pays its fee, and the market fills it on
+ * chain B. A move out of a venue (Lighter), whose plugin cannot send another API's step, stays
+ * planned and says why. Every answer of `GET /admin/rebalances` is checked against
+ * openapi/intents.yaml.
  */
 import type { IntentsApi } from '@pontis/core'
 import {
   devnetEnvironment,
+  LIGHTER_DEVNET_CHAIN_ID,
+  LIGHTER_USDC_CURRENCY_ID,
   SOLVER,
   STABLECOIN_ADDRESS,
   SVM_DEVNET_CHAIN_ID,
+  SVM_SOLVER,
   SVM_STABLECOIN,
   startDevnet,
+  svmAssociatedTokenAddress,
 } from '@pontis/devnet'
 import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
+import { Connection, PublicKey } from '@solana/web3.js'
 import t from 'tap'
 import { createPublicClient, http, type PublicClient } from 'viem'
 import { createIntentsRuntime, INTENTS_DOCUMENT_PATH } from '../src/index.js'
@@ -45,8 +53,9 @@ const devnet = await startDevnet({
     { chainId: 31337, port: 0 },
     { chainId: 31338, port: 0 },
   ],
-  // An SVM chain whose plugin cannot send another service's step with the solver's key (last test).
+  // A move out of the SVM chain (executed), and one out of a venue (not executable).
   svm: { port: 0, routesPort: 0, slotIntervalMs: 40 },
+  lighter: { port: 0 },
 })
 t.teardown(() => devnet.stop())
 const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
@@ -56,7 +65,11 @@ const clientB = createPublicClient({ chain: chainB.chain, transport: http(chainB
 
 const { lines, recording } = recordingLogs()
 
-const market = await startRebalanceMarket(t, devnet, { document: loaded, logger: recording('market') })
+const market = await startRebalanceMarket(t, devnet, {
+  document: loaded,
+  logger: recording('market'),
+  svm: true,
+})
 const configWith = (inventory: unknown[], rebalance: Record<string, unknown>): Promise<string> =>
   solverConfigWith(t, inventory, rebalance)
 
@@ -257,6 +270,102 @@ t.test(
 )
 
 t.test(
+  "a move out of the SVM chain: the market's deposit item signed by our solver, filled on B",
+  async (t) => {
+    const connection = new Connection(devnet.svm?.rpcUrl as string, 'confirmed')
+    const svmUsdc = async () => {
+      const account = new PublicKey(svmAssociatedTokenAddress(SVM_SOLVER.address, SVM_STABLECOIN.address))
+      return BigInt((await connection.getTokenAccountBalance(account)).value.amount)
+    }
+    const svmUsdc0 = await svmUsdc()
+    const usdcB = await evmBalance(clientB, SOLVER.address, STABLECOIN_ADDRESS)
+    const marketB = await evmBalance(clientB, MARKET_SOLVER.address, STABLECOIN_ADDRESS)
+    const move = 50_000_000n
+    const ours = await startRebalancingService(t, devnet, {
+      configDir: await configWith(
+        [
+          // The only donor: the solver's SVM USDC, all of it above its target.
+          {
+            chainId: SVM_DEVNET_CHAIN_ID,
+            currency: SVM_STABLECOIN.address,
+            minAmount: '0',
+            targetAmount: '0',
+            maxAmount: (svmUsdc0 * 2n).toString(),
+          },
+          {
+            chainId: 31338,
+            currency: STABLECOIN_ADDRESS,
+            minAmount: (usdcB + 1n).toString(),
+            targetAmount: (usdcB + move).toString(),
+            maxAmount: (usdcB * 4n).toString(),
+            rebalanceBudget: move.toString(),
+          },
+        ],
+        // An SVM deposit pays the market's origin costs too: a wider fee bound than an EVM move's.
+        { apiUrl: market.url, maxFeeBps: 300 },
+      ),
+      adminToken: ADMIN_TOKEN,
+      document: loaded,
+      logger: recording('ours-svm'),
+    })
+    const client = createTestClient(t, ours.url, loaded.document)
+    const done = await moveEnded(
+      'the SVM move to be done',
+      () => rebalances(client),
+      () => ours.rebalancer.tick(),
+    )
+    const [finished, ...others] = done.moves
+    t.equal(others.length, 0, 'one move')
+    t.match(finished, {
+      fromChainId: SVM_DEVNET_CHAIN_ID,
+      toChainId: 31338,
+      amount: move.toString(),
+      state: 'done',
+    })
+    t.equal(finished?.inTxHashes.length, 1, 'one transaction sent on the SVM chain: the deposit')
+    const received = BigInt(finished?.received ?? '0')
+    t.ok(
+      received > 0n && received >= move - (move * 300n) / 10_000n,
+      'what arrived, within rebalance.maxFeeBps',
+    )
+
+    const signature = finished?.inTxHashes[0] as string
+    const deposit = await connection.getTransaction(signature, {
+      commitment: 'confirmed',
+      maxSupportedTransactionVersion: 0,
+    })
+    t.equal(deposit?.meta?.err, null, 'the deposit succeeded')
+    t.equal(
+      deposit?.transaction.message.staticAccountKeys[0]?.toBase58(),
+      SVM_SOLVER.address,
+      'our SVM solver paid its fee and signed it',
+    )
+    t.equal(await svmUsdc(), svmUsdc0 - move, 'the SVM chain went down by the deposit')
+    t.equal(
+      await evmBalance(clientB, SOLVER.address, STABLECOIN_ADDRESS),
+      usdcB + received,
+      'chain B up by what arrived',
+    )
+    t.equal(
+      await evmBalance(clientB, MARKET_SOLVER.address, STABLECOIN_ADDRESS),
+      marketB - received,
+      'paid by the market’s solver',
+    )
+    const status = (
+      await createTestClient(t, market.url, loaded.document).get(
+        `/intents/status/v3?requestId=${finished?.requestId}`,
+      )
+    ).body as IntentsApi.StatusRecordV3
+    t.match(status, { status: 'success', originChainId: SVM_DEVNET_CHAIN_ID }, 'the market says success')
+    t.ok(status.inTxHashes.includes(signature), 'it saw our deposit')
+    const { rows: jobs } = await ours.store.client.query<{ chain_id: number; state: string }>(
+      `SELECT chain_id, state FROM solver_jobs WHERE kind = 'rebalance_step'`,
+    )
+    t.same(jobs, [{ chain_id: SVM_DEVNET_CHAIN_ID, state: 'confirmed' }], 'sent through our solver’s jobs')
+  },
+)
+
+t.test(
   "a move out of a chain whose plugin cannot send a quote's step stays planned and says why",
   async (t) => {
     const usdcB = await evmBalance(clientB, SOLVER.address, STABLECOIN_ADDRESS)
@@ -264,10 +373,10 @@ t.test(
       env: devnetEnvironment(devnet),
       configDir: await configWith(
         [
-          // The only donor: the solver's SVM USDC, all of it above its target.
+          // The only donor: the solver's USDC on the venue, all of it above its target.
           {
-            chainId: SVM_DEVNET_CHAIN_ID,
-            currency: SVM_STABLECOIN.address,
+            chainId: LIGHTER_DEVNET_CHAIN_ID,
+            currency: LIGHTER_USDC_CURRENCY_ID,
             minAmount: '0',
             targetAmount: '0',
             maxAmount: '1',
@@ -283,19 +392,24 @@ t.test(
         ],
         { apiUrl: market.url },
       ),
-      logger: recording('svm'),
+      logger: recording('venue'),
     })
     t.teardown(() => Promise.allSettled([runtime.store.close(), runtime.registry.close()]))
     const marketRequests = async () =>
       (await market.store.client.query('SELECT id FROM requests')).rows.length
     const requestsBefore = await marketRequests()
-    t.equal(await runtime.rebalancer.tick(), 1, 'a move is planned out of the SVM chain')
+    t.equal(await runtime.rebalancer.tick(), 1, 'a move is planned out of the venue')
     await runtime.rebalancer.tick()
     const [move] = await runtime.rebalancer.moves()
-    t.match(move, { fromChainId: SVM_DEVNET_CHAIN_ID, toChainId: 31338, state: 'planned', requestId: null })
+    t.match(move, {
+      fromChainId: LIGHTER_DEVNET_CHAIN_ID,
+      toChainId: 31338,
+      state: 'planned',
+      requestId: null,
+    })
     t.equal(
       move?.reason,
-      `not executed: the svm plugin of chain ${SVM_DEVNET_CHAIN_ID} cannot send a quote's step with the solver's key`,
+      `not executed: the lvm plugin of chain ${LIGHTER_DEVNET_CHAIN_ID} cannot send a quote's step with the solver's key`,
       'it stays planned, saying why',
     )
     t.same(runtime.rebalancer.execution, { enabled: true, reason: null }, 'execution itself is on')

@@ -1,6 +1,7 @@
 /**
  * SVM filling for the reference solver: fills from the solver's account and refunds out of the
- * vault (signed by the vault owner, the allocator key), each tagged with a memo. SVM accounts have
+ * vault (signed by the vault owner, the allocator key), each tagged with a memo; another intent
+ * API's deposit items sent from the solver's account (rebalancing moves). SVM accounts have
  * no sequence numbers: a transaction is bound to a recent blockhash instead, so `nextNonce` is 0 and
  * re-broadcasting the stored bytes is safe. A transaction whose blockhash expired before it landed
  * is signed again with a fresh one (`replace`), only once the expiry is provable.
@@ -23,6 +24,7 @@ import {
   getAssociatedTokenAddressSync,
 } from '@solana/spl-token'
 import {
+  type AddressLookupTableAccount,
   Keypair,
   PublicKey,
   SystemProgram,
@@ -32,7 +34,9 @@ import {
 } from '@solana/web3.js'
 import bs58 from 'bs58'
 import { CONFIRMED, isNative, mintInfo, rpc, type SvmChainContext, vaultOf } from './context.js'
+import { lookupTables } from './quoting.js'
 import { lookUpSignature } from './reading.js'
+import { checkStep } from './steps.js'
 import { memoInstruction } from './transactions.js'
 
 /**
@@ -87,6 +91,7 @@ async function sign(
   signer: Keypair,
   instructions: TransactionInstruction[],
   amount: bigint,
+  tables: readonly AddressLookupTableAccount[] = [],
 ): Promise<SignedTransaction> {
   const { blockhash, lastValidBlockHeight } = await rpc(context, () =>
     context.connection.getLatestBlockhash(CONFIRMED),
@@ -95,7 +100,7 @@ async function sign(
     payerKey: signer.publicKey,
     recentBlockhash: blockhash,
     instructions,
-  }).compileToV0Message()
+  }).compileToV0Message([...tables])
   const transaction = new VersionedTransaction(message)
   transaction.sign([signer])
   return {
@@ -246,6 +251,23 @@ export function createSvmFilling(context: SvmChainContext): FillingCapability {
       return sign(context, owner, instructions, total)
     },
     maxRepaymentLegs: SVM_MAX_REPAYMENT_LEGS,
+
+    /**
+     * Another intent API's `svm-transaction` item (rebalancing), its instructions checked against
+     * the move ({@link checkStep}), compiled again with the solver as fee payer and a fresh blockhash.
+     */
+    async signStep(item, spend, credentials): Promise<SignedTransaction> {
+      const solver = solverOf(credentials)
+      const step = checkStep(context, item, solver.publicKey, spend)
+      const tables = await lookupTables(context, step.addressLookupTableAddresses)
+      if (tables.length !== step.addressLookupTableAddresses.length) {
+        throw new PontisError(
+          'INVALID_REQUEST',
+          `The step item cannot be sent on ${context.label.displayName}: one of its address lookup tables does not exist.`,
+        )
+      }
+      return sign(context, solver, step.instructions, step.spent, tables)
+    },
 
     async broadcast(raw: string): Promise<void> {
       const bytes = Buffer.from(raw, 'base64')

@@ -72,7 +72,8 @@ function latestBlockhash(context: SvmChainContext): Promise<string> {
   )
 }
 
-async function lookupTables(
+/** The address lookup tables at `addresses` that exist (what a compiled message may load keys from). */
+export async function lookupTables(
   context: SvmChainContext,
   addresses: readonly string[],
 ): Promise<AddressLookupTableAccount[]> {

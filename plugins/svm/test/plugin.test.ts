@@ -49,32 +49,21 @@ import {
   devnetSeedHex,
   memo,
   randomId,
+  SIGNATURE_FEE_LAMPORTS,
   sendInstructions,
   sendSigned,
-  startSvmPluginDevnet,
+  svmPluginTestbed,
 } from './fixtures/svm-chain.js'
 
-const devnet = await startSvmPluginDevnet()
-t.teardown(() => devnet.stop())
-const { connection, chain } = devnet
-const svm = await devnet.adapter()
+const devnet = await svmPluginTestbed(t)
+const { connection, chain, lamports, tokenBalance, svm } = devnet
 
 const NATIVE = SVM_NATIVE_CURRENCY_ID
 const USDC = SVM_STABLECOIN.address
 const VAULT = SVM_VAULT_OWNER.address
 const [ALICE, BOB, CAROL, DAVE] = SVM_USERS as [SvmDevAccount, SvmDevAccount, SvmDevAccount, SvmDevAccount]
 const [PBONK, PJUP] = SVM_ROUTE_TOKENS as [(typeof SVM_ROUTE_TOKENS)[0], (typeof SVM_ROUTE_TOKENS)[0]]
-/** Lamports per signature. */
-const FEE = 5000n
-
-const lamports = async (owner: string) => BigInt(await connection.getBalance(new PublicKey(owner)))
-
-/** Token balance read straight from the RPC (0 without a token account), to check the plugin's reads. */
-async function tokenBalance(owner: string, mint: string): Promise<bigint> {
-  const account = new PublicKey(svmAssociatedTokenAddress(owner, mint))
-  if (!(await connection.getAccountInfo(account))) return 0n
-  return BigInt((await connection.getTokenAccountBalance(account)).value.amount)
-}
+const FEE = SIGNATURE_FEE_LAMPORTS
 
 function depositRequest(
   request: Pick<DepositStepsRequest, 'depositor' | 'currencyId' | 'amount'> & Partial<DepositStepsRequest>,
