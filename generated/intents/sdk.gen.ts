@@ -659,11 +659,14 @@ export const getSolverRepayments = <ThrowOnError extends boolean = false>(option
  *
  * Each band configured in the solver settings (`inventory[]` with `minAmount`/`maxAmount`) as
  * the last rebalancing pass found it: the solver's balance, the band, the budget per period and
- * how much of it moves took, and its `status`: `in_band`, `above` (it can give), or below its
- * minimum with what happened: `move_planned`, `retry_later` (a move into it failed less than
- * 5 minutes ago; another is planned after that), `move_open` (a move into it is already on its
- * way), `budget_exhausted` (no move: the period's budget is spent) or `no_donor` (no chain holds
- * that currency, by symbol, above its target). Then the moves, newest first: each is recorded
+ * how much of it moves took, and its `status`: `in_band`; `above` its maximum with no chain of
+ * that currency (by symbol) below its target to take the excess; or outside its band with what
+ * happened to the move that brings it back (into it when below its minimum, out of it into the
+ * chain with the most room below its target when above its maximum): `move_planned`,
+ * `retry_later` (a move into the receiving band failed less than 5 minutes ago; another is
+ * planned after that), `move_open` (a move into it is already on its way), `budget_exhausted`
+ * (no move: the receiving band's budget for the period is spent) or `no_donor` (below, and no
+ * chain holds that currency above its target). Then the moves, newest first: each is recorded
  * before anything is sent, one open per destination at a time. `execution` says whether moves
  * are executed: quoted at the intent API of the solver settings' `rebalance.apiUrl` (whose
  * solvers are others) and their origin steps sent from the solver's own account, followed to

@@ -5,7 +5,8 @@
  * brings it back to its target, capped by the band's budget, recorded before anything is sent.
  * A second pass plans nothing more: the budget of the period is spent, and the pass says so in
  * `GET /admin/rebalances` and in the log. Two instances sharing PostgreSQL plan a move once between
- * them. Without `rebalance.apiUrl` in the solver settings the move stays planned and says why
+ * them. A band above its maximum moves its excess out, to the band with the most room below its
+ * target, within that band's budget. Without `rebalance.apiUrl` in the solver settings the move stays planned and says why
  * (rebalance-execution.test.ts executes one). Every answer is checked against openapi/intents.yaml.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -243,6 +244,82 @@ t.test("two instances sharing PostgreSQL plan a band's move once between them", 
     'both see the move open',
   )
 })
+
+t.test(
+  'a band above its maximum moves its excess out to the band with the most room below its target',
+  async (t) => {
+    const usdcA = await evmBalance(clientA, SOLVER.address, STABLECOIN_ADDRESS)
+    const usdcB = await evmBalance(clientB, SOLVER.address, STABLECOIN_ADDRESS)
+    const runtimeWith = async (room: bigint, budget: bigint) => {
+      const runtime = await createIntentsRuntime({
+        env: { ...devnetEnvironment(devnet), RATE_LIMITS: 'off' },
+        configDir: await configWith([
+          // Chain A: 5 000 above its maximum, 10 000 above its target.
+          {
+            chainId: 31337,
+            currency: STABLECOIN_ADDRESS,
+            minAmount: '0',
+            targetAmount: (usdcA - 10_000n).toString(),
+            maxAmount: (usdcA - 5_000n).toString(),
+          },
+          // Chain B: inside its band, `room` below its target.
+          {
+            chainId: 31338,
+            currency: STABLECOIN_ADDRESS,
+            minAmount: '0',
+            targetAmount: (usdcB + room).toString(),
+            maxAmount: (usdcB * 2n + room).toString(),
+            rebalanceBudget: budget.toString(),
+          },
+        ]),
+        logger: recording,
+      })
+      t.teardown(() => Promise.allSettled([runtime.store.close(), runtime.registry.close()]))
+      return runtime
+    }
+    const statuses = (runtime: Awaited<ReturnType<typeof runtimeWith>>) =>
+      runtime.rebalancer.bands().map((band) => [band.chainId, band.status])
+
+    const roomy = await runtimeWith(3_000n, 1_000_000n)
+    t.equal(await roomy.rebalancer.tick(), 1, 'one move planned out of the band above its maximum')
+    const [move, ...others] = await roomy.rebalancer.moves()
+    t.equal(others.length, 0)
+    t.match(move, {
+      fromChainId: 31337,
+      toChainId: 31338,
+      amount: 3_000n,
+      fromBalance: usdcA,
+      toBalance: usdcB,
+      state: 'planned',
+      reason: 'not executed: the solver settings name no rebalance.apiUrl',
+    })
+    t.same(
+      statuses(roomy),
+      [
+        [31337, 'move_planned'],
+        [31338, 'in_band'],
+      ],
+      'for what takes the receiver to its target, less than the excess',
+    )
+    t.equal(await roomy.rebalancer.tick(), 0, 'no second move while it is open')
+    t.same(statuses(roomy)[0], [31337, 'move_open'])
+
+    const capped = await runtimeWith(30_000n, 2_000n)
+    t.equal(await capped.rebalancer.tick(), 1)
+    t.equal((await capped.rebalancer.moves())[0]?.amount, 2_000n, "capped by the receiver's budget")
+
+    const closed = await runtimeWith(3_000n, 0n)
+    t.equal(await closed.rebalancer.tick(), 0, 'a receiver without budget takes nothing')
+    t.same(statuses(closed)[0], [31337, 'budget_exhausted'], 'and the band says so')
+
+    const full = await runtimeWith(0n, 1_000_000n)
+    t.equal(await full.rebalancer.tick(), 0, 'no chain below its target: nothing to move to')
+    t.same(statuses(full), [
+      [31337, 'above'],
+      [31338, 'in_band'],
+    ])
+  },
+)
 
 t.test('a band that cannot hold stops start-up naming the entry', async (t) => {
   const dir = await configWith([

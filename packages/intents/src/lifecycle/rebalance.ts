@@ -3,8 +3,9 @@
  * a band (solver settings `inventory[]`: `minAmount <= targetAmount <= maxAmount`). A pass reads the
  * balances from the chains; a band whose balance fell below `minAmount` gets one move planned in,
  * from the chain holding the most of the same currency (by symbol) above its own target, for what
- * brings it back to its target, within the band's budget per period (`rebalanceBudget`,
- * `rebalancePeriodSeconds`). The move is recorded before anything is sent, under a per-destination
+ * brings it back to its target; a band above `maxAmount` gets its excess over its target moved out
+ * to the chain with the most room below its own target, up to that target. Either way within the
+ * receiving band's budget per period (`rebalanceBudget`, `rebalancePeriodSeconds`). The move is recorded before anything is sent, under a per-destination
  * lock in the transaction that checks the budget, and one move per destination is open at a time,
  * so a crash or a second instance never plans it twice. A band whose budget is spent gets no move,
  * and the pass says so in the log and in `GET /admin/rebalances`.
@@ -63,10 +64,13 @@ export interface RebalanceExecution {
 }
 
 /**
- * Where a band stands after a pass: `in_band`, `above` its maximum (a donor), or below its minimum
- * with what happened: `move_planned` now, `move_open` (one is already on its way), `retry_later` (a
- * move into it failed less than {@link RETRY_AFTER_FAILURE_MS} ago: its reason may still hold), `budget_exhausted`
- * (no move: the period's budget is spent) or `no_donor` (no chain has that currency above its target).
+ * Where a band stands after a pass: `in_band`; `above` its maximum with no chain of that currency
+ * below its target to take the excess; or outside with what happened to the move that brings it
+ * back (into it when below, into the receiver when above): `move_planned` now, `move_open` (one is
+ * already on its way), `retry_later` (a move into it failed less than
+ * {@link RETRY_AFTER_FAILURE_MS} ago: its reason may still hold), `budget_exhausted` (no move: the
+ * receiving band's budget for the period is spent) or `no_donor` (below, and no chain has that
+ * currency above its target).
  */
 export type BandStatus =
   | 'in_band'
@@ -120,6 +124,13 @@ interface Band {
   readonly max: bigint
   readonly budget: bigint
   readonly periodSeconds: number
+}
+
+/** One end of a move: a band, its balance, and what it can give or take (above or below its target). */
+interface Side {
+  readonly band: Band
+  readonly balance: bigint
+  readonly room: bigint
 }
 
 const DEFAULT_PERIOD_SECONDS = 86_400
@@ -313,24 +324,47 @@ export class Rebalancer {
     return BigInt(rows[0]?.used ?? '0')
   }
 
+  /**
+   * Plans what `band` needs: below its minimum, a move in from the band of the same symbol with the
+   * most above its own target; above its maximum, a move of its excess out to the band of the same
+   * symbol with the most room below its own target. Answers the band's status.
+   */
   async #plan(
     band: Band,
     balance: bigint | null,
     balances: ReadonlyArray<bigint | null>,
     now: number,
   ): Promise<BandStatus> {
-    if (balance === null || balance >= band.min)
-      return balance !== null && balance > band.max ? 'above' : 'in_band'
-    const { logger } = this.#options
-    // The donor: the band of the same symbol on another chain with the most above its own target.
-    let donor: { band: Band; balance: bigint; spare: bigint } | undefined
-    for (const [index, other] of this.#bands.entries()) {
-      const otherBalance = balances[index]
-      if (other.chainId === band.chainId || other.symbol !== band.symbol || otherBalance == null) continue
-      const spare = otherBalance - other.target
-      if (spare > 0n && (!donor || spare > donor.spare)) donor = { band: other, balance: otherBalance, spare }
+    if (balance === null || (balance >= band.min && balance <= band.max)) return 'in_band'
+    // Of the other chains' bands of this symbol, the one `measure` finds the most of (above 0).
+    const best = (measure: (other: Band, otherBalance: bigint) => bigint): Side | undefined => {
+      let found: Side | undefined
+      for (const [index, other] of this.#bands.entries()) {
+        const otherBalance = balances[index]
+        if (other.chainId === band.chainId || other.symbol !== band.symbol || otherBalance == null) continue
+        const room = measure(other, otherBalance)
+        if (room > 0n && (!found || room > found.room)) found = { band: other, balance: otherBalance, room }
+      }
+      return found
     }
-    const fields = { chainId: band.chainId, currency: band.currency, balance: balance.toString() }
+    if (balance < band.min) {
+      const donor = best((other, otherBalance) => otherBalance - other.target)
+      return this.#planMove({ band, balance, room: band.target - balance }, donor, now)
+    }
+    const receiver = best((other, otherBalance) => other.target - otherBalance)
+    if (!receiver) return 'above'
+    return this.#planMove(receiver, { band, balance, room: balance - band.target }, now)
+  }
+
+  /**
+   * Plans one move from `from` into `into`, for what brings `into` to its target and no more than
+   * `from` has above its own, within `into`'s budget; under a lock on `into`, so one move per
+   * destination is open at a time. Answers the status of the band the pass was checking.
+   */
+  async #planMove(into: Side, from: Side | undefined, now: number): Promise<BandStatus> {
+    const { logger } = this.#options
+    const band = into.band
+    const fields = { chainId: band.chainId, currency: band.currency, balance: into.balance.toString() }
     return this.#options.client.transaction(async (tx) => {
       await lockForTransaction(tx, LOCK_CLASS, `${band.chainId}:${band.currency}`)
       const used = await this.#used(tx, band, now)
@@ -357,12 +391,12 @@ export class Rebalancer {
         [band.chainId, band.currency, now - RETRY_AFTER_FAILURE_MS],
       )
       if (failed.rows.length > 0) return 'retry_later'
-      if (!donor) {
+      if (!from) {
         logger.warn('rebalance: below its band, but no chain has spare of that currency', fields)
         return 'no_donor'
       }
-      let amount = band.target - balance
-      if (amount > donor.spare) amount = donor.spare
+      let amount = into.room
+      if (amount > from.room) amount = from.room
       if (amount > left) amount = left
       const id = `rbl_${randomBytes(16).toString('hex')}`
       await tx.query(
@@ -371,22 +405,23 @@ export class Rebalancer {
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)`,
         [
           id,
-          donor.band.chainId,
-          donor.band.currency,
+          from.band.chainId,
+          from.band.currency,
           band.chainId,
           band.currency,
           amount.toString(),
-          donor.balance.toString(),
-          balance.toString(),
+          from.balance.toString(),
+          into.balance.toString(),
           now,
-          this.#notExecutable(donor.band.chainId, band.chainId) ?? null,
+          this.#notExecutable(from.band.chainId, band.chainId) ?? null,
         ],
       )
       logger.info('rebalance: move planned', {
         ...fields,
         id,
-        fromChainId: donor.band.chainId,
-        fromCurrency: donor.band.currency,
+        fromChainId: from.band.chainId,
+        fromCurrency: from.band.currency,
+        fromBalance: from.balance.toString(),
         amount: amount.toString(),
         budgetLeft: (left - amount).toString(),
       })
