@@ -1219,6 +1219,26 @@ export function repaymentLegs(
 }
 
 /**
+ * The checks every {@link FillingCapability.signStep} starts with: `item` is a `format` item (or
+ * names no format) for `chain`. Answers the refusal the plugin's own checks throw: a PontisError
+ * INVALID_REQUEST naming the chain and why.
+ * @throws PontisError INVALID_REQUEST for another format or chain.
+ */
+export function stepItemRefusal(
+  item: Readonly<Record<string, unknown>>,
+  format: string,
+  chain: ChainLabel,
+): (why: string) => never {
+  const refuse = (why: string): never => {
+    throw new PontisError('INVALID_REQUEST', `The step item cannot be sent on ${chain.displayName}: ${why}.`)
+  }
+  if (item.format !== undefined && item.format !== format)
+    refuse(`it is a '${String(item.format)}' item, not '${format}'`)
+  if (Number(item.chainId) !== chain.id) refuse(`it is for chain ${String(item.chainId)}`)
+  return refuse
+}
+
+/**
  * The error `normalizeAddress` throws: INVALID_RECIPIENT for role `recipient`, else INVALID_ADDRESS.
  * Message: `recipient '0x12' is not a valid address on Base (8453): expected …`.
  */

@@ -4,6 +4,7 @@
  * tagged with OP_RETURN ids, attested over HTTP with the chain's bytes (output scripts, txids) and
  * relayed to the hub.
  */
+
 import type { OracleApi, PreparedStep } from '@pontis/core'
 import {
   BITCOIN_DEVNET_CHAIN_ID,
@@ -13,6 +14,7 @@ import {
   BITCOIN_VAULT,
   SOLVER,
 } from '@pontis/devnet'
+import { depositStepsRequest } from '@pontis/plugin-testkit'
 import * as btc from '@scure/btc-signer'
 import t from 'tap'
 import { type Hex, recoverAddress } from 'viem'
@@ -37,16 +39,14 @@ async function broadcast(hex: string): Promise<string> {
 /** A deposit of `amount` sats into the vault tagged `id`, built by the plugin, signed by the user's wallet. */
 async function deposit(id: Hex, amount: bigint): Promise<string> {
   const user = BITCOIN_USERS.p2wpkh
-  const steps = (await chain.adapter.quoting?.buildDepositSteps({
-    requestId: id,
-    depositor: user.address,
-    currencyId: BITCOIN_NATIVE_CURRENCY_ID,
-    amount,
-    usePermit: false,
-    permitExpiry: 0,
-    executeEndpoint: '/execute/permits',
-    nowSeconds: Math.floor(Date.now() / 1000),
-  })) as readonly PreparedStep[]
+  const steps = (await chain.adapter.quoting?.buildDepositSteps(
+    depositStepsRequest({
+      requestId: id,
+      depositor: user.address,
+      currencyId: BITCOIN_NATIVE_CURRENCY_ID,
+      amount,
+    }),
+  )) as readonly PreparedStep[]
   const psbt = String((steps[0]?.items[0]?.data as { psbt?: string } | undefined)?.psbt)
   const transaction = btc.Transaction.fromPSBT(Buffer.from(psbt, 'hex'), { allowUnknownOutputs: true })
   transaction.sign(user.keypair.privateKey as Uint8Array)

@@ -15,6 +15,7 @@
  * an order paid by a Hyperliquid deposit cannot be bound to it: the deposit's id is its tag, not the
  * order id, and the oracle refuses with NOT_A_DEPOSIT.
  */
+
 import type { OracleApi, PreparedStep } from '@pontis/core'
 import {
   HYPERLIQUID_DEVNET_CHAIN_ID,
@@ -29,6 +30,7 @@ import {
   SOLVER,
   USERS,
 } from '@pontis/devnet'
+import { depositStepsRequest } from '@pontis/plugin-testkit'
 import t from 'tap'
 import { encodePacked, type Hex, keccak256, recoverAddress, zeroAddress } from 'viem'
 import { type ErrorAnswer, randomId } from '../../../test/helpers/answers.js'
@@ -88,17 +90,15 @@ async function deposit(
   amount: bigint,
 ): Promise<{ hash: Hex; nonce: bigint; tag: Hex; action: HyperliquidSendAction }> {
   const { nonce, tag } = quoting!.depositNonceTag!(from.address, Date.now())
-  const steps = (await quoting!.buildDepositSteps({
-    requestId: randomId(),
-    depositor: from.address,
-    currencyId,
-    amount,
-    usePermit: false,
-    permitExpiry: 0,
-    executeEndpoint: '/execute/permits',
-    nowSeconds: Math.floor(Date.now() / 1000),
-    depositNonce: nonce,
-  })) as readonly PreparedStep[]
+  const steps = (await quoting!.buildDepositSteps(
+    depositStepsRequest({
+      requestId: randomId(),
+      depositor: from.address,
+      currencyId,
+      amount,
+      depositNonce: nonce,
+    }),
+  )) as readonly PreparedStep[]
   const data = steps[0]?.items[0]?.data as { format: string; action: HyperliquidSendAction; nonce: number }
   if (data.format !== 'hyperliquid-action') throw new Error(`not a hyperliquid-action: ${data.format}`)
   const hash = await signAndPost(from, data.action, data.nonce)

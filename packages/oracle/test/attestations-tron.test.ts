@@ -5,6 +5,7 @@
  * attested over HTTP with the chain's bytes (20-byte addresses, 32-byte txIDs) in fast mode after
  * one block and slow mode after 19, and relayed to the hub.
  */
+
 import type { OracleApi, PreparedStep } from '@pontis/core'
 import {
   SOLVER,
@@ -18,6 +19,7 @@ import {
   tronAddressBytes,
   tronSignTransaction,
 } from '@pontis/devnet'
+import { depositStepsRequest } from '@pontis/plugin-testkit'
 import t from 'tap'
 import { type Hex, recoverAddress } from 'viem'
 import { type ErrorAnswer, randomId } from '../../../test/helpers/answers.js'
@@ -63,16 +65,14 @@ async function signAndBroadcast(privateKey: Hex, transaction: TronTransactionJso
 
 /** A deposit of `amount` of `currencyId` into the vault tagged `id`, built by the plugin, signed by alice. */
 async function deposit(id: Hex, currencyId: string, amount: bigint): Promise<string> {
-  const steps = (await chain.adapter.quoting?.buildDepositSteps({
-    requestId: id,
-    depositor: TRON_USERS.alice.address,
-    currencyId,
-    amount,
-    usePermit: false,
-    permitExpiry: 0,
-    executeEndpoint: '/execute/permits',
-    nowSeconds: Math.floor(Date.now() / 1000),
-  })) as readonly PreparedStep[]
+  const steps = (await chain.adapter.quoting?.buildDepositSteps(
+    depositStepsRequest({
+      requestId: id,
+      depositor: TRON_USERS.alice.address,
+      currencyId,
+      amount,
+    }),
+  )) as readonly PreparedStep[]
   const data = steps[0]?.items[0]?.data as { format?: string; transaction?: TronTransactionJson }
   if (data.format !== 'tron-transaction' || !data.transaction) throw new Error('not a Tron deposit step')
   return signAndBroadcast(TRON_USERS.alice.privateKey, data.transaction)

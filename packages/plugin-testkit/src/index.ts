@@ -4,6 +4,7 @@
  * guide.
  */
 export { pluginConfigDefaults, runPluginConformance } from './conformance.js'
+export { depositStepsRequest } from './deposit-request.js'
 export type {
   DepositRoundTrip,
   ExecutableItem,

@@ -5,7 +5,8 @@
  * - refunds out of the vault (`allocatorKey` is the vault's key; the vault must be P2WPKH), the fee
  *   on top of the amount;
  * - refunds out of a request's deposit address (its key derived from `depositAddressSeed`), the
- *   fee taken out of the amount: the recipient gets the rest, reported as `amount`.
+ *   fee taken out of the amount: the recipient gets the rest, reported as `amount`;
+ * - another intent API's deposit (rebalancing moves): its payment and tag, from the solver's coins.
  *
  * Coins: confirmed and mempool coins of the spender, except those held for transactions signed
  * earlier: in the solver's store, shared by every worker (`SigningOptions.coins`), or outside the
@@ -26,9 +27,10 @@ import {
   type SignedTransaction,
   type SigningOptions,
   type SolverCredentials,
+  stepItemRefusal,
   type TransactionOutcome,
 } from '@pontis/core/plugin'
-import { Psbt, Transaction } from 'bitcoinjs-lib'
+import { address, Psbt, Transaction } from 'bitcoinjs-lib'
 import type { ECPairInterface } from 'ecpair'
 import { BITCOIN_NATIVE_CURRENCY_ID } from './config.js'
 import { type BitcoinChainContext, coinsOf, feeRate, vaultOf } from './context.js'
@@ -39,9 +41,11 @@ import { lookUpTransaction } from './reading.js'
 import {
   type Coin,
   estimateVsize,
+  isDataScript,
   P2WPKH_SCRIPT_LENGTH,
   selectCoins,
   TAG_SCRIPT_LENGTH,
+  tagOf,
   tagScript,
 } from './transactions.js'
 
@@ -426,6 +430,60 @@ export function createBitcoinFilling(context: BitcoinChainContext): FillingCapab
       )
     },
     maxRepaymentLegs: 1,
+
+    /**
+     * Another intent API's `bitcoin-psbt` item (rebalancing). Its coins are chosen for the user it
+     * was built for, so only what it pays is taken: one payment to an address other than the
+     * solver's, at most the move, tagged with one 32-byte id (other outputs only change back to
+     * the solver). The same payment and tag are then signed from the solver's own coins, held like
+     * a fill's, the fee on top.
+     */
+    async signStep(item, spend, credentials, options): Promise<SignedTransaction> {
+      const solver = solverOf(credentials)
+      const refuse = stepItemRefusal(item, 'bitcoin-psbt', context.label)
+      if (spend.currencyId !== BITCOIN_NATIVE_CURRENCY_ID)
+        refuse(`a move of ${spend.currencyId}: ${context.label.displayName} has only its native currency`)
+      let outputs: Psbt['txOutputs'] = []
+      try {
+        outputs = Psbt.fromHex(String(item.psbt), { network: context.params }).txOutputs
+      } catch {
+        refuse('its `psbt` is not a hex PSBT')
+      }
+      const solverScript = Buffer.from(solver.script).toString('hex')
+      const tags: string[] = []
+      const payments: Array<{ script: Uint8Array; value: bigint }> = []
+      for (const output of outputs) {
+        const scriptHex = Buffer.from(output.script).toString('hex')
+        const tag = tagOf(scriptHex)
+        if (tag) tags.push(tag)
+        else if (isDataScript(scriptHex)) refuse('it carries data other than one 32-byte tag')
+        else if (scriptHex !== solverScript)
+          payments.push({ script: output.script, value: BigInt(output.value) })
+      }
+      const [payment] = payments
+      if (payments.length !== 1 || !payment) return refuse(`it pays ${payments.length} addresses, not one`)
+      const [tag] = tags
+      if (tags.length !== 1 || !tag) return refuse(`it carries ${tags.length} tags, not one`)
+      if (payment.value > spend.amount)
+        refuse(`it sends ${payment.value}, more than the move's ${spend.amount}`)
+      let recipient = ''
+      try {
+        recipient = address.fromOutputScript(payment.script, context.params)
+      } catch {
+        refuse('it pays a script that is no address')
+      }
+      return signPayment(
+        context,
+        solver,
+        {
+          recipient: recipientOf(context, recipient, payment.value),
+          amount: payment.value,
+          tag,
+          feeFromAmount: false,
+        },
+        options,
+      )
+    },
 
     /** RBF: the solver's or the vault's transaction re-signed paying more (see replacePayment). */
     async replace(raw: string, credentials: SolverCredentials): Promise<ReplacementTransaction | undefined> {

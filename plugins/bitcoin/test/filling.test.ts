@@ -6,7 +6,9 @@ import {
   type RefundRequest,
   type SignedTransaction,
 } from '@pontis/core/plugin'
+import { depositStepsRequest } from '@pontis/plugin-testkit'
 import * as btc from '@scure/btc-signer'
+import { networks, Psbt } from 'bitcoinjs-lib'
 import t from 'tap'
 import { BITCOIN_NATIVE_CURRENCY_ID, EsploraBroadcastError } from '../src/index.js'
 import {
@@ -293,6 +295,85 @@ t.test('what a Bitcoin fill refuses', async (t) => {
   const badKey = await errorOf(() => adapter.filling.signFill(fill(1_000_000n), { solverKey: 'not a key' }))
   t.equal(badKey.code, 'INVALID_REQUEST')
 })
+
+t.test(
+  "another API's deposit PSBT: its payment and tag sent from the solver's coins; what could take more is refused",
+  async (t) => {
+    const signStep = adapter.filling.signStep
+    if (!signStep) throw new Error('the Bitcoin plugin has no signStep')
+    const requestId = newId()
+    const steps = await adapter.quoting.buildDepositSteps(
+      depositStepsRequest({
+        requestId,
+        depositor: BITCOIN_SOLVER.address,
+        currencyId: BITCOIN_NATIVE_CURRENCY_ID,
+        amount: 2_000_000n,
+      }),
+    )
+    const item = steps[0]?.items[0]?.data as unknown as Readonly<Record<string, unknown>>
+    const spend = { currencyId: BITCOIN_NATIVE_CURRENCY_ID, amount: 2_000_000n }
+    const signed = await signStep(item, spend, credentials)
+    t.equal(signed.amount, 2_000_000n)
+    const { transaction, outputs, fee } = await decode(signed.raw)
+    t.same(
+      outputs[0],
+      { script: scriptHexOf(BITCOIN_VAULT.address), amount: 2_000_000n },
+      'the deposit to the vault',
+    )
+    t.same(outputs[1], { script: `6a20${requestId.slice(2)}`, amount: 0n }, 'tagged with the request id')
+    t.equal(outputs[2]?.script, scriptHexOf(BITCOIN_SOLVER.address), 'change back to the solver')
+    t.ok(fee >= RATE * BigInt(transaction.vsize), 'the fee on top')
+    await adapter.filling.broadcast(signed.raw)
+    devnet.mine(1)
+    t.match(
+      (await adapter.reading.readDeposits(signed.transactionId)).facts,
+      [{ depositId: requestId, currencyId: BITCOIN_NATIVE_CURRENCY_ID, amount: 2_000_000n }],
+      'read back as the deposit',
+    )
+
+    const psbt = Psbt.fromHex(item.psbt as string, { network: networks.regtest })
+    const withOutput = (script: Uint8Array, value: bigint) => {
+      const changed = psbt.clone()
+      changed.addOutput({ script, value })
+      return { ...item, psbt: changed.toHex() }
+    }
+    const untagged = new Psbt({ network: networks.regtest })
+    untagged.addInput({ hash: '11'.repeat(32), index: 0 })
+    untagged.addOutput({ script: Buffer.from(scriptHexOf(BITCOIN_VAULT.address), 'hex'), value: 1_000_000n })
+    const cases: Array<[string, Readonly<Record<string, unknown>>, typeof spend, RegExp]> = [
+      [
+        'more than the move',
+        item,
+        { ...spend, amount: 1_999_999n },
+        /sends 2000000, more than the move's 1999999/,
+      ],
+      ['a token', item, { ...spend, currencyId: 'usdc' }, /has only its native currency/],
+      ['another chain', { ...item, chainId: 1 }, spend, /it is for chain 1/],
+      [
+        'another format',
+        { ...item, format: 'svm-transaction' },
+        spend,
+        /'svm-transaction' item, not 'bitcoin-psbt'/,
+      ],
+      ['no PSBT', { ...item, psbt: 'zz' }, spend, /is not a hex PSBT/],
+      [
+        'a second payment',
+        withOutput(Buffer.from(scriptHexOf(BITCOIN_USERS.p2wpkh.address), 'hex'), 10_000n),
+        spend,
+        /pays 2 addresses, not one/,
+      ],
+      [
+        'other data',
+        withOutput(Buffer.from('6a0401020304', 'hex'), 0n),
+        spend,
+        /data other than one 32-byte tag/,
+      ],
+      ['no tag', { ...item, psbt: untagged.toHex() }, spend, /carries 0 tags, not one/],
+    ]
+    for (const [what, candidate, caseSpend, message] of cases)
+      await t.rejects(signStep(candidate, caseSpend, credentials), { code: 'INVALID_REQUEST', message }, what)
+  },
+)
 
 t.test('a conflicting transaction is refused at broadcast', async (t) => {
   // A fresh adapter has no reservations: it picks the same coin as the one signed above.

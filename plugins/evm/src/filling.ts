@@ -27,6 +27,7 @@ import {
   type SignedTransaction,
   type SigningOptions,
   type SolverCredentials,
+  stepItemRefusal,
   type TransactionOutcome,
 } from '@pontis/core/plugin'
 import {
@@ -692,12 +693,7 @@ export function createEvmFilling(
     options: SigningOptions = {},
   ): Promise<SignedTransaction> {
     const solver = signerOf(credentials.solverKey, 'solverKey')
-    const refuse = (why: string): never => {
-      throw new PontisError('INVALID_REQUEST', `The step item cannot be sent on ${chainName}: ${why}.`)
-    }
-    if (item.format !== undefined && item.format !== 'evm-transaction')
-      refuse(`it is a '${String(item.format)}' item, not an EVM transaction`)
-    if (Number(item.chainId) !== context.chainId) refuse(`it is for chain ${String(item.chainId)}`)
+    const refuse = stepItemRefusal(item, 'evm-transaction', context.label)
     if (typeof item.to !== 'string' || !isAddress(item.to, { strict: false }))
       refuse('its `to` is no address')
     if (

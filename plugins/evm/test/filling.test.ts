@@ -920,7 +920,7 @@ t.test(
       /to be sent by .*, not by the solver/,
       'an item another account sends',
     )
-    await refused({ format: 'svm-transaction' }, /not an EVM transaction/, "another family's item")
+    await refused({ format: 'svm-transaction' }, /not 'evm-transaction'/, "another family's item")
     await refused({ value: '-1' }, /`value` is not a decimal/, 'a bad value')
     await refused(
       { data: approve(amount + 1n) },

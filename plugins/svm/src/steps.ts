@@ -5,7 +5,7 @@
  * checked against what the move may spend, then compiled again with the solver as fee payer and a
  * fresh blockhash.
  */
-import { PontisError } from '@pontis/core/plugin'
+import { stepItemRefusal } from '@pontis/core/plugin'
 import { ASSOCIATED_TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '@solana/spl-token'
 import { ComputeBudgetProgram, PublicKey, SystemProgram, TransactionInstruction } from '@solana/web3.js'
 import { isNative, type SvmChainContext } from './context.js'
@@ -72,15 +72,7 @@ export function checkStep(
   solver: PublicKey,
   spend: { readonly currencyId: string; readonly amount: bigint },
 ): CheckedStep {
-  const refuse: Refuse = (why) => {
-    throw new PontisError(
-      'INVALID_REQUEST',
-      `The step item cannot be sent on ${context.label.displayName}: ${why}.`,
-    )
-  }
-  if (item.format !== undefined && item.format !== 'svm-transaction')
-    refuse(`it is a '${String(item.format)}' item, not an SVM transaction`)
-  if (Number(item.chainId) !== context.label.id) refuse(`it is for chain ${String(item.chainId)}`)
+  const refuse = stepItemRefusal(item, 'svm-transaction', context.label)
   const tables = item.addressLookupTableAddresses ?? []
   if (!Array.isArray(tables) || tables.some((table) => typeof table !== 'string'))
     refuse('its `addressLookupTableAddresses` is not a list of addresses')

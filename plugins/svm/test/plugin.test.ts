@@ -5,6 +5,7 @@
  * fills by the solver, refunds by the vault owner. Then the reads: deposits, fills, refunds,
  * balances and the deposit scan.
  */
+
 import type {
   DepositStepsRequest,
   OriginCostRequest,
@@ -25,6 +26,7 @@ import {
   type SvmDevAccount,
   svmAssociatedTokenAddress,
 } from '@pontis/devnet'
+import { depositStepsRequest } from '@pontis/plugin-testkit'
 import { ACCOUNT_SIZE, ASSOCIATED_TOKEN_PROGRAM_ID } from '@solana/spl-token'
 import {
   AddressLookupTableAccount,
@@ -68,14 +70,7 @@ const FEE = SIGNATURE_FEE_LAMPORTS
 function depositRequest(
   request: Pick<DepositStepsRequest, 'depositor' | 'currencyId' | 'amount'> & Partial<DepositStepsRequest>,
 ): DepositStepsRequest {
-  return {
-    requestId: randomId(),
-    usePermit: false,
-    permitExpiry: 0,
-    executeEndpoint: '/execute/permits',
-    nowSeconds: Math.floor(Date.now() / 1000),
-    ...request,
-  }
+  return depositStepsRequest({ requestId: randomId(), ...request })
 }
 
 function costRequest(request: DepositStepsRequest): OriginCostRequest {

@@ -6,6 +6,7 @@
  * whose fee payer was someone else still lands, paid by the solver; what could spend more of the
  * solver's funds than the move, or anything else of them, is refused before anything is signed.
  */
+
 import type { DepositStepsRequest } from '@pontis/core/plugin'
 import {
   SVM_NATIVE_CURRENCY_ID,
@@ -16,6 +17,7 @@ import {
   SVM_VAULT_OWNER,
   svmAssociatedTokenAddress,
 } from '@pontis/devnet'
+import { depositStepsRequest } from '@pontis/plugin-testkit'
 import {
   createApproveInstruction,
   createTransferCheckedInstruction,
@@ -47,14 +49,12 @@ async function itemFor(
   request: Pick<DepositStepsRequest, 'depositor' | 'currencyId' | 'amount'> & Partial<DepositStepsRequest>,
 ): Promise<SvmStepItem> {
   return depositItem(
-    await svm.quoting.buildDepositSteps({
-      requestId: randomId(),
-      usePermit: false,
-      permitExpiry: 0,
-      executeEndpoint: '/execute/permits',
-      nowSeconds: Math.floor(Date.now() / 1000),
-      ...request,
-    }),
+    await svm.quoting.buildDepositSteps(
+      depositStepsRequest({
+        requestId: randomId(),
+        ...request,
+      }),
+    ),
   )
 }
 
@@ -153,7 +153,7 @@ t.test('items that could take more of the solver than the move are refused befor
       'another format',
       { ...usdcItem, format: 'evm-transaction' },
       spend,
-      /'evm-transaction' item, not an SVM transaction/,
+      /'evm-transaction' item, not 'svm-transaction'/,
     ],
     ['no instructions', { ...usdcItem, instructions: [] }, spend, /carries no `instructions`/],
     [

@@ -1,6 +1,7 @@
 /**
  * Tron filling for the reference solver: fills are tagged transfers from the solver (`solverKey`),
- * refunds tagged transfers out of the vault signed with `allocatorKey` (the vault's own key). The
+ * refunds tagged transfers out of the vault signed with `allocatorKey` (the vault's own key), and
+ * another intent API's deposit items from the solver (rebalancing moves). The
  * signed transaction is stored and broadcast as the node's JSON (`raw` is that JSON). Tron has no
  * account nonces (a transaction is unique by its txID and expires), so `nextNonce` answers 0 and
  * the signing options' nonce is ignored. A transaction that expired before it landed is built and
@@ -17,6 +18,7 @@ import {
   repaymentLegs,
   type SignedTransaction,
   type SolverCredentials,
+  stepItemRefusal,
   type TransactionOutcome,
 } from '@pontis/core/plugin'
 import { tronMessageText } from './api.js'
@@ -175,6 +177,29 @@ export function createTronFilling(context: TronChainContext): FillingCapability 
       )
     },
     maxRepaymentLegs: 1,
+    /**
+     * Another intent API's `tron-transaction` item (rebalancing): only a tagged transfer (TRX, or a
+     * TRC-20 `transfer` with its tag) from the solver of the move's currency, at most the move, is
+     * taken; it is built again with this chain's fresh reference block and fee limit (the item's may
+     * have expired) and signed by the solver, so nothing else the item's bytes may say is signed.
+     */
+    async signStep(item, spend, credentials): Promise<SignedTransaction> {
+      const key = keyBytes('solverKey', credentials.solverKey)
+      const solver = tronBase58(tronAddressOfKey(key))
+      const refuse = stepItemRefusal(item, 'tron-transaction', context.label)
+      const rawHex = (item.transaction as { raw_data_hex?: unknown } | undefined)?.raw_data_hex
+      if (typeof rawHex !== 'string' || !/^([0-9a-fA-F]{2})+$/.test(rawHex))
+        refuse('its `transaction` carries no raw_data_hex')
+      const decoded = decodeRawIfKnown(tronBytes((rawHex as string).toLowerCase()))
+      const transfer = decoded && taggedTransferOf(decoded)
+      if (!transfer) return refuse('it is not a tagged transfer of TRX or of a TRC-20 token')
+      if (transfer.from !== solver) refuse(`it is to be sent by ${transfer.from}, not by the solver`)
+      if (transfer.currencyId !== spend.currencyId)
+        refuse(`it sends ${transfer.currencyId} in a move of ${spend.currencyId}`)
+      if (transfer.amount > spend.amount)
+        refuse(`it sends ${transfer.amount}, more than the move's ${spend.amount}`)
+      return signed(key, await buildTaggedTransfer(context, transfer), transfer.amount)
+    },
     async broadcast(raw: string): Promise<void> {
       let body: Record<string, unknown>
       try {

@@ -2,7 +2,9 @@
  * Tron filling on the devnet: fills from the solver and refunds from the vault (allocator key)
  * move balances, re-broadcasting is harmless, outcomes follow the chain, refusals are clear.
  */
+
 import { PontisError, type SignedTransaction } from '@pontis/core/plugin'
+import { depositStepsRequest } from '@pontis/plugin-testkit'
 import t from 'tap'
 import { TRON_NATIVE_CURRENCY_ID } from '../src/index.js'
 import {
@@ -186,6 +188,82 @@ t.test('refusals: a tampered signature, extras, an unfunded solver', async (t) =
   })
   await t.rejects(filling.outcome('xyz'), { code: 'INVALID_REQUEST' })
 })
+
+t.test(
+  "another API's deposit item is sent by the solver, built again; what could take more is refused",
+  async (t) => {
+    const itemFor = async (depositor: string, currencyId: string, amount: bigint, n: number) => {
+      const steps = await adapter.quoting.buildDepositSteps(
+        depositStepsRequest({
+          requestId: idOf(n),
+          depositor,
+          currencyId,
+          amount,
+        }),
+      )
+      return steps[0]?.items[0]?.data as unknown as Readonly<Record<string, unknown>>
+    }
+    const signStep = filling.signStep
+    if (!signStep) throw new Error('the Tron plugin has no signStep')
+    const item = await itemFor(TRON_SOLVER.address, TRON_USDT_ADDRESS, 7_000_000n, 20)
+    const [vaultBefore, solverBefore] = [
+      devnet.usdtBalance(TRON_VAULT.address),
+      devnet.usdtBalance(TRON_SOLVER.address),
+    ]
+    const signed = await signStep(item, { currencyId: TRON_USDT_ADDRESS, amount: 7_000_000n }, credentials)
+    t.equal(signed.amount, 7_000_000n)
+    await filling.broadcast(signed.raw)
+    devnet.mine(1)
+    t.equal((await filling.outcome(signed.transactionId)).state, 'success')
+    t.equal(devnet.usdtBalance(TRON_VAULT.address), vaultBefore + 7_000_000n, 'the vault got the deposit')
+    t.equal(devnet.usdtBalance(TRON_SOLVER.address), solverBefore - 7_000_000n, 'out of the solver')
+    t.match(
+      (await reading.readDeposits(signed.transactionId)).facts,
+      [
+        {
+          depositId: idOf(20),
+          depositor: TRON_SOLVER.address,
+          currencyId: TRON_USDT_ADDRESS,
+          amount: 7_000_000n,
+        },
+      ],
+      'tagged with the request id, as served',
+    )
+
+    const trx = await itemFor(TRON_SOLVER.address, TRON_NATIVE_CURRENCY_ID, 2_000_000n, 21)
+    const spend = { currencyId: TRON_USDT_ADDRESS, amount: 7_000_000n }
+    const cases: Array<[string, Readonly<Record<string, unknown>>, typeof spend, RegExp]> = [
+      [
+        'more than the move',
+        item,
+        { ...spend, amount: 6_999_999n },
+        /sends 7000000, more than the move's 6999999/,
+      ],
+      [
+        'another currency',
+        trx,
+        spend,
+        new RegExp(`sends ${TRON_NATIVE_CURRENCY_ID} in a move of ${TRON_USDT_ADDRESS}`),
+      ],
+      [
+        "another sender's deposit",
+        await itemFor(alice.address, TRON_USDT_ADDRESS, 1n, 22),
+        spend,
+        new RegExp(`sent by ${alice.address}, not by the solver`),
+      ],
+      ['another chain', { ...item, chainId: 1 }, spend, /it is for chain 1/],
+      [
+        'another format',
+        { ...item, format: 'evm-transaction' },
+        spend,
+        /'evm-transaction' item, not 'tron-transaction'/,
+      ],
+      ['no raw data', { ...item, transaction: {} }, spend, /carries no raw_data_hex/],
+    ]
+    for (const [what, candidate, caseSpend, message] of cases)
+      await t.rejects(signStep(candidate, caseSpend, credentials), { code: 'INVALID_REQUEST', message }, what)
+  },
+)
 
 const expirationOf = (raw: string): number =>
   (JSON.parse(raw) as { raw_data: { expiration: number } }).raw_data.expiration
