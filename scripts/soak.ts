@@ -19,10 +19,11 @@
  * - the app-fee ledger equals the fees the quotes charged, and each recipient claims its exact
  *   balance once (a second claim finds nothing);
  * - the solver's balances end inside their bands. The solver settings carry USDC bands on both EVM
- *   chains (`SOAK_BANDS`: chain B starts below its minimum, and the routes drain it further), and
- *   moves are executed at a second intent service, the market (its own keys, depositories and PGlite
- *   store, EVM chains only), as the rebalancer does for an operator: every move must end `done`, and
- *   the books above count what each move took from its donor chain and what arrived.
+ *   chains and the SVM chain (`SOAK_BANDS`: chain B starts below its minimum, the routes drain it
+ *   further, and the SVM chain gives), and moves are executed at a second intent service, the market
+ *   (its own keys, depositories, SVM vault and PGlite store; EVM and SVM chains), as the rebalancer
+ *   does for an operator: every move must end `done`, and the books above count what each move took
+ *   from its donor chain and what arrived.
  *
  *   npm run soak -- [--requests 300] [--kill-at 150]
  *
@@ -57,6 +58,7 @@ import {
   SOLVER,
   STABLECOIN_ADDRESS,
   SVM_DEVNET_CHAIN_ID,
+  SVM_FUNDING,
   SVM_SOLVER,
   SVM_STABLECOIN,
   SVM_USERS,
@@ -124,12 +126,22 @@ export interface SoakBand {
 }
 
 /**
- * The bands of the soak: USDC on both EVM chains. Chain A, which the routes fill up (its deposits
- * are repaid there), is the donor: anything above 2 000 USDC may leave it. Chain B starts below its
- * minimum and the routes drain it (more is filled there than deposited), so moves into it happen
- * from the first rebalancing pass on and again whenever it falls below its minimum.
+ * The bands of the soak: USDC on both EVM chains and on the SVM chain. The SVM chain, where the
+ * solver holds the devnet's 1 000 000 USDC, has the most above its target (5 000), so it is the
+ * donor; chain A, which the routes fill up (its deposits are repaid there), may give what it holds
+ * above 2 000. Chain B starts below its minimum and the routes drain it (more is filled there than
+ * deposited), so moves into it happen from the first rebalancing pass on and again whenever it
+ * falls below its minimum.
  */
 export const SOAK_BANDS: readonly SoakBand[] = [
+  {
+    chainId: SVM,
+    currency: SVM_STABLECOIN.address,
+    minAmount: SVM_FUNDING.solverStablecoin - USDC(10_000),
+    targetAmount: SVM_FUNDING.solverStablecoin - USDC(5_000),
+    maxAmount: SVM_FUNDING.solverStablecoin + USDC(10_000),
+    rebalanceBudget: 0n,
+  },
   {
     chainId: EVM_A,
     currency: STABLECOIN_ADDRESS,
@@ -432,6 +444,7 @@ async function soak(
     logger: prefixedLogger('market', log),
     solver: marketSolver,
     allocator: marketAllocator,
+    svm: true,
   })
   log(`market on ${market.url}`)
   const bands = options.bands ?? SOAK_BANDS
