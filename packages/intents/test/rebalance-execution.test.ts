@@ -24,15 +24,12 @@ import {
   SVM_DEVNET_CHAIN_ID,
   SVM_SOLVER,
   SVM_STABLECOIN,
-  startDevnet,
   svmAssociatedTokenAddress,
 } from '@pontis/devnet'
-import { loadOpenApiDocument } from '@pontis/http'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
 import { Connection, PublicKey } from '@solana/web3.js'
 import t from 'tap'
-import { createPublicClient, http, type PublicClient } from 'viem'
-import { createIntentsRuntime, INTENTS_DOCUMENT_PATH } from '../src/index.js'
+import { createIntentsRuntime } from '../src/index.js'
 import { evmBalance } from './fixtures/e2e.js'
 import {
   MARKET_SOLVER,
@@ -41,6 +38,7 @@ import {
   rebalancesOf,
   recordingLogs,
   solverConfigWith,
+  startRebalanceDevnet,
   startRebalanceMarket,
   startRebalancingService,
 } from './fixtures/rebalance-market.js'
@@ -48,20 +46,11 @@ import {
 const ADMIN_TOKEN = 'rebalance-exec-admin-token-0123456789abcdef'
 type Rebalances = IntentsApi.SolverRebalances
 
-const devnet = await startDevnet({
-  chains: [
-    { chainId: 31337, port: 0 },
-    { chainId: 31338, port: 0 },
-  ],
+const { devnet, loaded, clientA, clientB } = await startRebalanceDevnet(t, {
   // A move out of the SVM chain (executed), and one out of a venue (not executable).
   svm: { port: 0, routesPort: 0, slotIntervalMs: 40 },
   lighter: { port: 0 },
 })
-t.teardown(() => devnet.stop())
-const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
-const [chainA, chainB] = devnet.chains as [(typeof devnet.chains)[0], (typeof devnet.chains)[0]]
-const clientA = createPublicClient({ chain: chainA.chain, transport: http(chainA.rpcUrl) }) as PublicClient
-const clientB = createPublicClient({ chain: chainB.chain, transport: http(chainB.rpcUrl) }) as PublicClient
 
 const { lines, recording } = recordingLogs()
 

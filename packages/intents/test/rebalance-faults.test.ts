@@ -1,11 +1,9 @@
 import type { IntentsApi } from '@pontis/core'
-import { SOLVER, STABLECOIN_ADDRESS, startDevnet } from '@pontis/devnet'
-import { loadOpenApiDocument } from '@pontis/http'
+import { SOLVER, STABLECOIN_ADDRESS } from '@pontis/devnet'
 import { createTestClient, type TestClient } from '@pontis/http/testing'
 import t from 'tap'
-import { createPublicClient, type Hex, http, type PublicClient } from 'viem'
+import type { Hex } from 'viem'
 import { PROCESS_START_BOUND_MS, within } from '../../../test/helpers/wait.js'
-import { INTENTS_DOCUMENT_PATH } from '../src/index.js'
 import { evmBalance } from './fixtures/e2e.js'
 import { dropSchema, querySchema, uniqueSchema } from './fixtures/postgres.js'
 import {
@@ -15,6 +13,7 @@ import {
   rebalancesOf,
   recordingLogs,
   solverConfigWith,
+  startRebalanceDevnet,
   startRebalanceMarket,
   startRebalancingService,
 } from './fixtures/rebalance-market.js'
@@ -28,17 +27,7 @@ const ADMIN_TOKEN = 'rebalance-faults-admin-token-0123456789abcdef'
 const NATIVE = '0x0000000000000000000000000000000000000000'
 type Rebalances = IntentsApi.SolverRebalances
 
-const devnet = await startDevnet({
-  chains: [
-    { chainId: 31337, port: 0 },
-    { chainId: 31338, port: 0 },
-  ],
-})
-t.teardown(() => devnet.stop())
-const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
-const [chainA, chainB] = devnet.chains as [(typeof devnet.chains)[0], (typeof devnet.chains)[0]]
-const clientA = createPublicClient({ chain: chainA.chain, transport: http(chainA.rpcUrl) }) as PublicClient
-const clientB = createPublicClient({ chain: chainB.chain, transport: http(chainB.rpcUrl) }) as PublicClient
+const { devnet, loaded, clientA, clientB } = await startRebalanceDevnet(t)
 
 const { lines, recording } = recordingLogs()
 

@@ -1,44 +1,18 @@
-/**
- * Rebalancing bands on the two-anvil devnet (issue 22): the solver settings give USDC a band on
- * each chain. A bridge's fill drives the destination's USDC below its band; the rebalancing pass
- * then plans one move into it from the other chain (which holds USDC above its target), for what
- * brings it back to its target, capped by the band's budget, recorded before anything is sent.
- * A second pass plans nothing more: the budget of the period is spent, and the pass says so in
- * `GET /admin/rebalances` and in the log. Two instances sharing PostgreSQL plan a move once between
- * them. A band above its maximum moves its excess out, to the band with the most room below its
- * target, within that band's budget. Without `rebalance.apiUrl` in the solver settings the move stays planned and says why
- * (rebalance-execution.test.ts executes one). Every answer is checked against openapi/intents.yaml.
- */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { ConfigError, type IntentsApi, type LogFields, type Logger, startupFailure } from '@pontis/core'
-import { devnetEnvironment, SOLVER, STABLECOIN_ADDRESS, startDevnet, USERS } from '@pontis/devnet'
-import { loadOpenApiDocument } from '@pontis/http'
+import { devnetEnvironment, SOLVER, STABLECOIN_ADDRESS, USERS } from '@pontis/devnet'
 import { createTestClient } from '@pontis/http/testing'
 import t from 'tap'
-import { createPublicClient, http, type PublicClient } from 'viem'
-import { REPO_CONFIG_DIR } from '../../../test/helpers/environments.js'
 import { waitFor } from '../../../test/helpers/wait.js'
-import { createIntentsRuntime, INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
+import { createIntentsRuntime, startIntentsService } from '../src/index.js'
 import { evmBalance, executeEvmSteps } from './fixtures/e2e.js'
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './fixtures/postgres.js'
+import { solverConfigWith, startRebalanceDevnet } from './fixtures/rebalance-market.js'
 
 const ADMIN_TOKEN = 'rebalance-admin-token-0123456789abcdef'
 const auth = { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }
 type Rebalances = IntentsApi.SolverRebalances
 
-const devnet = await startDevnet({
-  chains: [
-    { chainId: 31337, port: 0 },
-    { chainId: 31338, port: 0 },
-  ],
-})
-t.teardown(() => devnet.stop())
-const loaded = await loadOpenApiDocument(INTENTS_DOCUMENT_PATH)
-const [chainA, chainB] = devnet.chains as [(typeof devnet.chains)[0], (typeof devnet.chains)[0]]
-const clientA = createPublicClient({ chain: chainA.chain, transport: http(chainA.rpcUrl) }) as PublicClient
-const clientB = createPublicClient({ chain: chainB.chain, transport: http(chainB.rpcUrl) }) as PublicClient
+const { devnet, loaded, chainA, clientA, clientB } = await startRebalanceDevnet(t)
 const usdcA0 = await evmBalance(clientA, SOLVER.address, STABLECOIN_ADDRESS)
 const usdcB0 = await evmBalance(clientB, SOLVER.address, STABLECOIN_ADDRESS)
 const userUsdc = await evmBalance(clientA, USERS[0]!.address, STABLECOIN_ADDRESS)
@@ -47,16 +21,7 @@ const FILL = (userUsdc < usdcB0 ? userUsdc : usdcB0) / 4n
 // The destination's band: one fill of FILL takes it below its minimum. Its budget is half a fill.
 const BUDGET = FILL / 2n
 
-/** A copy of the repository's configs whose solver settings carry `inventory`. */
-async function configWith(inventory: unknown[]): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'pontis-rebalance-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
-  await cp(REPO_CONFIG_DIR, dir, { recursive: true })
-  const file = join(dir, 'solver.local.json')
-  const settings = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>
-  await writeFile(file, JSON.stringify({ ...settings, inventory }))
-  return dir
-}
+const configWith = (inventory: unknown[]): Promise<string> => solverConfigWith(t, inventory)
 
 const lines: Array<{ level: string; message: string; fields: LogFields | undefined }> = []
 const recording: Logger = {

@@ -260,12 +260,8 @@ export function createSvmFilling(context: SvmChainContext): FillingCapability {
       const solver = solverOf(credentials)
       const step = checkStep(context, item, solver.publicKey, spend)
       const tables = await lookupTables(context, step.addressLookupTableAddresses)
-      if (tables.length !== step.addressLookupTableAddresses.length) {
-        throw new PontisError(
-          'INVALID_REQUEST',
-          `The step item cannot be sent on ${context.label.displayName}: one of its address lookup tables does not exist.`,
-        )
-      }
+      if (tables.length !== step.addressLookupTableAddresses.length)
+        step.refuse('one of its address lookup tables does not exist')
       return sign(context, solver, step.instructions, step.spent, tables)
     },
 

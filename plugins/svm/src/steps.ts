@@ -24,6 +24,8 @@ export interface CheckedStep {
   readonly instructions: TransactionInstruction[]
   readonly addressLookupTableAddresses: readonly string[]
   readonly spent: bigint
+  /** Refuses the item for a reason found later (PontisError INVALID_REQUEST naming the chain). */
+  readonly refuse: Refuse
 }
 
 type Refuse = (why: string) => never
@@ -133,5 +135,5 @@ export function checkStep(
   const priorityFee = (microLamportsPerUnit * (unitLimit ?? MAX_COMPUTE_UNITS)) / 1_000_000n
   if (priorityFee > MAX_STEP_PRIORITY_FEE_LAMPORTS)
     refuse(`its priority fee of ${priorityFee} lamports is above ${MAX_STEP_PRIORITY_FEE_LAMPORTS}`)
-  return { instructions, addressLookupTableAddresses: tables as string[], spent }
+  return { instructions, addressLookupTableAddresses: tables as string[], spent, refuse }
 }

@@ -137,6 +137,12 @@ export function vaultOf(context: TronChainContext): string {
   return context.vault
 }
 
+/** The raw data of a transaction's node JSON (`raw_data_hex`), or undefined when it carries none. */
+export function rawBytesOf(json: unknown): Uint8Array | undefined {
+  const hex = (json as { raw_data_hex?: unknown } | null | undefined)?.raw_data_hex
+  return typeof hex === 'string' && /^([0-9a-fA-F]{2})+$/.test(hex) ? tronBytes(hex.toLowerCase()) : undefined
+}
+
 /**
  * The decoded raw data, or undefined for a transaction this plugin does not decode (other contract
  * types, fields it does not use): such a transaction makes no tagged transfer.
@@ -190,9 +196,8 @@ export async function lookUpTransaction(context: TronChainContext, txId: string)
       value: txId,
     }),
   ])
-  if (typeof transaction.raw_data_hex !== 'string' || !/^([0-9a-fA-F]{2})+$/.test(transaction.raw_data_hex))
-    return { state: 'not_found' }
-  const rawBytes = tronBytes(transaction.raw_data_hex.toLowerCase())
+  const rawBytes = rawBytesOf(transaction)
+  if (!rawBytes) return { state: 'not_found' }
   if (tronTransactionId(rawBytes) !== txId) {
     throw new PontisError(
       'RPC_HTTP_ERROR',

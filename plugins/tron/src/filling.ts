@@ -34,6 +34,7 @@ import {
   decodeRawIfKnown,
   lookUpTransaction,
   nodeHeadNumber,
+  rawBytesOf,
   type TronChainContext,
   vaultOf,
 } from './context.js'
@@ -78,10 +79,8 @@ async function resignExpired(
   raw: string,
   keys: readonly Uint8Array[],
 ): Promise<ReplacementTransaction | undefined> {
-  const json = JSON.parse(raw) as { raw_data_hex?: unknown }
-  if (typeof json.raw_data_hex !== 'string' || !/^([0-9a-fA-F]{2})+$/.test(json.raw_data_hex))
-    return undefined
-  const rawBytes = tronBytes(json.raw_data_hex.toLowerCase())
+  const rawBytes = rawBytesOf(JSON.parse(raw))
+  if (!rawBytes) return undefined
   const decoded = decodeRawIfKnown(rawBytes)
   const transfer = decoded && taggedTransferOf(decoded)
   const key = keys.find((candidate) => tronBase58(tronAddressOfKey(candidate)) === transfer?.from)
@@ -187,10 +186,9 @@ export function createTronFilling(context: TronChainContext): FillingCapability 
       const key = keyBytes('solverKey', credentials.solverKey)
       const solver = tronBase58(tronAddressOfKey(key))
       const refuse = stepItemRefusal(item, 'tron-transaction', context.label)
-      const rawHex = (item.transaction as { raw_data_hex?: unknown } | undefined)?.raw_data_hex
-      if (typeof rawHex !== 'string' || !/^([0-9a-fA-F]{2})+$/.test(rawHex))
-        refuse('its `transaction` carries no raw_data_hex')
-      const decoded = decodeRawIfKnown(tronBytes((rawHex as string).toLowerCase()))
+      const rawBytes = rawBytesOf(item.transaction)
+      if (!rawBytes) return refuse('its `transaction` carries no raw_data_hex')
+      const decoded = decodeRawIfKnown(rawBytes)
       const transfer = decoded && taggedTransferOf(decoded)
       if (!transfer) return refuse('it is not a tagged transfer of TRX or of a TRC-20 token')
       if (transfer.from !== solver) refuse(`it is to be sent by ${transfer.from}, not by the solver`)

@@ -5,9 +5,10 @@
  * from the chain holding the most of the same currency (by symbol) above its own target, for what
  * brings it back to its target; a band above `maxAmount` gets its excess over its target moved out
  * to the chain with the most room below its own target, up to that target. Either way within the
- * receiving band's budget per period (`rebalanceBudget`, `rebalancePeriodSeconds`). The move is recorded before anything is sent, under a per-destination
- * lock in the transaction that checks the budget, and one move per destination is open at a time,
- * so a crash or a second instance never plans it twice. A band whose budget is spent gets no move,
+ * receiving band's budget per period (`rebalanceBudget`, `rebalancePeriodSeconds`). The move is
+ * recorded before anything is sent, under a per-destination lock in the transaction that checks the
+ * budget, and one move per destination is open at a time, so a crash or a second instance never
+ * plans it twice. A band whose budget is spent gets no move,
  * and the pass says so in the log and in `GET /admin/rebalances`.
  *
  * Execution (solver settings `rebalance.apiUrl`): each pass then moves open moves one step on. A
