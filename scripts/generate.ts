@@ -9,8 +9,9 @@ import { rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createClient } from '@hey-api/openapi-ts'
+import { sourceModuleUrl } from '@pontis/core'
 
-export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
+export const REPO_ROOT = resolve(fileURLToPath(new URL('..', sourceModuleUrl(import.meta.url))))
 export const DOCUMENTS = ['intents', 'oracle'] as const
 
 export async function generate(outputRoot: string): Promise<void> {

@@ -13,9 +13,10 @@ import { existsSync } from 'node:fs'
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { sourceModuleUrl } from '@pontis/core'
 
 /** The repository root. */
-const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
+const REPO_ROOT = resolve(fileURLToPath(new URL('..', sourceModuleUrl(import.meta.url))))
 
 /** Where plugins live by default. */
 export const DEFAULT_PLUGINS_DIR = join(REPO_ROOT, 'plugins')

@@ -9,11 +9,12 @@ import { cp, mkdir, mkdtemp, rm, stat, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { sourceModuleUrl } from '@pontis/core'
 import t from 'tap'
 import { stackUrls } from './helpers/npm-start.js'
 import { within } from './helpers/wait.js'
 
-const repoRoot = fileURLToPath(new URL('..', import.meta.url))
+const repoRoot = fileURLToPath(new URL('..', sourceModuleUrl(import.meta.url)))
 
 /** Copies the files a clone would have (tracked, or new and not ignored); node_modules is linked, as `npm ci` would fill it. */
 async function cloneTree(target: string): Promise<void> {

@@ -8,6 +8,7 @@
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { nodeScriptArguments } from '@pontis/core'
 import t, { type Test } from 'tap'
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
@@ -166,7 +167,7 @@ interface Outcome {
 function run(script: string, env: Record<string, string>): Promise<Outcome> {
   // No user from the account: a DATABASE_URL without one must fail whoever runs the test.
   const { USER: _user, PGUSER: _pguser, LOGNAME: _logname, ...inherited } = process.env
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const child = spawn(process.execPath, nodeScriptArguments(script), {
     cwd: repoRoot,
     env: {
       ...inherited,

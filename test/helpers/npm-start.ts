@@ -5,12 +5,11 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
+import { nodeScriptArguments } from '@pontis/core'
 import type { Test } from 'tap'
 import { PROCESS_START_BOUND_MS, within } from './wait.js'
 
 const START_SCRIPT = fileURLToPath(new URL('../../scripts/start.ts', import.meta.url))
-// By its resolved location, so the process needs no node_modules where it starts.
-const TSX = import.meta.resolve('tsx')
 
 export interface StartedStack {
   readonly child: ChildProcess
@@ -26,7 +25,7 @@ export async function startNpmStart(
   t: Pick<Test, 'teardown'>,
   options: { readonly cwd: string; readonly env: NodeJS.ProcessEnv },
 ): Promise<StartedStack> {
-  const child = spawn(process.execPath, ['--import', TSX, START_SCRIPT], {
+  const child = spawn(process.execPath, nodeScriptArguments(START_SCRIPT), {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -14,11 +14,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
-import { type ChainEntry, loadRegistry, silentLogger } from '@pontis/core'
+import {
+  type ChainEntry,
+  loadRegistry,
+  nodeScriptArguments,
+  silentLogger,
+  sourceModuleUrl,
+} from '@pontis/core'
 import { createOpenApiAjv, loadOpenApiDocument } from '@pontis/http'
 import { loadSolverSettings, QuoteEngine, StaticPriceSource } from '@pontis/intents'
 import { loadStepItemValidator } from '@pontis/plugin-testkit'
 import t from 'tap'
+import { register } from 'tsx/esm/api'
 import {
   DEFAULT_PLUGINS_DIR,
   exampleChainIdOf,
@@ -41,7 +48,7 @@ interface ScaffoldedDevnet {
     balances: ScaffoldedChains['GENESIS_BALANCES'],
   ): Promise<{ readonly url: string; stop(): Promise<void> }>
 }
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const REPO_ROOT = fileURLToPath(new URL('../..', sourceModuleUrl(import.meta.url)))
 const NAME = 'toy-family'
 
 /** A scratch root with `plugins/` and the repository's node_modules, so the plugin resolves its imports. */
@@ -117,7 +124,7 @@ t.test('refuses a bad name and an existing folder, writing nothing', async (t) =
 t.test('the command line refuses a bad name with a message and exit code 1', async (t) => {
   const failure = await run(
     process.execPath,
-    ['--import', 'tsx', join(REPO_ROOT, 'scripts', 'new-plugin.ts'), 'Not A Name'],
+    [...nodeScriptArguments(join(REPO_ROOT, 'scripts', 'new-plugin.ts')), 'Not A Name'],
     { cwd: REPO_ROOT },
   ).then(
     () => undefined,
@@ -130,7 +137,7 @@ t.test('the command line refuses a bad name with a message and exit code 1', asy
 /** Runs a scaffolded plugin's conformance test as a child process; answers its exit code and output. */
 async function runConformance(directory: string): Promise<{ code: number; stdout: string }> {
   const testFile = join(directory, 'test', 'conformance.test.ts')
-  return run(process.execPath, ['--import', 'tsx', testFile], { cwd: scratch }).then(
+  return run(process.execPath, nodeScriptArguments(testFile), { cwd: scratch }).then(
     ({ stdout }) => ({ code: 0, stdout }),
     (error: { code?: number; stdout?: string }) => ({ code: error.code ?? -1, stdout: error.stdout ?? '' }),
   )
@@ -181,6 +188,8 @@ t.test('the registry loads it from a chains file by path; the quote engine serve
   await mkdir(configDir, { recursive: true })
   const chainId = scaffolded.exampleChainId
   const address = (hex: string) => `${NAME}:${hex}`
+  // The scaffolded plugin is TypeScript outside the test build: load it as operators do, through tsx.
+  register()
   // The plugin's own devnet and example chains (its test fixtures), so quotes read real balances.
   const fixture = (file: string) =>
     import(pathToFileURL(join(scaffolded.directory, 'test', 'fixtures', file)).href)

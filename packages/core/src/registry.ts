@@ -25,6 +25,7 @@ import {
 import { ConfigError, type ConfigIssue, displayPath } from './config-error.js'
 import { chainEntrySchema } from './config-schema.js'
 import { deepFreeze } from './deep-freeze.js'
+import { runnableModulePath } from './entry-points.js'
 import { PontisError } from './errors.js'
 import { type Logger, silentLogger, withLogFields } from './logger.js'
 import {
@@ -147,7 +148,7 @@ function errorMessage(error: unknown): string {
 /** Chains named in an UNSUPPORTED_CHAIN message before "and N more". */
 const MAX_LISTED_CHAINS = 12
 
-const defaultImporter: ModuleImporter = (specifier) => import(specifier)
+const defaultImporter: ModuleImporter = (specifier) => import(runnableModulePath(specifier))
 
 /** True for `./x`, `../x`, `/x`, `C:\x` and `file:` URLs: paths, not package names. */
 function isPathSpecifier(specifier: string): boolean {

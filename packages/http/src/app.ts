@@ -657,7 +657,7 @@ async function compileDocument(loaded: LoadedDocument): Promise<CompiledDocument
   const operations = api.getOperations()
   if (operations.length === 0) throw new Error(`${loaded.path}: openapi-backend found no operations`)
 
-  // Every validator is compiled here, so the first request does not pay for it.
+  // Each operation's schemas are compiled on its first request (see createOperationValidator).
   const openAjv = createOpenApiAjv({ coerceTypes: false })
   const validators = new Map(
     operations.map((operation) => [

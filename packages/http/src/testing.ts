@@ -41,8 +41,23 @@ export interface TestClient {
  * An HTTP client for tests on loopback that checks every answer against the OpenAPI document and
  * fails the test, naming the mismatch, when an answer does not conform.
  */
+/**
+ * One checker per document in a process: the validators it compiles serve every client after the
+ * first (a test file starts many services and clients; a response schema compiles once).
+ */
+const checkers = new WeakMap<OpenApiDocument, ConformanceChecker>()
+
+function checkerFor(document: OpenApiDocument): ConformanceChecker {
+  let checker = checkers.get(document)
+  if (!checker) {
+    checker = new ConformanceChecker(document)
+    checkers.set(document, checker)
+  }
+  return checker
+}
+
 export function createTestClient(t: AssertingTest, baseUrl: string, document: OpenApiDocument): TestClient {
-  const checker = new ConformanceChecker(document)
+  const checker = checkerFor(document)
   const request = async (method: string, pathAndQuery: string, options: TestRequestOptions = {}) => {
     const headers: Record<string, string> = { ...options.headers }
     let body: string | undefined = options.rawBody

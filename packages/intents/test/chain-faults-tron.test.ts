@@ -553,6 +553,14 @@ t.test(
     // Blocks on a timer, as on a live chain, while both solvers sign and send.
     await tron.faults.intervalMining(100)
     t.teardown(() => tron.faults.intervalMining(0))
+    // The cases before this one share its database: their requests' repayments (paid to the solver
+    // on Tron) are these workers' work too, and must land before the solver's balance is read.
+    await waitFor('the earlier cases to be repaid', async () => {
+      const { rows } = await first.store.client.query<{ open: number }>(
+        "SELECT count(*)::int AS open FROM repayments WHERE state <> 'paid'",
+      )
+      return rows[0]?.open === 0
+    })
     const recipients = [TRON_USERS.alice.address, TRON_USERS.bob.address]
     const before = recipients.map((recipient) => tron.usdtBalance(recipient))
     const solverBefore = tron.usdtBalance(TRON_SOLVER.address)

@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { nodeScriptArguments } from '@pontis/core'
 import t from 'tap'
 import { WAIT_BOUND_MS } from '../../../test/helpers/wait.js'
 import { runCli, USAGE } from '../src/keys/cli.js'
@@ -41,7 +42,7 @@ interface Run {
 }
 
 function run(args: readonly string[], script = CLI): Promise<Run> {
-  const nodeArgs = script === CLI ? ['--import', 'tsx', CLI, ...args] : [script, ...args]
+  const nodeArgs = script === CLI ? [...nodeScriptArguments(CLI), ...args] : [script, ...args]
   return new Promise((resolve) => {
     execFile(
       process.execPath,

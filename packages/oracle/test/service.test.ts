@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { silentLogger } from '@pontis/core'
+import { nodeScriptArguments, silentLogger } from '@pontis/core'
 import t from 'tap'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { startOracleService } from '../src/index.js'
@@ -82,7 +82,7 @@ function mixedCaseWithWrongChecksum(address: string): string {
 }
 
 async function runMain(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, nodeScriptArguments(MAIN), {
     env: { PATH: process.env.PATH ?? '', HTTP_PORT: '0', VAULT_SECRETS_DIR: emptyVault, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

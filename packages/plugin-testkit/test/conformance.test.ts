@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { nodeScriptArguments } from '@pontis/core'
 import { loadOpenApiDocument } from '@pontis/http'
 import t from 'tap'
 import {
@@ -64,7 +65,7 @@ const EXPECTED_FAILURES: Record<ToyDefect, RegExp> = {
 
 t.test('each breach of the contract fails the suite, naming the check', async (t) => {
   const runner = fileURLToPath(new URL('./fixtures/run-defects.ts', import.meta.url))
-  const failure = await run(process.execPath, ['--import', 'tsx', runner]).then(
+  const failure = await run(process.execPath, nodeScriptArguments(runner)).then(
     () => undefined,
     (error: { code?: number; stdout?: string }) => error,
   )

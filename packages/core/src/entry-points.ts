@@ -1,0 +1,48 @@
+/**
+ * Which file runs a TypeScript module named by path. The services and scripts run their TypeScript
+ * through tsx; the test suite runs everything compiled ahead (scripts/test-build.ts writes `x.js`
+ * beside each `x.ts` in its mirror of the tree). Code that loads or starts a module by path asks
+ * here, so both ways run the same module and a compiled run never needs a loader.
+ */
+import { existsSync } from 'node:fs'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+/** The folder at the repository's root that holds the compiled mirror of the tree. */
+export const COMPILED_TREE_DIRECTORY = '.build'
+
+/** True when this module itself was compiled ahead: then TypeScript modules have compiled twins too. */
+const RUNNING_COMPILED = import.meta.url.endsWith('.js')
+
+const TYPESCRIPT_EXTENSION = /\.([cm]?)ts$/
+
+/** The file to load for `path` (a path or a `file:` URL, answered in the same form). */
+export function runnableModulePath(path: string): string {
+  if (!RUNNING_COMPILED || !TYPESCRIPT_EXTENSION.test(path)) return path
+  const isUrl = path.startsWith('file:')
+  const file = isUrl ? fileURLToPath(path) : path
+  const compiled = file.replace(TYPESCRIPT_EXTENSION, '.$1js')
+  if (!existsSync(compiled)) return path
+  return isUrl ? pathToFileURL(compiled).href : compiled
+}
+
+/**
+ * The `node` arguments that run the script at `path`, before the script's own arguments. tsx is
+ * named by its resolved location, so the script runs from any folder, one with no node_modules too.
+ */
+export function nodeScriptArguments(path: string): string[] {
+  const runnable = runnableModulePath(path)
+  return TYPESCRIPT_EXTENSION.test(runnable) ? ['--import', import.meta.resolve('tsx'), runnable] : [runnable]
+}
+
+/**
+ * The source file a module was compiled from, as a `file:` URL (the module's own URL when it runs
+ * from source). For code that reasons about the repository (lists it, writes generated files, asks
+ * git), which must see the tree, not the mirror.
+ */
+export function sourceModuleUrl(moduleUrl: string): string {
+  const marker = `/${COMPILED_TREE_DIRECTORY}/`
+  const at = moduleUrl.lastIndexOf(marker)
+  if (!RUNNING_COMPILED || at === -1) return moduleUrl
+  const source = `${moduleUrl.slice(0, at)}/${moduleUrl.slice(at + marker.length)}`
+  return source.replace(/\.([cm]?)js$/, '.$1ts')
+}
