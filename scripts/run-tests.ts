@@ -8,11 +8,14 @@
  * files start, and c8 maps it back onto the `.ts` sources through the compiled files' source maps.
  *
  * Arguments: test files or folders (default: the whole suite, as package.json's `tap.include` and
- * `tap.exclude` say), `--disable-coverage`, `--jobs=N`, `--grep=PATTERN` (tap's, for each file).
+ * `tap.exclude` say), `--disable-coverage`, `--coverage` (a report for part of the suite too; the
+ * thresholds only hold the whole suite), `--jobs=N`, `--grep=PATTERN` (tap's, for each file).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { Report } from 'c8'
 import { minimatch } from 'minimatch'
 import { Parser, type Result } from 'tap-parser'
@@ -34,6 +37,7 @@ interface ProjectConfig {
 
 const config = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as ProjectConfig
 const COVERAGE_DIR = join(REPO_ROOT, '.tap', 'coverage')
+const BUILD_URL = pathToFileURL(`${BUILD_ROOT}/`).href
 const REPORT_DIR = join(REPO_ROOT, '.tap', 'report')
 const COVERAGE_SUMMARY = join(REPORT_DIR, 'coverage-summary.json')
 /** Each file's seconds in the last whole run here; else the committed ones (a clean clone's first run). */
@@ -46,15 +50,17 @@ const LEFTOVER_GRACE_MS = 5_000
 
 interface Options {
   paths: string[]
-  coverage: boolean
+  /** Whole-suite runs collect coverage unless `--disable-coverage`; other runs only with `--coverage`. */
+  coverage: boolean | undefined
   jobs: number
   grep: string[]
 }
 
 function parseArguments(argv: readonly string[]): Options {
-  const options: Options = { paths: [], coverage: true, jobs: config.tap.jobs, grep: [] }
+  const options: Options = { paths: [], coverage: undefined, jobs: config.tap.jobs, grep: [] }
   for (const argument of argv) {
     if (argument === '--disable-coverage') options.coverage = false
+    else if (argument === '--coverage') options.coverage = true
     else if (argument.startsWith('--jobs='))
       options.jobs = Math.max(1, Number(argument.slice('--jobs='.length)))
     else if (argument.startsWith('--grep=')) options.grep.push(argument.slice('--grep='.length))
@@ -232,8 +238,35 @@ function runFile(file: string, jobId: number, childId: number, options: Options)
   })
 }
 
+/**
+ * Keeps only our compiled files' entries in each V8 coverage file, once the process that wrote it
+ * is gone: V8 names every script a process ran (node_modules included, several MB a process, GBs a
+ * suite), and the report at the end would read them all after the last test. A file that does not
+ * parse is still being written, and is trimmed on a later call.
+ */
+async function trimCoverage(trimmed: Set<string>): Promise<void> {
+  const ours = (url: string) => url.startsWith(BUILD_URL) && !url.includes('/node_modules/')
+  for (const name of await readdir(COVERAGE_DIR).catch(() => [] as string[])) {
+    if (trimmed.has(name) || !name.endsWith('.json')) continue
+    const file = join(COVERAGE_DIR, name)
+    let coverage: { result: Array<{ url: string }>; 'source-map-cache'?: Record<string, unknown> }
+    try {
+      coverage = JSON.parse(await readFile(file, 'utf8'))
+    } catch {
+      continue
+    }
+    coverage.result = coverage.result.filter((script) => ours(script.url))
+    const maps = coverage['source-map-cache']
+    if (maps)
+      coverage['source-map-cache'] = Object.fromEntries(Object.entries(maps).filter(([url]) => ours(url)))
+    await writeFile(`${file}.trimming`, JSON.stringify(coverage))
+    await rename(`${file}.trimming`, file)
+    trimmed.add(name)
+  }
+}
+
 /** tap 21 only knows "100% or allowed incomplete"; the thresholds we hold ourselves to live in package.json. */
-async function coverageFailures(): Promise<string[]> {
+async function coverageFailures(wholeSuite: boolean): Promise<string[]> {
   const report = new Report({
     reporter: ['text-summary', 'json-summary'],
     reportsDirectory: REPORT_DIR,
@@ -250,6 +283,7 @@ async function coverageFailures(): Promise<string[]> {
     skipFull: false,
   })
   await report.run()
+  if (!wholeSuite) return []
   if (!existsSync(COVERAGE_SUMMARY)) return [`no coverage summary at ${COVERAGE_SUMMARY}`]
   const summary = JSON.parse(readFileSync(COVERAGE_SUMMARY, 'utf8')) as {
     total: Record<CoverageMetric, { pct: number }>
@@ -269,7 +303,7 @@ async function main(): Promise<number> {
   const options = parseArguments(process.argv.slice(2))
   const files = longestFirst(testFiles(options.paths))
   const wholeSuite = options.paths.length === 0 && options.grep.length === 0
-  const coverage = options.coverage && wholeSuite
+  const coverage = options.coverage ?? wholeSuite
   const build = await buildTests()
   console.log(`# compiled ${build.compiled} TypeScript files into ${BUILD_DIR_NAME}/`)
   // Every process the suite starts opens its in-memory stores from one migrated snapshot.
@@ -279,6 +313,8 @@ async function main(): Promise<number> {
   const total: Counts = { passed: 0, failed: 0, skipped: 0, todo: 0, failures: [] }
   const started = performance.now()
   const durations: Record<string, number> = {}
+  const trimmed = new Set<string>()
+  let trimming = Promise.resolve()
   let next = 0
   let reported = 0
   const job = async (jobId: number): Promise<void> => {
@@ -288,6 +324,7 @@ async function main(): Promise<number> {
       const run = await runFile(file, jobId, index + 1, { ...options, coverage })
       reported++
       durations[file] = Math.round(run.seconds * 10) / 10
+      if (coverage) trimming = trimming.then(() => trimCoverage(trimmed))
       const { counts } = run
       total.passed += counts.passed
       total.failed += counts.failed
@@ -311,7 +348,9 @@ async function main(): Promise<number> {
   console.log(`# ${files.length} files in ${((performance.now() - started) / 1000).toFixed(1)} s`)
 
   if (coverage) {
-    for (const problem of await coverageFailures()) {
+    await trimming
+    await trimCoverage(trimmed)
+    for (const problem of await coverageFailures(wholeSuite)) {
       total.failed++
       total.failures.push(problem)
     }
