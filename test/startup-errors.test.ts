@@ -7,6 +7,7 @@
  * Every variable the intent service reads is covered, and the config files' `${VAR}` placeholders.
  */
 import { spawn } from 'node:child_process'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { nodeScriptArguments } from '@pontis/core'
 import t, { type Test } from 'tap'
@@ -167,7 +168,7 @@ interface Outcome {
 function run(script: string, env: Record<string, string>): Promise<Outcome> {
   // No user from the account: a DATABASE_URL without one must fail whoever runs the test.
   const { USER: _user, PGUSER: _pguser, LOGNAME: _logname, ...inherited } = process.env
-  const child = spawn(process.execPath, nodeScriptArguments(script), {
+  const child = spawn(process.execPath, nodeScriptArguments(join(repoRoot, script)), {
     cwd: repoRoot,
     env: {
       ...inherited,

@@ -5,6 +5,7 @@
  * here, so both ways run the same module and a compiled run never needs a loader.
  */
 import { existsSync } from 'node:fs'
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 /** The folder at the repository's root that holds the compiled mirror of the tree. */
@@ -15,13 +16,33 @@ const RUNNING_COMPILED = import.meta.url.endsWith('.js')
 
 const TYPESCRIPT_EXTENSION = /\.([cm]?)ts$/
 
+/** The mirror this module runs from, when it runs compiled from one: `<tree>/.build`. */
+const MIRROR_ROOT = (() => {
+  const own = fileURLToPath(import.meta.url)
+  const marker = `${sep}${COMPILED_TREE_DIRECTORY}${sep}`
+  const at = own.lastIndexOf(marker)
+  return RUNNING_COMPILED && at !== -1 ? own.slice(0, at + marker.length - 1) : undefined
+})()
+
+/** The compiled twin of a TypeScript file: beside it (in the mirror), or its place in the mirror. */
+function compiledTwin(file: string): string | undefined {
+  const beside = file.replace(TYPESCRIPT_EXTENSION, '.$1js')
+  if (existsSync(beside)) return beside
+  if (MIRROR_ROOT === undefined) return undefined
+  const tree = dirname(MIRROR_ROOT)
+  const inTree = relative(tree, beside)
+  if (inTree.startsWith('..') || isAbsolute(inTree) || inTree.startsWith(`${COMPILED_TREE_DIRECTORY}${sep}`))
+    return undefined
+  const mirrored = join(MIRROR_ROOT, inTree)
+  return existsSync(mirrored) ? mirrored : undefined
+}
+
 /** The file to load for `path` (a path or a `file:` URL, answered in the same form). */
 export function runnableModulePath(path: string): string {
   if (!RUNNING_COMPILED || !TYPESCRIPT_EXTENSION.test(path)) return path
   const isUrl = path.startsWith('file:')
-  const file = isUrl ? fileURLToPath(path) : path
-  const compiled = file.replace(TYPESCRIPT_EXTENSION, '.$1js')
-  if (!existsSync(compiled)) return path
+  const compiled = compiledTwin(resolve(isUrl ? fileURLToPath(path) : path))
+  if (compiled === undefined) return path
   return isUrl ? pathToFileURL(compiled).href : compiled
 }
 
