@@ -13,6 +13,7 @@ import { INTENTS_DOCUMENT_PATH } from '../src/index.js'
 import { dropSchema, querySchema, TEST_DATABASE_URL, uniqueSchema } from './fixtures/postgres.js'
 import {
   finalStatus,
+  indexBeforeFailpoint,
   nativeBridgeWithAppFee,
   sendDepositStep,
   startProcessDevnet,
@@ -45,7 +46,7 @@ t.test('SIGKILL before the fill and its app fee commit: the fee is counted once 
     .body as IntentsApi.QuoteResponse
   const requestId = quote.steps[0]!.requestId as string
   const hash = await sendDepositStep(chainA, user, quote)
-  await client.post('/transactions/index', { txHash: hash, chainId: '31337' })
+  await indexBeforeFailpoint(client, hash)
 
   t.equal(await first.exited(), 'SIGKILL', 'the service died with the fill recorded but not committed')
   const [stored] = await querySchema<{ status: string }>(

@@ -14,6 +14,7 @@ import { INTENTS_DOCUMENT_PATH } from '../src/index.js'
 import { dropSchema, uniqueSchema, unsentSolverTransactions } from './fixtures/postgres.js'
 import {
   finalStatus,
+  indexBeforeFailpoint,
   processEnvironment,
   sendDepositStep,
   startProcessDevnet,
@@ -57,7 +58,7 @@ for (const [index, failpoint] of (
     const requestId = quote.steps[0]!.requestId as string
     const before = await clientB.getBalance({ address: recipient as Address })
     const hash = await sendDepositStep(chainA, user, quote)
-    await client.post('/transactions/index', { txHash: hash, chainId: '31337' })
+    await indexBeforeFailpoint(client, hash)
 
     t.equal(await first.exited(), 'SIGKILL', 'the service died at the failpoint')
     const paidBeforeRestart = (await clientB.getBalance({ address: recipient as Address })) - before

@@ -29,7 +29,12 @@ import { waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH, startIntentsService } from '../src/index.js'
 import { evmBalance, executeEvmSteps } from './fixtures/e2e.js'
 import { dropSchema, querySchema, uniqueSchema } from './fixtures/postgres.js'
-import { processEnvironment, sendDepositStep, startServiceProcess } from './fixtures/service-process.js'
+import {
+  indexBeforeFailpoint,
+  processEnvironment,
+  sendDepositStep,
+  startServiceProcess,
+} from './fixtures/service-process.js'
 
 t.setTimeout(300_000)
 
@@ -271,7 +276,7 @@ t.test('SIGKILL after the initiation is relayed, before the payout is queued: pa
   const quote = (await client.post('/quote/v2', quoteBody(user.address, '50000000000000000'))).body as Quote
   const amountIn = BigInt(quote.details.currencyIn.amount)
   const hash = await sendDepositStep(chainA, user, quote)
-  await client.post('/transactions/index', { txHash: hash, chainId: '31337' })
+  await indexBeforeFailpoint(client, hash)
 
   t.equal(await first.exited(), 'SIGKILL', 'the service died between the relay and the withdrawal')
   const [before] = await querySchema<{ state: string; request_hash: Hex; initiated: unknown }>(
