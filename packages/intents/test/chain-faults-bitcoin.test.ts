@@ -38,7 +38,12 @@ import {
 } from './fixtures/chain-faults.js'
 import { evmBalance, executeEvmSteps, freshIndexerPass } from './fixtures/e2e.js'
 import { openTestSchema, querySchema } from './fixtures/postgres.js'
-import { finalStatus, processEnvironment, startServiceProcess } from './fixtures/service-process.js'
+import {
+  finalStatus,
+  indexBeforeFailpoint,
+  processEnvironment,
+  startServiceProcess,
+} from './fixtures/service-process.js'
 
 type Quote = IntentsApi.QuoteResponse
 const BTC = BITCOIN_DEVNET_CHAIN_ID
@@ -544,7 +549,7 @@ t.test(
     const before = bitcoin.chain.balance(recipient.outputScript)
     const { quote, requestId } = await quoteToBitcoin(client, USERS[3]!, recipient)
     const hash = await executeEvmSteps(evmChain, quote, USERS[3]!.privateKey)
-    await client.post('/transactions/index', { chainId: EVM, txHash: hash })
+    await indexBeforeFailpoint(client, hash, String(EVM))
     t.equal(await first.exited(), 'SIGKILL', 'the service died right after signing the fill')
     const [stored] = await querySchema<{ raw: string; transaction_id: string }>(
       database.schema,

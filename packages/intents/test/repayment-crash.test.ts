@@ -16,6 +16,7 @@ import { waitFor } from '../../../test/helpers/wait.js'
 import { INTENTS_DOCUMENT_PATH } from '../src/index.js'
 import { dropSchema, querySchema, uniqueSchema, unsentSolverTransactions } from './fixtures/postgres.js'
 import {
+  indexBeforeFailpoint,
   processEnvironment,
   sendDepositStep,
   startProcessDevnet,
@@ -66,7 +67,7 @@ for (const [index, failpoint] of (['after-sign', 'after-send'] as const).entries
     const quote = await quoteBridge(client, user.address, '100000000000000000')
     const amountIn = BigInt(quote.details.currencyIn.amount)
     const hash = await sendDepositStep(chainA, user, quote)
-    await client.post('/transactions/index', { txHash: hash, chainId: '31337' })
+    await indexBeforeFailpoint(client, hash)
 
     t.equal(await first.exited(), 'SIGKILL', 'the service died at the failpoint')
     const [signed] = await querySchema<{ state: string; transaction_id: Hex }>(
