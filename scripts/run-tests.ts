@@ -11,7 +11,7 @@
  * `tap.exclude` say), `--disable-coverage`, `--coverage` (a report for part of the suite too; the
  * thresholds only hold the whole suite), `--jobs=N`, `--grep=PATTERN` (tap's, for each file).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -20,7 +20,14 @@ import { Report } from 'c8'
 import { minimatch } from 'minimatch'
 import { Parser, type Result } from 'tap-parser'
 import { SNAPSHOT_DIR_VARIABLE } from '../packages/intents/src/store/memory-snapshots.js'
-import { BUILD_DIR_NAME, BUILD_ROOT, buildTests, REPO_ROOT } from './test-build.js'
+import {
+  BUILD_DIR_NAME,
+  BUILD_ROOT,
+  buildTests,
+  compiledName,
+  REPO_ROOT,
+  repositoryFiles,
+} from './test-build.js'
 
 type CoverageMetric = 'lines' | 'statements' | 'functions' | 'branches'
 
@@ -73,12 +80,7 @@ function parseArguments(argv: readonly string[]): Options {
 
 /** The suite's test files, as tap's include and exclude patterns in package.json select them. */
 function testFiles(paths: readonly string[]): string[] {
-  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
-    cwd: REPO_ROOT,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  })
-    .split('\0')
+  const files = repositoryFiles()
     .filter(
       (file) =>
         config.tap.include.some((pattern) => minimatch(file, pattern)) &&
@@ -174,7 +176,7 @@ interface FileRun {
 
 /** One test file, compiled, in its own process group (so what it leaves behind can be stopped). */
 function runFile(file: string, jobId: number, childId: number, options: Options): Promise<FileRun> {
-  const compiled = join(BUILD_ROOT, file.replace(/\.ts$/, '.js'))
+  const compiled = join(BUILD_ROOT, compiledName(file) ?? file)
   const started = performance.now()
   const counts: Counts = { passed: 0, failed: 0, skipped: 0, todo: 0, failures: [] }
   const env: NodeJS.ProcessEnv = {

@@ -24,7 +24,7 @@ export const BUILD_DIR_NAME = COMPILED_TREE_DIRECTORY
 export const BUILD_ROOT = join(REPO_ROOT, BUILD_DIR_NAME)
 
 /** TypeScript we compile; `.d.ts` declarations and the dashboard's TSX (bundled by the dashboard itself) are only copied. */
-function compiledName(file: string): string | undefined {
+export function compiledName(file: string): string | undefined {
   if (file.endsWith('.d.ts') || file.endsWith('.d.mts')) return undefined
   if (file.endsWith('.mts')) return `${file.slice(0, -'.mts'.length)}.mjs`
   if (file.endsWith('.ts')) return `${file.slice(0, -'.ts'.length)}.js`
@@ -32,7 +32,7 @@ function compiledName(file: string): string | undefined {
 }
 
 /** Tracked files and new ones not ignored: what a clean clone plus the work in progress holds. */
-function repositoryFiles(): string[] {
+export function repositoryFiles(): string[] {
   return execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
     cwd: REPO_ROOT,
     encoding: 'utf8',

@@ -61,9 +61,8 @@ export function nodeScriptArguments(path: string): string[] {
  * git), which must see the tree, not the mirror.
  */
 export function sourceModuleUrl(moduleUrl: string): string {
-  const marker = `/${COMPILED_TREE_DIRECTORY}/`
-  const at = moduleUrl.lastIndexOf(marker)
-  if (!RUNNING_COMPILED || at === -1) return moduleUrl
-  const source = `${moduleUrl.slice(0, at)}/${moduleUrl.slice(at + marker.length)}`
-  return source.replace(/\.([cm]?)js$/, '.$1ts')
+  if (MIRROR_ROOT === undefined || !moduleUrl.startsWith('file:')) return moduleUrl
+  const inMirror = relative(MIRROR_ROOT, fileURLToPath(moduleUrl))
+  if (inMirror.startsWith('..') || isAbsolute(inMirror)) return moduleUrl
+  return pathToFileURL(join(dirname(MIRROR_ROOT), inMirror)).href.replace(/\.([cm]?)js$/, '.$1ts')
 }
